@@ -1,0 +1,598 @@
+package dev.cor.base;
+
+import static dev.cor.base.Loops.onLoop;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The scheduler on its own thread: channels, deadlines, the inbox, blocking, stop, the watchdog. */
+class CorCoLoopTest {
+    private final List<CorCoLoop> loops = new ArrayList<>();
+    private final List<Pipe> pipes = new ArrayList<>();
+
+    private CorCoLoop loop(CorCoLoop.Builder b) {
+        CorCoLoop l = Loops.started(b);
+        loops.add(l);
+        return l;
+    }
+
+    private Pipe pipe() throws IOException {
+        Pipe p = Pipe.open();
+        p.source().configureBlocking(false);
+        pipes.add(p);
+        return p;
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (CorCoLoop l : loops) {
+            Loops.stop(l);
+        }
+        for (Pipe p : pipes) {
+            p.source().close();
+            p.sink().close();
+        }
+    }
+
+    @Test
+    void hundredThousandCoroutinesSuspendedAtOnceOnDeadlinesAllFinish() throws Exception {
+        int n = 100_000;
+        CorCoLoop l = loop(CorCoLoop.builder().coroutineCap(n));
+        AtomicInteger finished = new AtomicInteger();
+        CountDownLatch all = new CountDownLatch(n);
+        CorCoListener done = co -> {
+            if (co.error() == null) {
+                finished.incrementAndGet();
+            }
+            all.countDown();
+        };
+        int liveAfterStarting = onLoop(l, () -> {
+            for (int i = 0; i < n; i++) {
+                long ms = 300 + (i % 200);
+                if (CorCo.start(() -> {
+                    CorCo.sleep(ms);
+                    return null;
+                }, done) == null) {
+                    throw new AssertionError("start " + i + " refused");
+                }
+            }
+            return l.liveCoroutines();
+        });
+        assertEquals(n, liveAfterStarting, "all suspended at once");
+        assertTrue(all.await(60, TimeUnit.SECONDS), "finished " + finished.get());
+        assertEquals(n, finished.get());
+        assertEquals(0, (int) onLoop(l, l::liveCoroutines));
+    }
+
+    @Test
+    void thousandCoroutinesOnTheirOwnPipesResumeWithTheRightOpsInRandomOrder() throws Exception {
+        int n = 1000;
+        CorCoLoop l = loop(CorCoLoop.builder());
+        List<Pipe> ps = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ps.add(pipe());
+        }
+        AtomicIntegerArray got = new AtomicIntegerArray(n);
+        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch all = new CountDownLatch(n);
+        onLoop(l, () -> {
+            for (int i = 0; i < n; i++) {
+                int me = i;
+                Pipe.SourceChannel src = ps.get(i).source();
+                CorCo.start(() -> {
+                    int ops = CorCo.waitFd(src, SelectionKey.OP_READ, 30_000);
+                    ByteBuffer b = ByteBuffer.allocate(4);
+                    int r = src.read(b);
+                    if (ops != SelectionKey.OP_READ || r != 4 || b.getInt(0) != me) {
+                        wrong.add(me + ": ops " + ops + " read " + r);
+                    }
+                    got.incrementAndGet(me);
+                    return null;
+                }, co -> all.countDown());
+            }
+            waiting.countDown();
+            return null;
+        });
+        waiting.await();
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, new java.util.Random(7));
+        Thread writer = Thread.ofPlatform().name("writer").start(() -> {
+            try {
+                for (int i : order) {
+                    ByteBuffer b = ByteBuffer.allocate(4).putInt(0, i);
+                    ps.get(i).sink().write(b);
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        writer.join();
+        assertTrue(all.await(30, TimeUnit.SECONDS), "resumed " + (n - all.getCount()));
+        assertTrue(wrong.isEmpty(), wrong.toString());
+        for (int i = 0; i < n; i++) {
+            assertEquals(1, got.get(i), "coroutine " + i + " resumed once");
+        }
+    }
+
+    @Test
+    void aWaitThatTimesOutSaysSo() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        long t0 = System.nanoTime();
+        onLoop(l, () -> CorCo.start(() -> CorCo.waitFd(p.source(), SelectionKey.OP_READ, 100),
+                co -> {
+                    outcome.set(co.error() != null ? co.error() : co.result());
+                    done.countDown();
+                }));
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertEquals(0, outcome.get(), "0 ready ops: the timeout");
+        assertTrue(ms >= 100, "returned after " + ms + " ms");
+        SelectionKey key = onLoop(l, () -> l.keyFor(p.source()));
+        assertNotNull(key, "the channel stays registered");
+        assertEquals(0, (int) onLoop(l, key::interestOps), "disarmed, not cancelled");
+    }
+
+    @Test
+    void inboxUnderContentionLosesNoneAndRunsEachOnce() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        int threads = 4;
+        int perThread = 250_000;
+        AtomicIntegerArray runs = new AtomicIntegerArray(threads * perThread);
+        CountDownLatch all = new CountDownLatch(threads * perThread);
+        Thread loopThread = l.thread();
+        AtomicInteger offLoop = new AtomicInteger();
+        List<Thread> producers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int base = t * perThread;
+            producers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    int id = base + i;
+                    l.execute(() -> {
+                        if (Thread.currentThread() != loopThread) {
+                            offLoop.incrementAndGet();
+                        }
+                        runs.incrementAndGet(id);
+                        all.countDown();
+                    });
+                }
+            }));
+        }
+        for (Thread t : producers) {
+            t.join();
+        }
+        assertTrue(all.await(60, TimeUnit.SECONDS), "ran " + (threads * perThread - all.getCount()));
+        assertEquals(0, offLoop.get());
+        for (int i = 0; i < runs.length(); i++) {
+            if (runs.get(i) != 1) {
+                throw new AssertionError("task " + i + " ran " + runs.get(i) + " times");
+            }
+        }
+    }
+
+    @Test
+    void blockingRunsOffTheLoopWhileTheLoopServesOtherCoroutines() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger ticks = new AtomicInteger();
+        AtomicReference<Object> blockingOutcome = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        onLoop(l, () -> {
+            CorCo.start(() -> CorCo.blocking(() -> {
+                release.await();
+                return Thread.currentThread().getName();
+            }), co -> {
+                blockingOutcome.set(co.error() != null ? co.error() : co.result());
+                done.countDown();
+            });
+            CorCo.start(() -> {
+                for (int i = 0; i < 20; i++) {
+                    CorCo.sleep(5);
+                    ticks.incrementAndGet();
+                }
+                return null;
+            });
+            return null;
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ticks.get() < 20 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(20, ticks.get(), "the loop went on while the blocking call blocked");
+        assertEquals(1, done.getCount(), "the blocking call is still waiting");
+        release.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertInstanceOf(String.class, blockingOutcome.get());
+        String ranOn = (String) blockingOutcome.get();
+        assertTrue(ranOn.startsWith("cor-blocking-"), ranOn);
+        assertNotEquals(l.name(), ranOn);
+    }
+
+    @Test
+    void blockingReportsWhatTheCallThrew() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        AtomicReference<Throwable> err = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        onLoop(l, () -> CorCo.start(() -> CorCo.blocking(() -> {
+            throw new IOException("resolver down");
+        }), co -> {
+            err.set(co.error());
+            done.countDown();
+        }));
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertInstanceOf(IOException.class, err.get());
+        assertEquals("resolver down", err.get().getMessage());
+    }
+
+    @Test
+    void stopWithThousandSuspendedCoroutinesEndsPromptlyAndEachSeesTheCancellation() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().build().start();
+        int n = 1000;
+        Pipe p = pipe();
+        List<Pipe> own = new ArrayList<>();
+        for (int i = 0; i < n / 4; i++) {
+            own.add(pipe());
+        }
+        AtomicInteger sawCancel = new AtomicInteger();
+        AtomicInteger ended = new AtomicInteger();
+        AtomicInteger begun = new AtomicInteger();
+        AtomicInteger interrupted = new AtomicInteger();
+        CountDownLatch started = new CountDownLatch(1);
+        onLoop(l, () -> {
+            for (int i = 0; i < n; i++) {
+                int kind = i % 4;
+                Pipe.SourceChannel src = own.get(i / 4).source();
+                CorCo.start(() -> {
+                    try {
+                        switch (kind) {
+                            case 0 -> CorCo.sleep(60_000);
+                            case 1 -> CorCo.park(60_000);
+                            case 2 -> CorCo.waitFd(src, SelectionKey.OP_READ, 60_000);
+                            default -> CorCo.blocking(() -> {
+                                begun.incrementAndGet();
+                                try {
+                                    Thread.sleep(60_000);
+                                } catch (InterruptedException e) {
+                                    interrupted.incrementAndGet();
+                                }
+                                return null;
+                            });
+                        }
+                    } catch (CorCoCancelledException e) {
+                        sawCancel.incrementAndGet();
+                        throw e;
+                    }
+                    return null;
+                }, co -> ended.incrementAndGet());
+            }
+            started.countDown();
+            return null;
+        });
+        started.await();
+        assertEquals(n, (int) onLoop(l, l::liveCoroutines));
+        long t0 = System.nanoTime();
+        l.stop();
+        assertTrue(l.awaitTermination(5, TimeUnit.SECONDS), "the loop ended");
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < 2000, "stop took " + ms + " ms");
+        assertEquals(n, sawCancel.get());
+        assertEquals(n, ended.get());
+        assertEquals(0, l.liveCoroutines());
+        assertTrue(p.source().isOpen());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (interrupted.get() < begun.get() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(begun.get() > 0);
+        assertEquals(begun.get(), interrupted.get(), "every blocking call of a cancelled coroutine was interrupted");
+        Thread.sleep(50);
+        assertEquals(interrupted.get(), begun.get(), "and the queued ones never began");
+    }
+
+    @Test
+    void stopWakesAnIdleLoopAtOnce() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().build().start();
+        onLoop(l, () -> null);
+        long t0 = System.nanoTime();
+        l.stop();
+        assertTrue(l.awaitTermination(5, TimeUnit.SECONDS));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < 500, "an idle loop took " + ms + " ms to stop");
+    }
+
+    @Test
+    void untaggedKeysGoToTheHandlerTheOwnerRegistered() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        ByteBuffer got = ByteBuffer.allocate(3);
+        CountDownLatch read = new CountDownLatch(1);
+        AtomicReference<Thread> handlerThread = new AtomicReference<>();
+        onLoop(l, () -> l.register(p.source(), SelectionKey.OP_READ, key -> {
+            handlerThread.set(Thread.currentThread());
+            p.source().read(got);
+            if (!got.hasRemaining()) {
+                key.interestOps(0);
+                read.countDown();
+            }
+        }));
+        p.sink().write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+        assertTrue(read.await(10, TimeUnit.SECONDS));
+        assertEquals(l.thread(), handlerThread.get());
+        assertArrayEquals(new byte[] {1, 2, 3}, got.array());
+    }
+
+    @Test
+    void aCoroutineWaitOnAHandlersChannelGivesTheChannelBackAfter() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        AtomicInteger handlerCalls = new AtomicInteger();
+        CorCoLoopHandler handler = key -> {
+            handlerCalls.incrementAndGet();
+            key.interestOps(0);
+        };
+        CountDownLatch coDone = new CountDownLatch(1);
+        AtomicInteger coOps = new AtomicInteger(-1);
+        onLoop(l, () -> {
+            l.register(p.source(), 0, handler);
+            CorCo.start(() -> CorCo.waitFd(p.source(), SelectionKey.OP_READ, 10_000),
+                    co -> {
+                        coOps.set((Integer) co.result());
+                        coDone.countDown();
+                    });
+            return null;
+        });
+        p.sink().write(ByteBuffer.wrap(new byte[] {9}));
+        assertTrue(coDone.await(10, TimeUnit.SECONDS));
+        assertEquals(SelectionKey.OP_READ, coOps.get());
+        assertEquals(0, handlerCalls.get(), "the coroutine had the channel");
+        SelectionKey key = onLoop(l, () -> l.keyFor(p.source()));
+        assertEquals(handler, onLoop(l, key::attachment));
+        onLoop(l, () -> key.interestOps(SelectionKey.OP_READ));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (handlerCalls.get() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, handlerCalls.get(), "the handler has its channel back");
+    }
+
+    @Test
+    void twoCoroutinesCannotWaitOnOneChannelAtOnce() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        AtomicReference<Throwable> second = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(1);
+        onLoop(l, () -> {
+            CorCo.start(() -> CorCo.waitFd(p.source(), SelectionKey.OP_READ, 200));
+            CorCo.start(() -> CorCo.waitFd(p.source(), SelectionKey.OP_READ, 200), co -> {
+                second.set(co.error());
+                done.countDown();
+            });
+            return null;
+        });
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertInstanceOf(IllegalStateException.class, second.get());
+    }
+
+    @Test
+    void parkAndWakeBetweenCoroutinesOfOneLoop() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        int rounds = 10_000;
+        AtomicInteger pongs = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(2);
+        AtomicReference<CorCo> pingRef = new AtomicReference<>();
+        AtomicReference<CorCo> pongRef = new AtomicReference<>();
+        int[] ball = {0};
+        onLoop(l, () -> {
+            pongRef.set(CorCo.create(() -> {
+                while (ball[0] < 2 * rounds) {
+                    if (ball[0] % 2 == 1) {
+                        ball[0]++;
+                        pongs.incrementAndGet();
+                        pingRef.get().wake();
+                    }
+                    CorCo.park(10_000);
+                }
+                return null;
+            }, co -> done.countDown()));
+            pingRef.set(CorCo.create(() -> {
+                while (ball[0] < 2 * rounds) {
+                    if (ball[0] % 2 == 0) {
+                        ball[0]++;
+                        pongRef.get().wake();
+                    }
+                    if (ball[0] < 2 * rounds) {
+                        CorCo.park(10_000);
+                    }
+                }
+                pongRef.get().wake();
+                return null;
+            }, co -> done.countDown()));
+            pongRef.get().resume();
+            pingRef.get().resume();
+            return null;
+        });
+        assertTrue(done.await(30, TimeUnit.SECONDS), "ball at " + ball[0]);
+        assertEquals(rounds, pongs.get());
+    }
+
+    @Test
+    void aWakeFromAnotherThreadResumesAParkedCoroutine() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<Object> woken = new AtomicReference<>();
+        CorCo co = onLoop(l, () -> CorCo.start(() -> CorCo.park(10_000), c -> {
+            woken.set(c.result());
+            done.countDown();
+        }));
+        co.wake();
+        assertTrue(done.await(5, TimeUnit.SECONDS));
+        assertEquals(true, woken.get());
+    }
+
+    @Test
+    void timersRunAfterTheirDelayAndCancelledOnesDoNot() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        ConcurrentLinkedQueue<String> fired = new ConcurrentLinkedQueue<>();
+        CountDownLatch last = new CountDownLatch(1);
+        long t0 = System.nanoTime();
+        onLoop(l, () -> {
+            l.schedule(50, () -> fired.add("50"));
+            CorCoTimer cancelled = l.schedule(60, () -> fired.add("cancelled"));
+            l.schedule(20, () -> fired.add("20"));
+            l.schedule(100, () -> {
+                fired.add("100");
+                last.countDown();
+            });
+            cancelled.cancel();
+            return null;
+        });
+        assertTrue(last.await(10, TimeUnit.SECONDS));
+        assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(100));
+        assertEquals(List.of("20", "50", "100"), List.copyOf(fired));
+    }
+
+    @Test
+    void aRebuiltSelectorKeepsItsWaitersAndHandlers() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe waited = pipe();
+        Pipe handled = pipe();
+        CountDownLatch both = new CountDownLatch(2);
+        AtomicInteger coOps = new AtomicInteger();
+        onLoop(l, () -> {
+            CorCo.start(() -> CorCo.waitFd(waited.source(), SelectionKey.OP_READ, 10_000), co -> {
+                coOps.set(co.result() == null ? -1 : (Integer) co.result());
+                both.countDown();
+            });
+            l.register(handled.source(), SelectionKey.OP_READ, key -> {
+                key.interestOps(0);
+                both.countDown();
+            });
+            l.rebuildSelector();
+            return null;
+        });
+        assertEquals(1, l.selectorRebuilds());
+        waited.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        handled.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        assertTrue(both.await(10, TimeUnit.SECONDS));
+        assertEquals(SelectionKey.OP_READ, coOps.get());
+    }
+
+    @Test
+    void watchdogReportsABlockedLoopOnceWithItsStack() throws Exception {
+        Logger jul = Logger.getLogger(CorCoLoop.class.getName());
+        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(capture);
+        try {
+            CorCoLoop l = loop(CorCoLoop.builder().name("stalled").watchdogMs(150));
+            onLoop(l, () -> {
+                Thread.sleep(800); // what a loop must never do
+                return null;
+            });
+            onLoop(l, () -> null);
+            Thread.sleep(300); // idle in select now: nothing more to report
+            List<LogRecord> stalls = records.stream()
+                    .filter(r -> r.getMessage().contains("loop stalled has not come back to select")).toList();
+            assertEquals(1, stalls.size(), "reported once: " + stalls.size());
+            assertTrue(stalls.get(0).getMessage().contains("java.lang.Thread.sleep"), stalls.get(0).getMessage());
+        } finally {
+            jul.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void aLoopIsOnlyDrivenFromItsOwnThread() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> l.register(p.source(), SelectionKey.OP_READ, key -> { }));
+        assertTrue(e.getMessage().contains("loop thread only"), e.getMessage());
+        assertTrue(onLoop(l, l::inLoop));
+        assertTrue(!l.inLoop());
+    }
+
+    @Test
+    void aHandlerThatThrowsClosesItsChannelAndTheLoopGoesOn() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        onLoop(l, () -> l.register(p.source(), SelectionKey.OP_READ, key -> {
+            throw new IOException("bad peer");
+        }));
+        p.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (p.source().isOpen() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(!p.source().isOpen(), "the failing handler's channel was closed");
+        assertEquals(7, (int) onLoop(l, () -> 7), "the loop still serves");
+    }
+
+    @Test
+    void randomSleepsFinishInDeadlineOrder() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        int n = 200;
+        ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
+        CountDownLatch all = new CountDownLatch(n);
+        int[] delays = ThreadLocalRandom.current().ints(n, 0, 40).map(d -> d * 5).toArray();
+        onLoop(l, () -> {
+            for (int i = 0; i < n; i++) {
+                int d = delays[i];
+                CorCo.start(() -> {
+                    CorCo.sleep(d);
+                    order.add(d);
+                    return null;
+                }, co -> all.countDown());
+            }
+            return null;
+        });
+        assertTrue(all.await(10, TimeUnit.SECONDS));
+        int prev = -1;
+        for (int d : order) {
+            assertTrue(d >= prev, "woke out of deadline order: " + order);
+            prev = d;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.cor.base;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs a main class of the test classpath in a fresh JVM with the flags given, and collects its output. */
+final class ForkedJvm {
+    final int exitCode;
+    final String stdout;
+    final String stderr;
+
+    private ForkedJvm(int exitCode, String stdout, String stderr) {
+        this.exitCode = exitCode;
+        this.stdout = stdout;
+        this.stderr = stderr;
+    }
+
+    static ForkedJvm run(Class<?> main, List<String> jvmFlags) throws IOException, InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmFlags);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(main.getName());
+        Process p = new ProcessBuilder(cmd).start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Thread o = Thread.ofPlatform().start(() -> copy(p, true, out));
+        Thread e = Thread.ofPlatform().start(() -> copy(p, false, err));
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("forked JVM " + main.getSimpleName() + " did not end in 60 s");
+        }
+        o.join();
+        e.join();
+        return new ForkedJvm(p.exitValue(), out.toString(), err.toString());
+    }
+
+    private static void copy(Process p, boolean stdout, ByteArrayOutputStream to) {
+        try {
+            (stdout ? p.getInputStream() : p.getErrorStream()).transferTo(to);
+        } catch (IOException ignored) {
+            // the process ended
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "exit " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr\n" + stderr;
+    }
+}
