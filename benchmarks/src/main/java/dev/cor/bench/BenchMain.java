@@ -14,12 +14,17 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * The entry point of {@code benchmarks.jar}: JMH's command line, with the JVM flags the runtime
  * needs (from the build's single list, {@link CorCoSupport#requiredJvmFlags()}) appended to
  * every forked JVM, so a benchmark never runs with coroutines silently off.
+ * {@code memory} as the only argument runs {@link SuspendedMemory} instead.
  */
 public final class BenchMain {
     private BenchMain() {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("memory")) {
+            SuspendedMemory.run();
+            return;
+        }
         CommandLineOptions cmd = new CommandLineOptions(args);
         if (cmd.shouldHelp() || cmd.shouldList() || cmd.shouldListWithParams() || cmd.shouldListProfilers()
                 || cmd.shouldListResultFormats()) {

@@ -58,6 +58,7 @@ public final class CorCo {
     private Object result;
     private Throwable error;
     private boolean overflowed;
+    private Object context;
 
     // The current wait. Loop thread only.
     int readyOps;
@@ -116,7 +117,8 @@ public final class CorCo {
         return requireLoop("create a coroutine").create(task, listener);
     }
 
-    void prepare(CorCoTask task, CorCoListener listener, long taskId) {
+    void prepare(CorCoTask task, CorCoListener listener, long taskId, Object context) {
+        this.context = context;
         this.task = task;
         this.listener = listener;
         this.taskId = taskId;
@@ -238,6 +240,7 @@ public final class CorCo {
         }
         task = null;
         listener = null;
+        context = null;
         state = State.DONE;
         loop.finished(this);
     }
@@ -345,6 +348,20 @@ public final class CorCo {
     /** What the task threw, or {@code null}; once it is {@link State#DONE}. */
     public Throwable error() {
         return error;
+    }
+
+    /**
+     * What this coroutine works for - a server puts the request it runs here, so that "the
+     * current request" follows the coroutine across its yields with no thread-local. A coroutine
+     * started from inside another inherits its starter's context.
+     */
+    public Object context() {
+        return context;
+    }
+
+    /** Sets {@link #context()}. Its loop's thread only. */
+    public void context(Object context) {
+        this.context = context;
     }
 
     /** Whether the loop has cancelled this coroutine (it is stopping). */

@@ -464,7 +464,7 @@ public final class CorCoLoop implements Executor {
         if (co == null) {
             co = new CorCo(this);
         }
-        co.prepare(task, listener, ++taskSequence);
+        co.prepare(task, listener, ++taskSequence, current != null ? current.context() : null);
         co.nextLive = liveHead;
         co.prevLive = null;
         if (liveHead != null) {

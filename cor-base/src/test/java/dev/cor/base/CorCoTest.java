@@ -148,6 +148,24 @@ class CorCoTest {
     }
 
     @Test
+    void aChildInheritsItsStartersContextAndAFinishedCoroutineForgetsIt() {
+        AtomicReference<Object> childSaw = new AtomicReference<>();
+        CorCo parent = CorCo.start(() -> {
+            CorCo.current().context("request-1");
+            CorCo.start(() -> {
+                childSaw.set(CorCo.current().context());
+                return null;
+            });
+            return CorCo.current().context();
+        });
+        assertEquals("request-1", parent.result());
+        assertEquals("request-1", childSaw.get());
+        assertNull(parent.context(), "cleared when its task ended");
+        CorCo plain = CorCo.start(() -> CorCo.current().context());
+        assertNull(plain.result(), "a coroutine started outside one has none");
+    }
+
+    @Test
     void aCoroutineOnTheStackCannotBeResumedAgain() {
         CorCo co = CorCo.start(() -> {
             CorCo self = CorCo.current();

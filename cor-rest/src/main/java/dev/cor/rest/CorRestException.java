@@ -1,0 +1,40 @@
+package dev.cor.rest;
+
+/**
+ * An error a handler wants answered with a status: {@link CorRest#fail(CorRestException)} turns
+ * it into a problem-details answer ({@code application/problem+json}: type, title, status, detail).
+ */
+public class CorRestException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String type;
+    private final String title;
+
+    public CorRestException(int status, String title, String detail) {
+        this(status, "about:blank", title, detail, null);
+    }
+
+    public CorRestException(int status, String type, String title, String detail, Throwable cause) {
+        super(detail, cause);
+        this.status = status;
+        this.type = type;
+        this.title = title;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public String detail() {
+        return getMessage();
+    }
+}
