@@ -48,6 +48,8 @@ public final class CorRest {
     private final CorRestHeaders responseHeaders = new CorRestHeaders();
     private byte[] responseBody = EMPTY;
     private List<CorRestDeferred> deferred;
+    /** Set by the dispatcher while the request is in flight: where its answer goes. */
+    CorRestResponder responder;
 
     private static final byte[] EMPTY = new byte[0];
 

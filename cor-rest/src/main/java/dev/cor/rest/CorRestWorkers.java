@@ -1,6 +1,8 @@
 package dev.cor.rest;
 
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,15 +21,15 @@ public final class CorRestWorkers implements AutoCloseable {
     public static final int DEFAULT_THREADS = 32;
 
     private final ThreadPoolExecutor pool;
-    private final String name;
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
-    private CorRestWorkers(String name, int threads, int queue) {
-        this.name = name;
+    private CorRestWorkers(String name, int count, int queue) {
         AtomicInteger n = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
+        this.pool = new ThreadPoolExecutor(count, count, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(queue), r -> {
                     Thread t = new Thread(r, name + "-" + n.getAndIncrement());
                     t.setDaemon(true);
+                    threads.add(t);
                     return t;
                 });
         pool.prestartAllCoreThreads();
@@ -62,9 +64,9 @@ public final class CorRestWorkers implements AutoCloseable {
         }
     }
 
-    /** Whether the calling thread is one of these workers. */
-    public boolean isWorkerThread() {
-        return Thread.currentThread().getName().startsWith(name + "-");
+    /** Whether {@code thread} is one of these workers. */
+    public boolean isWorker(Thread thread) {
+        return threads.contains(thread);
     }
 
     public int threads() {

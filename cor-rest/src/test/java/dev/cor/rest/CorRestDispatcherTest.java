@@ -1,0 +1,407 @@
+package dev.cor.rest;
+
+import static dev.cor.rest.LoopThread.call;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The dispatch decision and the post-response phase, on a real loop with real workers. */
+class CorRestDispatcherTest {
+    private final List<CorCoLoop> loops = new ArrayList<>();
+    private final CorRestWorkers workers = CorRestWorkers.create(4);
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (CorCoLoop l : loops) {
+            LoopThread.stop(l);
+        }
+        workers.close();
+    }
+
+    private CorCoLoop loop(int cap) {
+        CorCoLoop l = CorCoLoop.builder().coroutineCap(cap).build().start();
+        loops.add(l);
+        return l;
+    }
+
+    /** Where the handler ran and what it saw; the answers received, in order. */
+    private static final class Probe implements CorRestApplication {
+        final boolean canWait;
+        final long sleepMs;
+        final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        volatile Thread handlerThread;
+        volatile boolean handlerInCoroutine;
+        volatile CorRest currentInHandler;
+
+        Probe(boolean canWait, long sleepMs) {
+            this.canWait = canWait;
+            this.sleepMs = sleepMs;
+        }
+
+        @Override
+        public boolean canWait(CorRest request) {
+            return canWait;
+        }
+
+        @Override
+        public void handle(CorRest request) throws Exception {
+            handlerThread = Thread.currentThread();
+            handlerInCoroutine = CorCo.current() != null;
+            currentInHandler = CorRest.current();
+            if (sleepMs > 0) {
+                if (CorCo.current() != null) {
+                    CorCo.sleep(sleepMs);
+                } else {
+                    Thread.sleep(sleepMs);
+                }
+            }
+            events.add("handled " + request.path());
+            request.respond(200, "text/plain", request.path().getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static final class Answers implements CorRestResponder {
+        final ConcurrentLinkedQueue<String> got = new ConcurrentLinkedQueue<>();
+        final CountDownLatch latch;
+        volatile Thread thread;
+        volatile boolean inCoroutine;
+
+        Answers(int expected) {
+            latch = new CountDownLatch(expected);
+        }
+
+        @Override
+        public void respond(CorRest request) {
+            thread = Thread.currentThread();
+            inCoroutine = CorCo.current() != null;
+            got.add(request.status() + " " + new String(request.responseBody(), StandardCharsets.UTF_8));
+            latch.countDown();
+        }
+
+        void await() throws InterruptedException {
+            assertTrue(latch.await(10, TimeUnit.SECONDS), "answers: " + got);
+        }
+    }
+
+    private CorRestDispatcher dispatcher(CorRestApplication app, CorRestCoroutineHook hook, CorRestFinishCoroutineHook finish) {
+        return CorRestDispatcher.builder().application(app).coroutineHook(hook).finishCoroutineHook(finish)
+                .workers(workers).build();
+    }
+
+    @Test
+    void aRequestThatCannotWaitRunsInlineAndIsAnsweredBeforeDispatchReturns() throws Exception {
+        CorCoLoop l = loop(16);
+        Probe app = new Probe(false, 0);
+        CorRestDispatcher d = dispatcher(app, r -> true, null);
+        Answers answers = new Answers(1);
+        CorRest req = CorRest.builder("GET", "/inline").build();
+        String seen = call(l, () -> d.dispatch(req, answers) + " answered=" + answers.got.size());
+        assertEquals("INLINE answered=1", seen);
+        assertSame(l.thread(), app.handlerThread);
+        assertTrue(!app.handlerInCoroutine);
+        assertSame(req, app.currentInHandler);
+        assertEquals(List.of("200 /inline"), List.copyOf(answers.got));
+        assertEquals(1, d.inlineCount());
+    }
+
+    @Test
+    void aRequestThatCanWaitAndMayBeACoroutineIsAnsweredFromInsideItsCoroutine() throws Exception {
+        CorCoLoop l = loop(16);
+        Probe app = new Probe(true, 50);
+        CorRestDispatcher d = dispatcher(app, r -> true, null);
+        Answers answers = new Answers(1);
+        CorRest req = CorRest.builder("GET", "/co").build();
+        assertEquals(CorRestDispatcher.Path.COROUTINE, call(l, () -> d.dispatch(req, answers)));
+        answers.await();
+        assertSame(l.thread(), app.handlerThread);
+        assertTrue(app.handlerInCoroutine);
+        assertSame(req, app.currentInHandler);
+        assertSame(l.thread(), answers.thread);
+        assertTrue(answers.inCoroutine, "answered from inside the coroutine, no inbox round trip");
+        assertEquals(0, (int) call(l, l::liveCoroutines));
+    }
+
+    @Test
+    void keepAliveCoroutineThatNeverWaitsAnswersEachRequestExactlyOnceInOrder() throws Exception {
+        CorCoLoop l = loop(16);
+        Probe app = new Probe(true, 0);
+        CorRestDispatcher d = dispatcher(app, r -> true, null);
+        Answers answers = new Answers(3);
+        call(l, () -> {
+            for (int i = 1; i <= 3; i++) {
+                d.dispatch(CorRest.builder("PATCH", "/batch" + i).build(), answers);
+            }
+            return null;
+        });
+        answers.await();
+        Thread.sleep(50); // a second answer would come right behind
+        assertEquals(List.of("200 /batch1", "200 /batch2", "200 /batch3"), List.copyOf(answers.got));
+        assertEquals(3, d.coroutineCount());
+    }
+
+    @Test
+    void pastTheCapARequestTakesTheHopAndIsAnsweredOnItsLoop() throws Exception {
+        CorCoLoop l = loop(1);
+        Probe app = new Probe(true, 200);
+        CorRestDispatcher d = dispatcher(app, r -> true, null);
+        Answers answers = new Answers(2);
+        List<CorRestDispatcher.Path> paths = call(l, () -> List.of(
+                d.dispatch(CorRest.builder("GET", "/first").build(), answers),
+                d.dispatch(CorRest.builder("GET", "/second").build(), answers)));
+        assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
+        answers.await();
+        assertSame(l.thread(), answers.thread, "the hop's answer is handed back to the loop");
+        assertEquals(1, d.hopCount());
+        List<String> got = new ArrayList<>(answers.got);
+        Collections.sort(got);
+        assertEquals(List.of("200 /first", "200 /second"), got);
+    }
+
+    @Test
+    void withNoHookEveryRequestThatCanWaitTakesTheHop() throws Exception {
+        CorCoLoop l = loop(16);
+        Probe app = new Probe(true, 10);
+        CorRestDispatcher d = dispatcher(app, null, null);
+        Answers answers = new Answers(1);
+        CorRest req = CorRest.builder("GET", "/hop").build();
+        assertEquals(CorRestDispatcher.Path.HOP, call(l, () -> d.dispatch(req, answers)));
+        answers.await();
+        assertTrue(workers.isWorker(app.handlerThread), app.handlerThread.getName());
+        assertTrue(!app.handlerInCoroutine);
+        assertSame(req, app.currentInHandler, "on a worker the current request is the thread's");
+        assertNull(CorRest.current());
+    }
+
+    @Test
+    void aHookThatSaysNoSendsTheRequestToTheHop() throws Exception {
+        CorCoLoop l = loop(16);
+        Probe app = new Probe(true, 0);
+        CorRestDispatcher d = dispatcher(app, r -> !r.path().equals("/blocking-store"), null);
+        Answers answers = new Answers(2);
+        List<CorRestDispatcher.Path> paths = call(l, () -> List.of(
+                d.dispatch(CorRest.builder("GET", "/memory-store").build(), answers),
+                d.dispatch(CorRest.builder("GET", "/blocking-store").build(), answers)));
+        assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
+        answers.await();
+    }
+
+    @Test
+    void hooksAreFoundThroughServiceLoader() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestDispatcher d = CorRestDispatcher.builder().application(new Probe(true, 0)).workers(workers)
+                .discoverHooks().build();
+        Answers answers = new Answers(1);
+        assertEquals(CorRestDispatcher.Path.COROUTINE,
+                call(l, () -> d.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+        answers.await();
+    }
+
+    @Test
+    void errorsAreAnsweredAsProblemDetails() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return request.path().startsWith("/wait");
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                if (request.path().endsWith("missing")) {
+                    throw new CorRestException(404, "Not Found", "no entity " + request.path());
+                }
+                throw new IllegalStateException("bug");
+            }
+        };
+        for (CorRestCoroutineHook hook : new CorRestCoroutineHook[] {null, r -> true}) {
+            CorRestDispatcher d = dispatcher(app, hook, null);
+            Answers answers = new Answers(4);
+            List<CorRest> reqs = List.of(CorRest.builder("GET", "/missing").build(), CorRest.builder("GET", "/bug").build(),
+                    CorRest.builder("GET", "/wait/missing").build(), CorRest.builder("GET", "/wait/bug").build());
+            call(l, () -> {
+                for (CorRest r : reqs) {
+                    d.dispatch(r, answers);
+                }
+                return null;
+            });
+            answers.await();
+            for (CorRest r : reqs) {
+                JsonNode p = CorRest.JSON.readTree(r.responseBody());
+                boolean missing = r.path().endsWith("missing");
+                assertEquals(missing ? 404 : 500, r.status(), r.path());
+                assertEquals("application/problem+json", r.responseHeaders().get("Content-Type"));
+                assertEquals(missing ? "Not Found" : "Internal Server Error", p.get("title").asText());
+                assertEquals(r.status(), p.get("status").asInt());
+                assertNotNull(p.get("type"));
+                assertTrue(p.get("detail").asText().contains(missing ? "no entity" : "bug"), p.toString());
+            }
+        }
+    }
+
+    @Test
+    void theCurrentRequestFollowsItsCoroutineAcrossInterleavedYields() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return true;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                for (int i = 0; i < 5; i++) {
+                    request.state().userData(request.path() + i);
+                    CorCo.sleep(request.path().equals("/a") ? 3 : 4);
+                    order.add(request.path());
+                    CorRest cur = CorRest.current();
+                    if (cur != request || !(request.path() + i).equals(cur.state().userData())) {
+                        wrong.add(request.path() + " saw " + cur);
+                    }
+                }
+                request.respond(204, null, null);
+            }
+        };
+        CorRestDispatcher d = dispatcher(app, r -> true, null);
+        Answers answers = new Answers(2);
+        call(l, () -> {
+            d.dispatch(CorRest.builder("GET", "/a").build(), answers);
+            d.dispatch(CorRest.builder("GET", "/b").build(), answers);
+            return null;
+        });
+        answers.await();
+        assertTrue(wrong.isEmpty(), wrong.toString());
+        String seq = String.join("", order);
+        assertTrue(seq.contains("/a/b") && seq.contains("/b/a"), "the two interleaved: " + seq);
+    }
+
+    @Test
+    void thePostResponsePhaseRunsAfterTheAnswerOnThePathItsHookChose() throws Exception {
+        CorCoLoop l = loop(16);
+        record Seen(String path, boolean inCoroutine, boolean onWorker, Thread thread, CorRest current) { }
+        ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
+        CountDownLatch deferredRan = new CountDownLatch(4);
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return !request.path().startsWith("/inline");
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                request.defer(r -> {
+                    if (CorCo.current() != null) {
+                        CorCo.sleep(20); // a notification that waits: only a coroutine may
+                    }
+                    events.add("deferred " + r.path());
+                    seen.add(new Seen(r.path(), CorCo.current() != null, workers.isWorker(Thread.currentThread()),
+                            Thread.currentThread(), CorRest.current()));
+                    deferredRan.countDown();
+                });
+                request.respond(201, null, null);
+            }
+
+            @Override
+            public boolean finishCanWait(CorRest request) {
+                return !request.path().equals("/inline-finish");
+            }
+        };
+        CorRestDispatcher d = dispatcher(app, r -> true, r -> !r.path().endsWith("worker-finish"));
+        CorRestResponder responder = r -> events.add("answered " + r.path());
+        call(l, () -> {
+            d.dispatch(CorRest.builder("POST", "/co-finish").build(), responder);
+            d.dispatch(CorRest.builder("POST", "/worker-finish").build(), responder);
+            d.dispatch(CorRest.builder("POST", "/inline-finish").build(), responder);
+            d.dispatch(CorRest.builder("POST", "/inline-co-finish").build(), responder);
+            return null;
+        });
+        assertTrue(deferredRan.await(10, TimeUnit.SECONDS));
+        List<String> ev = List.copyOf(events);
+        for (String p : List.of("/co-finish", "/worker-finish", "/inline-finish", "/inline-co-finish")) {
+            assertTrue(ev.indexOf("answered " + p) >= 0 && ev.indexOf("answered " + p) < ev.indexOf("deferred " + p),
+                    "after the answer: " + ev);
+        }
+        for (Seen s : seen) {
+            switch (s.path()) {
+                case "/co-finish", "/inline-co-finish" -> assertTrue(s.inCoroutine() && s.thread() == l.thread(), s.toString());
+                case "/worker-finish" -> assertTrue(s.onWorker() && !s.inCoroutine(), s.toString());
+                case "/inline-finish" -> assertTrue(!s.inCoroutine() && s.thread() == l.thread(), s.toString());
+                default -> throw new AssertionError(s);
+            }
+            assertEquals(s.path(), s.current().path(), "the current request in the post-response phase");
+        }
+        assertEquals(2, d.finishCoroutineCount());
+        assertEquals(1, d.finishHopCount());
+        assertEquals(1, d.finishInlineCount());
+    }
+
+    @Test
+    void aFullWorkerPoolAnswers503AndLosesNoPostResponseWork() throws Exception {
+        CorCoLoop l = loop(0);
+        CorRestWorkers tiny = CorRestWorkers.create("tiny", 1, 1);
+        try {
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch firstRunning = new CountDownLatch(1);
+            AtomicInteger deferred = new AtomicInteger();
+            CorRestApplication app = new CorRestApplication() {
+                @Override
+                public boolean canWait(CorRest request) {
+                    return true;
+                }
+
+                @Override
+                public void handle(CorRest request) throws Exception {
+                    firstRunning.countDown();
+                    release.await();
+                    request.defer(r -> deferred.incrementAndGet());
+                    request.respond(200, "text/plain", request.path().getBytes(StandardCharsets.UTF_8));
+                }
+            };
+            CorRestDispatcher d = CorRestDispatcher.builder().application(app).workers(tiny).build();
+            Answers answers = new Answers(3);
+            call(l, () -> d.dispatch(CorRest.builder("GET", "/0").build(), answers));
+            assertTrue(firstRunning.await(5, TimeUnit.SECONDS));
+            call(l, () -> {
+                for (int i = 1; i < 3; i++) {
+                    d.dispatch(CorRest.builder("GET", "/" + i).build(), answers);
+                }
+                return null;
+            });
+            assertEquals(1, d.refusedCount(), "one running, one queued, the third refused");
+            release.countDown();
+            answers.await();
+            List<String> got = new ArrayList<>(answers.got);
+            Collections.sort(got);
+            assertEquals(List.of("200 /0", "200 /1"), got.subList(0, 2));
+            assertTrue(got.get(2).startsWith("503 "), got.get(2));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (deferred.get() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(2, deferred.get(), "the post-response work of both answered requests ran");
+        } finally {
+            tiny.close();
+        }
+    }
+}
