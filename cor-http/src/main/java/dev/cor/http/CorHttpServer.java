@@ -1,0 +1,513 @@
+package dev.cor.http;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.cor.base.CorCoLoop;
+import dev.cor.rest.CorRestApplication;
+import dev.cor.rest.CorRestCoroutineHook;
+import dev.cor.rest.CorRestDispatcher;
+import dev.cor.rest.CorRestFinishCoroutineHook;
+import dev.cor.rest.CorRestWorkers;
+
+/**
+ * The built-in HTTP/1.1 server on cor's loops.
+ * <p>
+ * One accepting loop takes every new connection and deals them to the loops in turn, through
+ * each loop's inbox (left to the kernel's {@code SO_REUSEPORT} hash, 16 connections split as
+ * unevenly as 11 and 5). Each request is dispatched as {@link CorRestDispatcher} decides: inline
+ * on its loop, as a coroutine of it that answers from inside itself, or on a worker. Limits are
+ * enforced on every input, with the status RFC 9110/9112 asks for.
+ * <p>
+ * Build it with {@link #builder()}, then {@link #start()}; {@link #stop()} from any thread.
+ */
+public final class CorHttpServer {
+    private static final System.Logger LOG = System.getLogger(CorHttpServer.class.getName());
+
+    private final String host;
+    private final int requestedPort;
+    private final HttpLimits limits;
+    private final long stopGraceMs;
+    private final CorRestDispatcher dispatcher;
+    private final CorRestWorkers workers;
+    private final boolean ownWorkers;
+    private final List<HttpLoop> loops = new ArrayList<>();
+    private ServerSocketChannel listener;
+    private int port;
+    private int nextLoop;
+    private volatile boolean started;
+    private volatile boolean stopped;
+
+    private final AtomicInteger open = new AtomicInteger();
+    private final LongAdder accepted = new LongAdder();
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder answered = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+
+    private CorHttpServer(Builder b) {
+        this.host = b.host;
+        this.requestedPort = b.port;
+        this.limits = new HttpLimits(b.maxRequestTargetBytes + 64, b.maxRequestTargetBytes, b.maxHeaderBytes,
+                b.maxHeaderCount, b.maxBodyBytes, b.headerTimeoutMs, b.idleTimeoutMs, b.writeTimeoutMs);
+        this.stopGraceMs = b.stopGraceMs;
+        this.ownWorkers = b.workers == null;
+        this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
+        CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)
+                .coroutineHook(b.coroutineHook).finishCoroutineHook(b.finishHook);
+        if (b.discoverHooks) {
+            d.discoverHooks();
+        }
+        this.dispatcher = d.build();
+        for (int i = 0; i < b.loops; i++) {
+            CorCoLoop loop = CorCoLoop.builder().name("cor-http-" + i).coroutineCap(b.coroutineCap)
+                    .stackSize(b.stackSize).build();
+            loops.add(new HttpLoop(this, loop));
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Binds the port and starts the loops. */
+    public synchronized CorHttpServer start() {
+        if (started) {
+            throw new IllegalStateException("already started");
+        }
+        try {
+            listener = ServerSocketChannel.open();
+            listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            listener.bind(new InetSocketAddress(host, requestedPort), 1024);
+            listener.configureBlocking(false);
+            port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort, e);
+        }
+        for (HttpLoop l : loops) {
+            l.loop.start();
+            l.start();
+        }
+        CorCoLoop acceptor = loops.get(0).loop;
+        acceptor.execute(() -> {
+            try {
+                acceptor.register(listener, SelectionKey.OP_ACCEPT, key -> accept());
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.ERROR, "cor-http: cannot accept on port " + port, e);
+            }
+        });
+        started = true;
+        LOG.log(System.Logger.Level.INFO, "cor-http: listening on " + host + ":" + port + " with " + loops.size() + " loop(s)");
+        return this;
+    }
+
+    /** On the accepting loop: takes every waiting connection and deals them out in turn. */
+    private void accept() throws IOException {
+        for (int i = 0; i < 256; i++) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-http: accept failed", e);
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            } catch (IOException e) {
+                HttpConnection.closeQuietly(ch);
+                continue;
+            }
+            accepted.increment();
+            HttpLoop target = loops.get(nextLoop);
+            nextLoop = (nextLoop + 1) % loops.size();
+            try {
+                target.loop.execute(() -> target.adopt(ch));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                HttpConnection.closeQuietly(ch);
+            }
+        }
+    }
+
+    /** {@link #stop(long)} with the builder's grace period (default 5 s). */
+    public void stop() {
+        stop(stopGraceMs);
+    }
+
+    /**
+     * Stops: no new connections; idle connections close at once; requests in flight may finish
+     * within {@code graceMs}, after which each still unanswered gets a 503. Returns when the loops
+     * have ended - promptly when nothing was in flight. Any thread; idempotent.
+     */
+    public void stop(long graceMs) {
+        synchronized (this) {
+            if (!started || stopped) {
+                return;
+            }
+            stopped = true;
+        }
+        CorCoLoop acceptor = loops.get(0).loop;
+        runOnEach(List.of(acceptor), () -> {
+            try {
+                listener.close();
+            } catch (IOException e) {
+                // closing: nothing more to do
+            }
+        });
+        runOnEach(loopsOf(), null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
+        while (open.get() > 0 && System.nanoTime() < deadline) {
+            sleepQuietly(2);
+        }
+        if (open.get() > 0) {
+            for (HttpLoop l : loops) {
+                try {
+                    l.loop.execute(l::forceClose);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // ended already
+                }
+            }
+        }
+        for (HttpLoop l : loops) {
+            l.loop.stop();
+        }
+        for (HttpLoop l : loops) {
+            try {
+                if (!l.loop.awaitTermination(10, TimeUnit.SECONDS)) {
+                    LOG.log(System.Logger.Level.WARNING, "cor-http: loop " + l.loop.name() + " did not end in 10 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (ownWorkers) {
+            workers.close();
+        }
+    }
+
+    private List<CorCoLoop> loopsOf() {
+        List<CorCoLoop> all = new ArrayList<>();
+        for (HttpLoop l : loops) {
+            all.add(l.loop);
+        }
+        return all;
+    }
+
+    /** Drains every loop (or runs {@code action} on the given ones) and waits until each has done it. */
+    private void runOnEach(List<CorCoLoop> targets, Runnable action) {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(targets.size());
+        for (CorCoLoop loop : targets) {
+            HttpLoop hl = loops.stream().filter(l -> l.loop == loop).findFirst().orElseThrow();
+            try {
+                loop.execute(() -> {
+                    try {
+                        if (action != null) {
+                            action.run();
+                        } else {
+                            hl.drain();
+                        }
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                done.countDown();
+            }
+        }
+        try {
+            done.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---------------------------------------------------------------- for the connections
+
+    HttpLimits limits() {
+        return limits;
+    }
+
+    CorRestDispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    void connectionOpened() {
+        open.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        open.decrementAndGet();
+    }
+
+    void requestRead() {
+        requests.increment();
+    }
+
+    void requestAnswered() {
+        answered.increment();
+    }
+
+    void requestRejected() {
+        rejected.increment();
+    }
+
+    // ---------------------------------------------------------------- what an operator reads
+
+    /** The bound port (the real one when 0 was asked for). */
+    public int port() {
+        return port;
+    }
+
+    public int loopCount() {
+        return loops.size();
+    }
+
+    /** Connections open now. */
+    public int connectionsOpen() {
+        return open.get();
+    }
+
+    /** Connections accepted since start. */
+    public long connectionsAccepted() {
+        return accepted.sum();
+    }
+
+    /** Requests read and dispatched since start. */
+    public long requests() {
+        return requests.sum();
+    }
+
+    /** Requests refused before dispatch (malformed, over a limit, timed out). */
+    public long requestsRejected() {
+        return rejected.sum();
+    }
+
+    /** Answers written in full. */
+    public long answersWritten() {
+        return answered.sum();
+    }
+
+    public long inlineCount() {
+        return dispatcher.inlineCount();
+    }
+
+    public long coroutineCount() {
+        return dispatcher.coroutineCount();
+    }
+
+    public long hopCount() {
+        return dispatcher.hopCount();
+    }
+
+    /** Live coroutines on each loop (a recent value). */
+    public int[] liveCoroutines() {
+        int[] live = new int[loops.size()];
+        for (int i = 0; i < live.length; i++) {
+            live[i] = loops.get(i).loop.liveCoroutines();
+        }
+        return live;
+    }
+
+    /** Connections on each loop (a recent value): how evenly the acceptor dealt them. */
+    public int[] connectionsPerLoop() {
+        int[] n = new int[loops.size()];
+        for (int i = 0; i < n.length; i++) {
+            n[i] = loops.get(i).connectionCount();
+        }
+        return n;
+    }
+
+    /**
+     * Builds a {@link CorHttpServer}. Defaults: 0.0.0.0, port 8080, one loop per core, 1024
+     * coroutines per loop, 32 workers, header section 8 KiB (431), request target 8 KiB (414),
+     * body 1 MiB (413), 100 header fields, header-read timeout 10 s (408), idle timeout 60 s,
+     * write timeout 30 s, stop grace 5 s. The application is required; with no coroutine hook
+     * every request that can wait takes the worker hop.
+     */
+    public static final class Builder {
+        private String host = "0.0.0.0";
+        private int port = 8080;
+        private int loops = Runtime.getRuntime().availableProcessors();
+        private int coroutineCap = CorCoLoop.DEFAULT_COROUTINE_CAP;
+        private long stackSize;
+        private int workerThreads = CorRestWorkers.DEFAULT_THREADS;
+        private CorRestWorkers workers;
+        private CorRestApplication application;
+        private CorRestCoroutineHook coroutineHook;
+        private CorRestFinishCoroutineHook finishHook;
+        private boolean discoverHooks;
+        private int maxHeaderBytes = 8 * 1024;
+        private int maxRequestTargetBytes = 8 * 1024;
+        private int maxHeaderCount = 100;
+        private int maxBodyBytes = 1024 * 1024;
+        private long headerTimeoutMs = 10_000;
+        private long idleTimeoutMs = 60_000;
+        private long writeTimeoutMs = 30_000;
+        private long stopGraceMs = 5_000;
+
+        private Builder() {
+        }
+
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The port; 0 takes any free one ({@link CorHttpServer#port()} tells which). */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port out of range: " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** Number of loops (default: one per core). */
+        public Builder loops(int loops) {
+            if (loops < 1) {
+                throw new IllegalArgumentException("loops must be >= 1: " + loops);
+            }
+            this.loops = loops;
+            return this;
+        }
+
+        /** Live coroutines per loop; 0 turns coroutines off (every request that can wait takes the hop). */
+        public Builder coroutineCap(int cap) {
+            if (cap < 0) {
+                throw new IllegalArgumentException("coroutine cap must be >= 0: " + cap);
+            }
+            this.coroutineCap = cap;
+            return this;
+        }
+
+        /** The loop threads' stack size in bytes (0: the JVM's default): a mounted coroutine runs on it. */
+        public Builder stackSize(long bytes) {
+            this.stackSize = bytes;
+            return this;
+        }
+
+        /** Worker threads of a pool the server creates and closes (default 32). */
+        public Builder workerThreads(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("workers must be >= 1: " + n);
+            }
+            this.workerThreads = n;
+            return this;
+        }
+
+        /** A worker pool the caller owns (the server does not close it). */
+        public Builder workers(CorRestWorkers workers) {
+            this.workers = workers;
+            return this;
+        }
+
+        /** The application: its request handler and its "can this wait?" answer. Required. */
+        public Builder application(CorRestApplication application) {
+            this.application = application;
+            return this;
+        }
+
+        public Builder coroutineHook(CorRestCoroutineHook hook) {
+            this.coroutineHook = hook;
+            return this;
+        }
+
+        public Builder finishCoroutineHook(CorRestFinishCoroutineHook hook) {
+            this.finishHook = hook;
+            return this;
+        }
+
+        /** Looks the hooks not set here up through {@link java.util.ServiceLoader}. */
+        public Builder discoverHooks() {
+            this.discoverHooks = true;
+            return this;
+        }
+
+        public Builder maxHeaderBytes(int bytes) {
+            this.maxHeaderBytes = positive(bytes, "max header bytes");
+            return this;
+        }
+
+        public Builder maxRequestTargetBytes(int bytes) {
+            this.maxRequestTargetBytes = positive(bytes, "max request target bytes");
+            return this;
+        }
+
+        public Builder maxHeaderCount(int n) {
+            this.maxHeaderCount = positive(n, "max header fields");
+            return this;
+        }
+
+        public Builder maxBodyBytes(int bytes) {
+            this.maxBodyBytes = positive(bytes, "max body bytes");
+            return this;
+        }
+
+        /** Time allowed to read a request's header section and body once it has begun (408 past it). */
+        public Builder headerTimeoutMs(long ms) {
+            this.headerTimeoutMs = positive(ms, "header timeout");
+            return this;
+        }
+
+        /** Time a keep-alive connection may sit idle before it is closed. */
+        public Builder idleTimeoutMs(long ms) {
+            this.idleTimeoutMs = positive(ms, "idle timeout");
+            return this;
+        }
+
+        /** Time an answer may wait for a peer that does not read before the connection is closed. */
+        public Builder writeTimeoutMs(long ms) {
+            this.writeTimeoutMs = positive(ms, "write timeout");
+            return this;
+        }
+
+        public Builder stopGraceMs(long ms) {
+            if (ms < 0) {
+                throw new IllegalArgumentException("stop grace must be >= 0: " + ms);
+            }
+            this.stopGraceMs = ms;
+            return this;
+        }
+
+        public CorHttpServer build() {
+            Objects.requireNonNull(application, "application");
+            return new CorHttpServer(this);
+        }
+
+        private static int positive(int v, String what) {
+            if (v < 1) {
+                throw new IllegalArgumentException(what + " must be >= 1: " + v);
+            }
+            return v;
+        }
+
+        private static long positive(long v, String what) {
+            if (v < 1) {
+                throw new IllegalArgumentException(what + " must be >= 1: " + v);
+            }
+            return v;
+        }
+    }
+}

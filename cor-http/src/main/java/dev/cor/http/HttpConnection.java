@@ -1,0 +1,492 @@
+package dev.cor.http;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoopHandler;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestException;
+import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.CorRestResponder;
+
+/**
+ * One HTTP/1.1 connection on its loop: reads and parses requests, hands each to the dispatcher,
+ * writes each answer, in order - a request in flight holds the connection's later requests
+ * back (reading stops until it is answered). Touched by its loop's thread only: as the key's
+ * handler, and as the responder called by the dispatcher (inline, from inside the request's
+ * coroutine, or after the hop through the loop's inbox).
+ */
+final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final int INITIAL_BUFFER = 4096;
+
+    private final HttpLoop owner;
+    private final HttpLimits limits;
+    private final SocketChannel ch;
+    private SelectionKey key;
+    private ByteBuffer in = ByteBuffer.allocate(INITIAL_BUFFER); // write mode between reads
+    private final HttpRequestParser parser;
+    int index = -1;
+
+    private boolean closed;
+    private boolean busy;
+    private boolean dispatching;
+    private boolean headRequest;
+    private boolean closeAfterAnswer;
+    private boolean answerStarted;
+    private boolean continueSent;
+    private boolean draining;
+    private boolean peerClosed;
+    private CorRest inFlight;
+    private ByteBuffer[] pending;
+
+    private long requestStartNanos;
+    private long idleSinceNanos = System.nanoTime();
+    private long writeStartNanos;
+
+    HttpConnection(HttpLoop owner, SocketChannel ch) {
+        this.owner = owner;
+        this.limits = owner.server.limits();
+        this.ch = ch;
+        this.parser = new HttpRequestParser(limits);
+    }
+
+    void open() throws IOException {
+        key = owner.loop.register(ch, SelectionKey.OP_READ, this);
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    @Override
+    public void onReady(SelectionKey k) throws IOException {
+        key = k;
+        if (closed) {
+            return;
+        }
+        if (pending != null && k.isWritable()) {
+            if (!flush()) {
+                return;
+            }
+            answered();
+            return;
+        }
+        if (k.isReadable()) {
+            read();
+        }
+    }
+
+    private void read() throws IOException {
+        if (lingering) {
+            discard();
+            return;
+        }
+        if (!in.hasRemaining()) {
+            growInput();
+        }
+        int n;
+        try {
+            n = ch.read(in);
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (n < 0) {
+            // The peer is done sending: answer what it sent in full (a request, then shutdownOutput), then close.
+            peerClosed = true;
+            if (!busy) {
+                processInput();
+                if (!busy) {
+                    close();
+                }
+            }
+            return;
+        }
+        if (n > 0 && !parser.inRequest() && requestStartNanos == 0) {
+            requestStartNanos = System.nanoTime();
+        }
+        processInput();
+    }
+
+    private void growInput() {
+        int max = limits.maxHeaderBytes() + limits.maxRequestLineBytes() + 1024;
+        if (in.capacity() >= max) {
+            return; // the parser reports the limit
+        }
+        ByteBuffer bigger = ByteBuffer.allocate(Math.min(in.capacity() * 2, max));
+        in.flip();
+        bigger.put(in);
+        in = bigger;
+    }
+
+    /** Parses and dispatches buffered requests until one is in flight or more bytes are needed. */
+    void processInput() {
+        while (!busy && !closed) {
+            in.flip();
+            HttpRequestParser.Result r = parser.parse(in);
+            in.compact();
+            switch (r) {
+                case NEED_MORE -> {
+                    if (parser.expectsContinue() && parser.bodyPending() && !continueSent) {
+                        continueSent = true;
+                        writeSmall(CONTINUE);
+                    }
+                    if (!in.hasRemaining()) {
+                        growInput();
+                    }
+                    if (parser.inRequest() && requestStartNanos == 0) {
+                        requestStartNanos = System.nanoTime();
+                    }
+                    interest(SelectionKey.OP_READ);
+                    return;
+                }
+                case ERROR -> {
+                    rejectRequest(parser.errorStatus, parser.errorReason);
+                    return;
+                }
+                case REQUEST -> dispatch();
+                default -> throw new IllegalStateException();
+            }
+        }
+    }
+
+    private boolean keepAlive10;
+
+    private void dispatch() {
+        CorRest req = CorRest.builder(parser.method, parser.path).query(parser.query).headers(parser.headers)
+                .body(parser.body()).build();
+        headRequest = parser.method.equals("HEAD");
+        closeAfterAnswer = !parser.keepAlive() || draining || peerClosed;
+        boolean http10 = parser.minorVersion == 0;
+        parser.reset();
+        continueSent = false;
+        requestStartNanos = 0;
+        busy = true;
+        answerStarted = false;
+        inFlight = req;
+        keepAlive10 = http10 && !closeAfterAnswer;
+        interest(0); // later requests wait for this one's answer
+        owner.server.requestRead();
+        if (owner.draining()) {
+            closeAfterAnswer = true;
+            req.fail(new CorRestException(503, "Service Unavailable", "the server is stopping"));
+            respond(req);
+            return;
+        }
+        dispatching = true;
+        try {
+            owner.server.dispatcher().dispatch(req, this);
+        } finally {
+            dispatching = false;
+        }
+    }
+
+    private void rejectRequest(int status, String reason) {
+        CorRest req = CorRest.builder(parser.method != null ? parser.method : "GET", "/").build();
+        req.fail(new CorRestException(status, reasonPhrase(status), reason));
+        headRequest = false;
+        closeAfterAnswer = true; // the stream cannot be trusted past a bad request
+        busy = true;
+        answerStarted = false;
+        inFlight = req;
+        interest(0);
+        owner.server.requestRejected();
+        respond(req);
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    /** The dispatcher's answer: always on this connection's loop, exactly once per request. */
+    @Override
+    public void respond(CorRest req) {
+        if (closed || req != inFlight) {
+            return;
+        }
+        answerStarted = true;
+        ByteBuffer head = ByteBuffer.wrap(head(req));
+        byte[] body = req.responseBody();
+        boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
+        ByteBuffer[] out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        try {
+            ch.write(out);
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (remaining(out)) {
+            if (CorCo.current() != null) {
+                if (!writeThroughTheWait(out)) {
+                    return;
+                }
+            } else {
+                pending = out;
+                writeStartNanos = System.nanoTime();
+                interest(SelectionKey.OP_WRITE);
+                return;
+            }
+        }
+        answered();
+    }
+
+    /** In a coroutine: a full send buffer waits for OP_WRITE through the loop's wait. */
+    private boolean writeThroughTheWait(ByteBuffer[] out) {
+        try {
+            while (remaining(out)) {
+                if (CorRest.waitFd(ch, SelectionKey.OP_WRITE, limits.writeTimeoutMs()) == 0) {
+                    close(); // the peer stopped reading
+                    return false;
+                }
+                ch.write(out);
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            close();
+            return false;
+        }
+    }
+
+    /** Inline: continues a pending answer on OP_WRITE. */
+    private boolean flush() {
+        try {
+            ch.write(pending);
+        } catch (IOException e) {
+            close();
+            return false;
+        }
+        if (remaining(pending)) {
+            return false;
+        }
+        pending = null;
+        return true;
+    }
+
+    /** The answer is out: close, or go on with the next request. */
+    private void answered() {
+        busy = false;
+        inFlight = null;
+        idleSinceNanos = System.nanoTime();
+        owner.server.requestAnswered();
+        if (peerClosed) {
+            close();
+            return;
+        }
+        if (closeAfterAnswer) {
+            closeGracefully();
+            return;
+        }
+        if (dispatching) {
+            return; // processInput's loop goes on with the next buffered request
+        }
+        if (in.position() > 0) {
+            if (CorCo.current() != null) {
+                owner.loop.execute(this::processInput); // pipelined: out of the finishing coroutine first
+            } else {
+                processInput();
+            }
+        } else {
+            interest(SelectionKey.OP_READ);
+        }
+    }
+
+    private void writeSmall(byte[] bytes) {
+        try {
+            ch.write(ByteBuffer.wrap(bytes)); // 25 bytes into an empty send buffer: all or a dead peer
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    private byte[] head(CorRest req) {
+        int status = req.status();
+        StringBuilder sb = new StringBuilder(128);
+        sb.append("HTTP/1.1 ").append(status).append(' ').append(reasonPhrase(status)).append("\r\n");
+        CorRestHeaders h = req.responseHeaders();
+        for (int i = 0; i < h.size(); i++) {
+            String name = h.name(i);
+            if (name.equalsIgnoreCase("Content-Length") || name.equalsIgnoreCase("Connection")
+                    || name.equalsIgnoreCase("Transfer-Encoding") || name.equalsIgnoreCase("Date")) {
+                continue; // the server owns the framing
+            }
+            sb.append(name).append(": ").append(h.value(i)).append("\r\n");
+        }
+        if (bodyAllowed(status)) {
+            sb.append("Content-Length: ").append(req.responseBody().length).append("\r\n");
+        }
+        if (closeAfterAnswer || peerClosed) {
+            sb.append("Connection: close\r\n");
+        } else if (keepAlive10) {
+            sb.append("Connection: keep-alive\r\n");
+        }
+        byte[] date = owner.dateLine();
+        byte[] text = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        byte[] all = new byte[text.length + date.length + 2];
+        System.arraycopy(text, 0, all, 0, text.length);
+        System.arraycopy(date, 0, all, text.length, date.length);
+        all[all.length - 2] = '\r';
+        all[all.length - 1] = '\n';
+        return all;
+    }
+
+    private static boolean bodyAllowed(int status) {
+        return status >= 200 && status != 204 && status != 304;
+    }
+
+    private static boolean remaining(ByteBuffer[] bufs) {
+        return bufs[bufs.length - 1].hasRemaining();
+    }
+
+    // ---------------------------------------------------------------- life
+
+    /**
+     * Closes in stages (RFC 9112 § 9.6): the answer is out, so shut the output, then read and drop
+     * what the client still sends - a body we refused, a pipelined request - until it closes too,
+     * for at most two seconds and 4 MiB. Closing at once with unread input would send a reset that can
+     * destroy the answer (a 413) before the client has read it.
+     */
+    private void closeGracefully() {
+        try {
+            ch.shutdownOutput();
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        lingering = true;
+        lingerStartNanos = System.nanoTime();
+        in.clear();
+        interest(SelectionKey.OP_READ);
+    }
+
+    private void discard() {
+        try {
+            int n;
+            do {
+                in.clear();
+                n = ch.read(in);
+                discarded += Math.max(n, 0);
+            } while (n > 0 && discarded < LINGER_MAX_BYTES);
+            if (n < 0 || discarded >= LINGER_MAX_BYTES) {
+                close();
+            }
+        } catch (IOException e) {
+            close();
+        }
+    }
+
+    private static final long LINGER_MAX_BYTES = 4 * 1024 * 1024;
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private boolean lingering;
+    private long lingerStartNanos;
+    private long discarded;
+
+    void checkTimeouts(long now) {
+        if (closed) {
+            return;
+        }
+        if (lingering) {
+            if (now - lingerStartNanos > LINGER_NANOS) {
+                close();
+            }
+            return;
+        }
+        if (pending != null) {
+            if (now - writeStartNanos > TimeUnit.MILLISECONDS.toNanos(limits.writeTimeoutMs())) {
+                close();
+            }
+            return;
+        }
+        if (busy) {
+            return;
+        }
+        if (requestStartNanos != 0 && now - requestStartNanos > TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs())) {
+            rejectRequest(408, "the request was not read within " + limits.headerTimeoutMs() + " ms");
+        } else if (requestStartNanos == 0 && now - idleSinceNanos > TimeUnit.MILLISECONDS.toNanos(limits.idleTimeoutMs())) {
+            close();
+        }
+    }
+
+    void drain() {
+        draining = true;
+        if (lingering || (!busy && !parser.inRequest() && in.position() == 0)) {
+            close();
+        } else {
+            closeAfterAnswer = true;
+        }
+    }
+
+    /** Past the grace period: a request without an answer yet gets 503; then the connection closes. */
+    void abort() {
+        if (busy && !answerStarted && inFlight != null) {
+            CorRest req = inFlight;
+            req.fail(new CorRestException(503, "Service Unavailable", "the server stopped before the answer was ready"));
+            closeAfterAnswer = true;
+            respond(req);
+        }
+        close();
+    }
+
+    private void interest(int ops) {
+        if (!closed && key != null && key.isValid()) {
+            key.interestOps(ops);
+        }
+    }
+
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pending = null;
+        if (key != null) {
+            key.cancel();
+        }
+        closeQuietly(ch);
+        owner.removed(this);
+    }
+
+    static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing more to do
+        }
+    }
+
+    static String reasonPhrase(int status) {
+        return switch (status) {
+            case 100 -> "Continue";
+            case 200 -> "OK";
+            case 201 -> "Created";
+            case 202 -> "Accepted";
+            case 204 -> "No Content";
+            case 207 -> "Multi-Status";
+            case 301 -> "Moved Permanently";
+            case 304 -> "Not Modified";
+            case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 406 -> "Not Acceptable";
+            case 408 -> "Request Timeout";
+            case 409 -> "Conflict";
+            case 411 -> "Length Required";
+            case 412 -> "Precondition Failed";
+            case 413 -> "Content Too Large";
+            case 414 -> "URI Too Long";
+            case 415 -> "Unsupported Media Type";
+            case 422 -> "Unprocessable Content";
+            case 431 -> "Request Header Fields Too Large";
+            case 500 -> "Internal Server Error";
+            case 501 -> "Not Implemented";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            case 505 -> "HTTP Version Not Supported";
+            default -> "Status " + status;
+        };
+    }
+}
