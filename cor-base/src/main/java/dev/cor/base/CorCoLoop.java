@@ -733,6 +733,14 @@ public final class CorCoLoop implements Executor {
         return selectorRebuilds;
     }
 
+    /**
+     * Where calls that block run for this loop ({@link CorCo#blocking} uses it): for work a loop
+     * handler must hand off outside any coroutine, such as an SSLEngine's delegated tasks.
+     */
+    public Executor blockingExecutor() {
+        return blockingExecutor;
+    }
+
     long watchdogNanos() {
         return watchdogNanos;
     }

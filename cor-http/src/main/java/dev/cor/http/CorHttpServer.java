@@ -39,6 +39,7 @@ public final class CorHttpServer {
     private final int requestedPort;
     private final HttpLimits limits;
     private final long stopGraceMs;
+    private final javax.net.ssl.SSLContext sslContext;
     private final CorRestDispatcher dispatcher;
     private final CorRestWorkers workers;
     private final boolean ownWorkers;
@@ -61,6 +62,7 @@ public final class CorHttpServer {
         this.limits = new HttpLimits(b.maxRequestTargetBytes + 64, b.maxRequestTargetBytes, b.maxHeaderBytes,
                 b.maxHeaderCount, b.maxBodyBytes, b.headerTimeoutMs, b.idleTimeoutMs, b.writeTimeoutMs);
         this.stopGraceMs = b.stopGraceMs;
+        this.sslContext = b.sslContext;
         this.ownWorkers = b.workers == null;
         this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
         CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)
@@ -245,6 +247,10 @@ public final class CorHttpServer {
 
     // ---------------------------------------------------------------- for the connections
 
+    javax.net.ssl.SSLContext sslContext() {
+        return sslContext;
+    }
+
     HttpLimits limits() {
         return limits;
     }
@@ -343,7 +349,7 @@ public final class CorHttpServer {
      * Builds a {@link CorHttpServer}. Defaults: 0.0.0.0, port 8080, one loop per core, 1024
      * coroutines per loop, 32 workers, header section 8 KiB (431), request target 8 KiB (414),
      * body 1 MiB (413), 100 header fields, header-read timeout 10 s (408), idle timeout 60 s,
-     * write timeout 30 s, stop grace 5 s. The application is required; with no coroutine hook
+     * write timeout 30 s, stop grace 5 s, plain HTTP (TLS with {@code tls(SSLContext)}). The application is required; with no coroutine hook
      * every request that can wait takes the worker hop.
      */
     public static final class Builder {
@@ -366,8 +372,15 @@ public final class CorHttpServer {
         private long idleTimeoutMs = 60_000;
         private long writeTimeoutMs = 30_000;
         private long stopGraceMs = 5_000;
+        private javax.net.ssl.SSLContext sslContext;
 
         private Builder() {
+        }
+
+        /** Serves HTTPS with this context (its key managers hold the server's certificate). */
+        public Builder tls(javax.net.ssl.SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "context");
+            return this;
         }
 
         public Builder host(String host) {

@@ -28,6 +28,8 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private final HttpLoop owner;
     private final HttpLimits limits;
     private final SocketChannel ch;
+    private final HttpTls tls;
+    private final long openedNanos = System.nanoTime();
     private SelectionKey key;
     private ByteBuffer in = ByteBuffer.allocate(INITIAL_BUFFER); // write mode between reads
     private final HttpRequestParser parser;
@@ -54,6 +56,14 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         this.limits = owner.server.limits();
         this.ch = ch;
         this.parser = new HttpRequestParser(limits);
+        javax.net.ssl.SSLContext ssl = owner.server.sslContext();
+        if (ssl != null) {
+            javax.net.ssl.SSLEngine engine = ssl.createSSLEngine();
+            engine.setUseClientMode(false);
+            this.tls = new HttpTls(engine, ch);
+        } else {
+            this.tls = null;
+        }
     }
 
     void open() throws IOException {
@@ -75,8 +85,26 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             answered();
             return;
         }
-        if (k.isReadable()) {
+        if (tls != null && tls.hasPendingOutput() && k.isWritable()) {
+            if (!tls.flush()) {
+                return; // still more handshake records to send
+            }
+            interest(SelectionKey.OP_READ);
+        }
+        if (k.isReadable() || (tls != null && !tls.handshakeDone())) {
             read();
+        }
+    }
+
+    /** After a TLS delegated task ran off the loop: go on where the handshake stopped. */
+    private void resumeTls() {
+        if (closed) {
+            return;
+        }
+        try {
+            read();
+        } catch (IOException e) {
+            close();
         }
     }
 
@@ -90,10 +118,13 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
         int n;
         try {
-            n = ch.read(in);
+            n = tls == null ? ch.read(in) : tls.read(in, owner.loop, this::resumeTls);
         } catch (IOException e) {
             close();
             return;
+        }
+        if (tls != null && tls.hasPendingOutput()) {
+            interest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
         }
         if (n < 0) {
             // The peer is done sending: answer what it sent in full (a request, then shutdownOutput), then close.
@@ -110,6 +141,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             requestStartNanos = System.nanoTime();
         }
         processInput();
+        if (n > 0 && tls != null && !busy && !closed && tls.hasBufferedInput()) {
+            read(); // plaintext already decrypted: no readiness will announce it
+        }
     }
 
     private void growInput() {
@@ -211,13 +245,14 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         byte[] body = req.responseBody();
         boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
         ByteBuffer[] out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        boolean done;
         try {
-            ch.write(out);
+            done = writeSome(out);
         } catch (IOException e) {
             close();
             return;
         }
-        if (remaining(out)) {
+        if (!done) {
             if (CorCo.current() != null) {
                 if (!writeThroughTheWait(out)) {
                     return;
@@ -235,12 +270,13 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     /** In a coroutine: a full send buffer waits for OP_WRITE through the loop's wait. */
     private boolean writeThroughTheWait(ByteBuffer[] out) {
         try {
-            while (remaining(out)) {
+            boolean done = false;
+            while (!done) {
                 if (CorRest.waitFd(ch, SelectionKey.OP_WRITE, limits.writeTimeoutMs()) == 0) {
                     close(); // the peer stopped reading
                     return false;
                 }
-                ch.write(out);
+                done = writeSome(out);
             }
             return true;
         } catch (IOException | RuntimeException e) {
@@ -252,16 +288,24 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     /** Inline: continues a pending answer on OP_WRITE. */
     private boolean flush() {
         try {
-            ch.write(pending);
+            if (!writeSome(pending)) {
+                return false;
+            }
         } catch (IOException e) {
             close();
             return false;
         }
-        if (remaining(pending)) {
-            return false;
-        }
         pending = null;
         return true;
+    }
+
+    /** Writes what the socket takes now; whether all of it is out. */
+    private boolean writeSome(ByteBuffer[] out) throws IOException {
+        if (tls != null) {
+            return tls.write(out);
+        }
+        ch.write(out);
+        return !remaining(out);
     }
 
     /** The answer is out: close, or go on with the next request. */
@@ -281,8 +325,10 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (dispatching) {
             return; // processInput's loop goes on with the next buffered request
         }
-        if (in.position() > 0) {
-            if (CorCo.current() != null) {
+        if (in.position() > 0 || (tls != null && tls.hasBufferedInput())) {
+            if (tls != null && in.position() == 0) {
+                owner.loop.execute(this::resumeTls);
+            } else if (CorCo.current() != null) {
                 owner.loop.execute(this::processInput); // pipelined: out of the finishing coroutine first
             } else {
                 processInput();
@@ -294,7 +340,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
 
     private void writeSmall(byte[] bytes) {
         try {
-            ch.write(ByteBuffer.wrap(bytes)); // 25 bytes into an empty send buffer: all or a dead peer
+            writeSome(new ByteBuffer[] {ByteBuffer.wrap(bytes)}); // a few bytes into an empty send buffer: all or a dead peer
         } catch (IOException e) {
             close();
         }
@@ -349,6 +395,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
      */
     private void closeGracefully() {
         try {
+            if (tls != null) {
+                tls.closeOutbound();
+            }
             ch.shutdownOutput();
         } catch (IOException e) {
             close();
@@ -389,6 +438,12 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (lingering) {
             if (now - lingerStartNanos > LINGER_NANOS) {
                 close();
+            }
+            return;
+        }
+        if (tls != null && !tls.handshakeDone()) {
+            if (now - openedNanos > TimeUnit.MILLISECONDS.toNanos(limits.headerTimeoutMs())) {
+                close(); // a TLS handshake that does not finish: nobody to answer in HTTP
             }
             return;
         }
@@ -440,6 +495,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
         closed = true;
         pending = null;
+        if (tls != null && !lingering) {
+            tls.closeOutbound();
+        }
         if (key != null) {
             key.cancel();
         }

@@ -1,0 +1,288 @@
+package dev.cor.http;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
+
+import dev.cor.base.CorCoLoop;
+
+/**
+ * TLS under one server connection: an {@link SSLEngine} between the socket and the HTTP parser,
+ * driven by readiness like the plain socket (nothing here blocks). The handshake runs as bytes
+ * arrive; delegated tasks (NEED_TASK) run off the loop on a helper thread and the connection is
+ * resumed through its loop's inbox. BUFFER_OVERFLOW grows the buffer, BUFFER_UNDERFLOW reads
+ * more, CLOSED ends the stream. Its connection's loop thread only.
+ */
+final class HttpTls {
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final SSLEngine engine;
+    private final SocketChannel ch;
+    private ByteBuffer netIn;  // write mode: bytes read from the socket, not yet unwrapped
+    private ByteBuffer netOut; // write mode: records wrapped, not yet written
+    private ByteBuffer appIn;  // write mode: plaintext unwrapped, not yet handed over
+    private boolean handshakeDone;
+    private boolean taskRunning;
+    private boolean inboundClosed;
+
+    HttpTls(SSLEngine engine, SocketChannel ch) {
+        this.engine = engine;
+        this.ch = ch;
+        int packet = engine.getSession().getPacketBufferSize();
+        this.netIn = ByteBuffer.allocate(packet);
+        this.netOut = ByteBuffer.allocate(packet);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+    }
+
+    boolean handshakeDone() {
+        return handshakeDone;
+    }
+
+    /** Plaintext or undecrypted bytes held here that a read would hand over without the socket. */
+    boolean hasBufferedInput() {
+        return appIn.position() > 0 || (handshakeDone && netIn.position() > 0);
+    }
+
+    /** Records wrapped and not yet on the socket: the connection waits for OP_WRITE. */
+    boolean hasPendingOutput() {
+        return netOut.position() > 0;
+    }
+
+    /**
+     * Reads plaintext into {@code dst}, driving the handshake first.
+     *
+     * @return bytes handed over (0: wait for readiness, or a delegated task is running), -1 at the end
+     */
+    int read(ByteBuffer dst, CorCoLoop loop, Runnable resume) throws IOException {
+        while (true) {
+            if (appIn.position() > 0) {
+                return transfer(dst);
+            }
+            if (inboundClosed) {
+                return -1;
+            }
+            if (!handshakeDone && !handshake(loop, resume)) {
+                return inboundClosed ? -1 : 0;
+            }
+            netIn.flip();
+            SSLEngineResult r;
+            try {
+                r = engine.unwrap(netIn, appIn);
+            } finally {
+                netIn.compact();
+            }
+            switch (r.getStatus()) {
+                case OK -> {
+                    if (r.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING
+                            && r.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.FINISHED) {
+                        handshakeDone = false; // a post-handshake message (key update): drive it
+                    }
+                }
+                case BUFFER_UNDERFLOW -> {
+                    if (!fill()) {
+                        return inboundClosed ? -1 : 0;
+                    }
+                }
+                case BUFFER_OVERFLOW -> appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+                case CLOSED -> {
+                    inboundClosed = true;
+                    return appIn.position() > 0 ? transfer(dst) : -1;
+                }
+                default -> throw new IllegalStateException(r.getStatus().name());
+            }
+        }
+    }
+
+    /**
+     * Wraps and writes as much of {@code srcs} as the socket takes now.
+     *
+     * @return whether everything - plaintext and records - is on the socket
+     */
+    boolean write(ByteBuffer[] srcs) throws IOException {
+        if (!flush()) {
+            return false;
+        }
+        while (remaining(srcs)) {
+            SSLEngineResult r = engine.wrap(srcs, netOut);
+            switch (r.getStatus()) {
+                case OK -> {
+                    if (!flush()) {
+                        return false;
+                    }
+                }
+                case BUFFER_OVERFLOW -> {
+                    if (netOut.position() > 0) {
+                        if (!flush()) {
+                            return false;
+                        }
+                    } else {
+                        netOut = grow(netOut, engine.getSession().getPacketBufferSize());
+                    }
+                }
+                case CLOSED -> throw new SSLException("the TLS session is closed");
+                default -> throw new IllegalStateException(r.getStatus().name());
+            }
+        }
+        return true;
+    }
+
+    /** Writes the wrapped records held here; whether none is left. */
+    boolean flush() throws IOException {
+        if (netOut.position() == 0) {
+            return true;
+        }
+        netOut.flip();
+        try {
+            ch.write(netOut);
+        } finally {
+            netOut.compact();
+        }
+        return netOut.position() == 0;
+    }
+
+    /** Sends close_notify as far as the socket takes it now. */
+    void closeOutbound() {
+        try {
+            engine.closeOutbound();
+            while (!engine.isOutboundDone()) {
+                SSLEngineResult r = engine.wrap(EMPTY, netOut);
+                if (r.getStatus() != SSLEngineResult.Status.OK || !flush()) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            // closing: best effort
+        }
+    }
+
+    /** Drives the handshake as far as the bytes at hand allow; true once it is done. */
+    private boolean handshake(CorCoLoop loop, Runnable resume) throws IOException {
+        while (true) {
+            if (taskRunning) {
+                return false;
+            }
+            switch (engine.getHandshakeStatus()) {
+                case NOT_HANDSHAKING, FINISHED -> {
+                    handshakeDone = true;
+                    return true;
+                }
+                case NEED_TASK -> {
+                    taskRunning = true;
+                    Runnable task;
+                    java.util.List<Runnable> tasks = new java.util.ArrayList<>();
+                    while ((task = engine.getDelegatedTask()) != null) {
+                        tasks.add(task);
+                    }
+                    // Certificate checks and key generation can take milliseconds: never on the loop.
+                    loop.blockingExecutor().execute(() -> {
+                        for (Runnable t : tasks) {
+                            t.run();
+                        }
+                        try {
+                            loop.execute(() -> {
+                                taskRunning = false;
+                                resume.run();
+                            });
+                        } catch (java.util.concurrent.RejectedExecutionException e) {
+                            // the loop has ended: so has the connection
+                        }
+                    });
+                    return false;
+                }
+                case NEED_WRAP -> {
+                    SSLEngineResult r = engine.wrap(EMPTY, netOut);
+                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                        if (netOut.position() == 0) {
+                            netOut = grow(netOut, engine.getSession().getPacketBufferSize());
+                        } else if (!flush()) {
+                            return false;
+                        }
+                        continue;
+                    }
+                    if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+                        flush();
+                        inboundClosed = true;
+                        return false;
+                    }
+                    if (!flush()) {
+                        return false; // OP_WRITE, then on
+                    }
+                }
+                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                    netIn.flip();
+                    SSLEngineResult r;
+                    try {
+                        r = engine.unwrap(netIn, appIn);
+                    } finally {
+                        netIn.compact();
+                    }
+                    switch (r.getStatus()) {
+                        case BUFFER_UNDERFLOW -> {
+                            if (!fill()) {
+                                return false;
+                            }
+                        }
+                        case BUFFER_OVERFLOW -> appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+                        case CLOSED -> {
+                            inboundClosed = true;
+                            return false;
+                        }
+                        default -> {
+                            // OK: on to the next step
+                        }
+                    }
+                }
+                default -> throw new IllegalStateException(engine.getHandshakeStatus().name());
+            }
+        }
+    }
+
+    /** Reads more of the socket into netIn; false when nothing came (or the peer ended). */
+    private boolean fill() throws IOException {
+        if (!netIn.hasRemaining()) {
+            netIn = grow(netIn, engine.getSession().getPacketBufferSize());
+        }
+        int n = ch.read(netIn);
+        if (n < 0) {
+            inboundClosed = true;
+            try {
+                engine.closeInbound();
+            } catch (SSLException e) {
+                // the peer ended without close_notify: the stream ends here all the same
+            }
+            return false;
+        }
+        return n > 0;
+    }
+
+    private int transfer(ByteBuffer dst) {
+        appIn.flip();
+        int n = Math.min(appIn.remaining(), dst.remaining());
+        int limit = appIn.limit();
+        appIn.limit(appIn.position() + n);
+        dst.put(appIn);
+        appIn.limit(limit);
+        appIn.compact();
+        return n;
+    }
+
+    private static ByteBuffer grow(ByteBuffer b, int atLeast) {
+        ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + atLeast));
+        b.flip();
+        bigger.put(b);
+        return bigger;
+    }
+
+    private static boolean remaining(ByteBuffer[] bufs) {
+        for (ByteBuffer b : bufs) {
+            if (b.hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
