@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The switch against its physical limit, in one run: {@code CorCo} yield+resume against a raw
  * {@link Continuation}'s, and a pooled {@code CorCo} start-run-finish against a fresh raw
- * continuation created, run and finished. The bars: yield+resume within 1.2x raw,
- * start-run-finish no slower than fresh raw.
+ * continuation created, run and finished - and the same two for a task that waits once. The bars:
+ * yield+resume within 1.2x raw, start-run-finish no slower than fresh raw.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -57,6 +57,10 @@ public class CorCoSwitchBenchmark {
         CorCoLoop loop;
         CorCo spinning;
         final CorCoTask empty = () -> null;
+        final CorCoTask yieldOnce = () -> {
+            CorCo.yield();
+            return null;
+        };
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -101,4 +105,23 @@ public class CorCoSwitchBenchmark {
     public CorCo corCoPooledStartRunFinish(Co s) {
         return CorCo.start(s.empty);
     }
+
+    /** The case coroutines exist for: a task that waits once. A fresh continuation run to its yield, resumed, finished. */
+    @Benchmark
+    public boolean rawFreshWaitOnceFinish() {
+        Continuation c = new Continuation(SCOPE, YIELD_ONCE);
+        c.run();
+        c.run();
+        return c.isDone();
+    }
+
+    /** A pooled coroutine whose task yields once: start, resume, finish. */
+    @Benchmark
+    public CorCo corCoPooledWaitOnceFinish(Co s) {
+        CorCo co = CorCo.start(s.yieldOnce);
+        co.resume();
+        return co;
+    }
+
+    private static final Runnable YIELD_ONCE = () -> Continuation.yield(SCOPE);
 }

@@ -20,6 +20,11 @@ final class CoContinuation extends Continuation {
         this.owner = owner;
     }
 
+    /** The coroutine whose continuation is mounted innermost on this thread, or null. */
+    static CorCo currentOwner() {
+        return Continuation.getCurrentContinuation(SCOPE) instanceof CoContinuation c ? c.owner : null;
+    }
+
     /** Suspends the innermost cor continuation mounted on this thread. */
     static void suspend() {
         Continuation.yield(SCOPE);

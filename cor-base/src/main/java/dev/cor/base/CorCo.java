@@ -320,20 +320,19 @@ public final class CorCo {
      * @throws CorCoCancelledException if the loop stops meanwhile (the call is interrupted, or never begins)
      */
     public static <T> T blocking(Callable<T> call) throws Exception {
-        CorCoLoop loop = CorCoLoop.current();
-        CorCo co = loop == null ? null : loop.current;
+        CorCo co = current();
         if (co == null) {
             return call.call();
         }
-        return loop.blocking(co, call);
+        return co.loop.blocking(co, call);
     }
 
     // ---------------------------------------------------------------- looking
 
     /** The coroutine running on this thread, or {@code null} outside one. */
     public static CorCo current() {
-        CorCoLoop loop = CorCoLoop.current();
-        return loop == null ? null : loop.current;
+        // The mounted continuation knows its coroutine: no thread-local look-up on the yield path.
+        return CorCoSupport.available() ? CoContinuation.currentOwner() : null;
     }
 
     public State state() {

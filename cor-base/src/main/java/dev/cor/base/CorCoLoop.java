@@ -87,7 +87,7 @@ public final class CorCoLoop implements Executor {
 
     @SuppressWarnings("unused") // through WAKE_STATE
     private volatile int wakeState;
-    private volatile Thread thread;
+    private Thread thread; // set before the loop runs; another thread that sees it late is not the loop either
     private volatile boolean stopping;
     private final CountDownLatch terminated = new CountDownLatch(1);
 
