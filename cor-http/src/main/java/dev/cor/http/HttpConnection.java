@@ -241,7 +241,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             return;
         }
         answerStarted = true;
-        ByteBuffer head = ByteBuffer.wrap(head(req));
+        ByteBuffer head = head(req);
         byte[] body = req.responseBody();
         boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
         ByteBuffer[] out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
@@ -346,10 +346,12 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
     }
 
-    private byte[] head(CorRest req) {
+    /** The status line, fields and blank line, written into the connection's reusable head buffer. */
+    private ByteBuffer head(CorRest req) {
         int status = req.status();
-        StringBuilder sb = new StringBuilder(128);
-        sb.append("HTTP/1.1 ").append(status).append(' ').append(reasonPhrase(status)).append("\r\n");
+        HeadWriter w = headWriter;
+        w.reset();
+        w.bytes(HttpStatusLines.of(status));
         CorRestHeaders h = req.responseHeaders();
         for (int i = 0; i < h.size(); i++) {
             String name = h.name(i);
@@ -357,25 +359,26 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
                     || name.equalsIgnoreCase("Transfer-Encoding") || name.equalsIgnoreCase("Date")) {
                 continue; // the server owns the framing
             }
-            sb.append(name).append(": ").append(h.value(i)).append("\r\n");
+            w.latin1(name).bytes(COLON_SP).latin1(h.value(i)).bytes(CRLF);
         }
         if (bodyAllowed(status)) {
-            sb.append("Content-Length: ").append(req.responseBody().length).append("\r\n");
+            w.bytes(CONTENT_LENGTH).number(req.responseBody().length).bytes(CRLF);
         }
         if (closeAfterAnswer || peerClosed) {
-            sb.append("Connection: close\r\n");
+            w.bytes(CONNECTION_CLOSE);
         } else if (keepAlive10) {
-            sb.append("Connection: keep-alive\r\n");
+            w.bytes(CONNECTION_KEEP_ALIVE);
         }
-        byte[] date = owner.dateLine();
-        byte[] text = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
-        byte[] all = new byte[text.length + date.length + 2];
-        System.arraycopy(text, 0, all, 0, text.length);
-        System.arraycopy(date, 0, all, text.length, date.length);
-        all[all.length - 2] = '\r';
-        all[all.length - 1] = '\n';
-        return all;
+        w.bytes(owner.dateLine()).bytes(CRLF);
+        return w.buffer();
     }
+
+    private final HeadWriter headWriter = new HeadWriter();
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] COLON_SP = {':', ' '};
+    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONNECTION_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONNECTION_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private static boolean bodyAllowed(int status) {
         return status >= 200 && status != 204 && status != 304;
