@@ -208,6 +208,37 @@ class CorRestClientCoroutineTest {
     }
 
     @Test
+    void sixteenCoroutinesChurningOnePoolNeverShareAConnectionAndEachGetsItsOwnAnswer() throws Exception {
+        // few idle slots, so connections are taken, given back, closed and opened all the time
+        TestServer server = closing(TestServer.http((req, s, out) -> {
+            Thread.sleep(Integer.parseInt(req.query("ms")));
+            TestServer.respond(out, 200, "id=" + req.query("id"));
+        }));
+        CorRestClient client = closing(CorRestClient.builder().maxIdlePerOrigin(4).build());
+        CorCoLoop loop = loop(64);
+        List<CompletableFuture<Integer>> callers = new ArrayList<>();
+        for (int c = 0; c < 16; c++) {
+            int caller = c;
+            callers.add(coroutine(loop, () -> {
+                for (int i = 0; i < 20; i++) {
+                    String id = caller + "-" + i;
+                    String body = client.send(CorRestClientRequest.get(server.url("/?id=" + id + "&ms=" + ((caller + i) % 3)))).bodyText();
+                    assertEquals("id=" + id, body);
+                }
+                return caller;
+            }));
+        }
+        for (CompletableFuture<Integer> f : callers) {
+            get(f);
+        }
+        assertEquals(16 * 20, server.requests.get());
+        List<Integer> counts = onLoop(loop, () -> List.of(client.openConnections(), client.idleConnections(), loop.liveCoroutines()));
+        assertEquals(counts.get(1), counts.get(0), "busy connections left");
+        assertTrue(counts.get(1) <= 4);
+        assertEquals(0, counts.get(2));
+    }
+
+    @Test
     void twoSequentialRequestsFromOneCoroutineReuseOneConnection() throws Exception {
         TestServer server = delayedEcho(0);
         CorRestClient client = closing(CorRestClient.builder().build());
