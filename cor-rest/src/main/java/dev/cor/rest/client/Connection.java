@@ -17,7 +17,6 @@ final class Connection {
     /** Taken from the idle list: a failure before any byte may just be a stale keep-alive. */
     boolean reused;
     long idleSinceNanos;
-    int requests;
 
     SocketChannel channel;
     Conduit conduit;

@@ -129,7 +129,6 @@ final class Http1Transport implements Transport {
 
     private Http1.Result send(CorRestClient client, Connection c, CorRestClientRequest req) throws IOException {
         c.received = 0;
-        c.requests++;
         long responseMs = client.responseTimeoutMs;
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(responseMs);
         Waits.Phase phase = () -> "no complete response from " + c.origin + " to " + req.method() + " " + req.target
