@@ -1,0 +1,313 @@
+package dev.cor.rest.client;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLException;
+
+import dev.cor.base.CorCo;
+
+/**
+ * A connection's bytes through an {@link SSLEngine}: {@code https://}. The handshake and every
+ * record go through {@link Waits}, so TLS yields inside a coroutine like any other wait. Delegated
+ * tasks (certificate checks) run off the loop with {@link CorCo#blocking} inside a coroutine, and
+ * right here on a plain thread.
+ * <p>
+ * Buffers are kept in write mode between calls: {@code netIn} holds bytes read and not yet
+ * unwrapped, {@code appIn} bytes decrypted and not yet handed out - both are used up before the
+ * next wait, or a wait would stall on data already here.
+ */
+final class TlsConduit extends Conduit {
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    // A record is at most ~16.7 KiB (~33 KiB if the peer allows large ones): past this, it is garbage.
+    private static final int MAX_NET_BUFFER = 1 << 17;
+
+    private final SSLEngine engine;
+    private ByteBuffer netIn;
+    private ByteBuffer netOut;
+    private ByteBuffer appIn;
+    private boolean inboundDone;
+
+    TlsConduit(SocketChannel channel, SSLEngine engine) {
+        super(channel);
+        this.engine = engine;
+        int packet = engine.getSession().getPacketBufferSize();
+        this.netIn = ByteBuffer.allocate(packet);
+        this.netOut = ByteBuffer.allocate(packet);
+        this.appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+    }
+
+    /** Runs the handshake to its end, or fails by the deadline. */
+    void handshake(long deadlineNanos, Waits.Phase phase) throws IOException {
+        engine.beginHandshake();
+        HandshakeStatus hs = engine.getHandshakeStatus();
+        while (true) {
+            switch (hs) {
+                case NEED_WRAP -> hs = wrap(EMPTY, deadlineNanos, phase);
+                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> hs = unwrapForHandshake(deadlineNanos, phase);
+                case NEED_TASK -> {
+                    runDelegatedTasks();
+                    hs = engine.getHandshakeStatus();
+                }
+                case FINISHED, NOT_HANDSHAKING -> {
+                    return;
+                }
+            }
+        }
+    }
+
+    private HandshakeStatus unwrapForHandshake(long deadlineNanos, Waits.Phase phase) throws IOException {
+        while (true) {
+            SSLEngineResult r = unwrap();
+            switch (r.getStatus()) {
+                case OK -> {
+                    if (r.bytesConsumed() > 0 || r.getHandshakeStatus() != HandshakeStatus.NEED_UNWRAP) {
+                        return r.getHandshakeStatus();
+                    }
+                    readMore(deadlineNanos, phase, true);
+                }
+                case BUFFER_UNDERFLOW -> readMore(deadlineNanos, phase, true);
+                case BUFFER_OVERFLOW -> growAppIn();
+                case CLOSED -> throw new CorRestClientException(CorRestClientException.Kind.TLS,
+                        "the peer closed TLS during the handshake");
+            }
+        }
+    }
+
+    /**
+     * Reads raw bytes into {@code netIn}, waiting if there are none yet.
+     *
+     * @return {@code false} at the end of the stream (during the handshake: a TLS failure)
+     */
+    private boolean readMore(long deadlineNanos, Waits.Phase phase, boolean handshaking) throws IOException {
+        if (!netIn.hasRemaining()) {
+            growNetIn();
+        }
+        while (true) {
+            int n = channel.read(netIn);
+            if (n > 0) {
+                return true;
+            }
+            if (n < 0) {
+                if (handshaking) {
+                    throw new CorRestClientException(CorRestClientException.Kind.TLS,
+                            "the peer closed the connection during the TLS handshake");
+                }
+                return false;
+            }
+            Waits.await(channel, SelectionKey.OP_READ, deadlineNanos, phase);
+        }
+    }
+
+    @Override
+    int read(ByteBuffer dst, long deadlineNanos, Waits.Phase phase) throws IOException {
+        while (true) {
+            if (appIn.position() > 0) {
+                appIn.flip();
+                int n = Math.min(appIn.remaining(), dst.remaining());
+                int limit = appIn.limit();
+                appIn.limit(appIn.position() + n);
+                dst.put(appIn);
+                appIn.limit(limit);
+                appIn.compact();
+                return n;
+            }
+            if (inboundDone) {
+                return -1;
+            }
+            if (netIn.position() > 0) {
+                SSLEngineResult r = unwrap();
+                switch (r.getStatus()) {
+                    case OK -> {
+                        afterHandshakeMessage(r.getHandshakeStatus(), deadlineNanos, phase);
+                        if (r.bytesProduced() > 0 || r.bytesConsumed() > 0) {
+                            continue;
+                        }
+                    }
+                    case BUFFER_OVERFLOW -> {
+                        growAppIn();
+                        continue;
+                    }
+                    case BUFFER_UNDERFLOW -> {
+                        // a partial record: read the rest below
+                    }
+                    case CLOSED -> {
+                        // close_notify: what came before it is still handed out above
+                        inboundDone = true;
+                        continue;
+                    }
+                }
+            }
+            if (!readMore(deadlineNanos, phase, false)) {
+                inboundDone = true;
+                try {
+                    engine.closeInbound();
+                } catch (SSLException truncated) {
+                    // closed without close_notify: the HTTP framing tells whether anything is missing
+                }
+            }
+        }
+    }
+
+    /** After the handshake the peer may still send handshake messages (tickets, key updates). */
+    private void afterHandshakeMessage(HandshakeStatus hs, long deadlineNanos, Waits.Phase phase) throws IOException {
+        while (hs == HandshakeStatus.NEED_TASK || hs == HandshakeStatus.NEED_WRAP) {
+            if (hs == HandshakeStatus.NEED_TASK) {
+                runDelegatedTasks();
+                hs = engine.getHandshakeStatus();
+            } else {
+                hs = wrap(EMPTY, deadlineNanos, phase);
+            }
+        }
+    }
+
+    @Override
+    void write(ByteBuffer src, long deadlineNanos, Waits.Phase phase) throws IOException {
+        while (src.hasRemaining()) {
+            HandshakeStatus hs = wrap(src, deadlineNanos, phase);
+            if (hs == HandshakeStatus.NEED_TASK) {
+                runDelegatedTasks();
+            }
+        }
+    }
+
+    /** Wraps once from {@code src} and sends the record(s) it made. */
+    private HandshakeStatus wrap(ByteBuffer src, long deadlineNanos, Waits.Phase phase) throws IOException {
+        while (true) {
+            SSLEngineResult r = engine.wrap(src, netOut);
+            switch (r.getStatus()) {
+                case OK -> {
+                    flush(deadlineNanos, phase);
+                    return r.getHandshakeStatus();
+                }
+                case BUFFER_OVERFLOW -> {
+                    if (netOut.position() > 0) {
+                        flush(deadlineNanos, phase);
+                    } else {
+                        netOut = grow(netOut, engine.getSession().getPacketBufferSize());
+                    }
+                }
+                case CLOSED -> throw new CorRestClientException(CorRestClientException.Kind.CLOSED,
+                        "TLS was closed before the request was sent");
+                case BUFFER_UNDERFLOW -> throw new CorRestClientException(CorRestClientException.Kind.TLS,
+                        "TLS wrap reported an underflow");
+            }
+        }
+    }
+
+    private void flush(long deadlineNanos, Waits.Phase phase) throws IOException {
+        netOut.flip();
+        try {
+            while (netOut.hasRemaining()) {
+                if (channel.write(netOut) == 0) {
+                    Waits.await(channel, SelectionKey.OP_WRITE, deadlineNanos, phase);
+                }
+            }
+        } finally {
+            netOut.compact();
+        }
+    }
+
+    private SSLEngineResult unwrap() throws SSLException {
+        netIn.flip();
+        try {
+            return engine.unwrap(netIn, appIn);
+        } finally {
+            netIn.compact();
+        }
+    }
+
+    private void runDelegatedTasks() throws IOException {
+        try {
+            // Certificate checks can be slow: off the loop inside a coroutine, right here elsewhere.
+            CorCo.blocking(() -> {
+                Runnable task;
+                while ((task = engine.getDelegatedTask()) != null) {
+                    task.run();
+                }
+                return null;
+            });
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CorRestClientException(CorRestClientException.Kind.TLS, "interrupted in a TLS task", e);
+        } catch (Exception e) {
+            throw new CorRestClientException(CorRestClientException.Kind.TLS, "a TLS task failed: " + e, e);
+        }
+    }
+
+    private void growAppIn() throws CorRestClientException {
+        appIn = grow(appIn, engine.getSession().getApplicationBufferSize());
+    }
+
+    private void growNetIn() throws CorRestClientException {
+        netIn = grow(netIn, engine.getSession().getPacketBufferSize());
+    }
+
+    private static ByteBuffer grow(ByteBuffer b, int sessionSize) throws CorRestClientException {
+        int size = Math.max(b.capacity() * 2, b.position() + sessionSize);
+        if (size > MAX_NET_BUFFER) {
+            throw new CorRestClientException(CorRestClientException.Kind.TLS, "a TLS record over " + MAX_NET_BUFFER + " bytes");
+        }
+        ByteBuffer bigger = ByteBuffer.allocate(size);
+        b.flip();
+        bigger.put(b);
+        return bigger;
+    }
+
+    @Override
+    boolean usableAfterIdle() {
+        if (!channel.isOpen() || inboundDone) {
+            return false;
+        }
+        try {
+            if (channel.read(netIn) < 0) {
+                return false;
+            }
+            // a ticket or key update is fine; a close_notify or data nobody asked for is not
+            while (netIn.position() > 0) {
+                SSLEngineResult r = unwrap();
+                if (r.getStatus() != SSLEngineResult.Status.OK || appIn.position() > 0) {
+                    return r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && appIn.position() == 0;
+                }
+                if (r.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING && r.getHandshakeStatus() != HandshakeStatus.FINISHED) {
+                    return false;
+                }
+                if (r.bytesConsumed() == 0) {
+                    break;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
+    void close() {
+        try {
+            if (channel.isOpen() && channel.isConnected()) {
+                // close_notify, best effort: one non-blocking write, no wait
+                engine.closeOutbound();
+                netOut.clear();
+                engine.wrap(EMPTY, netOut);
+                netOut.flip();
+                channel.write(netOut);
+            }
+        } catch (IOException | RuntimeException e) {
+            // the connection is going anyway
+        } finally {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // closing: nothing more to do
+            }
+        }
+    }
+}

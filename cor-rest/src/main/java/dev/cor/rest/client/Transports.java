@@ -1,0 +1,24 @@
+package dev.cor.rest.client;
+
+import dev.cor.rest.client.CorRestClientException.Kind;
+
+/** The one place where a URL's scheme picks its transport. */
+final class Transports {
+    private Transports() {
+    }
+
+    static Transport forScheme(CorRestClient client, CorRestClientRequest request) throws CorRestClientException {
+        return switch (request.scheme) {
+            case "http" -> Http1Transport.PLAIN;
+            case "https" -> {
+                if (client.sslContext == null) {
+                    throw new CorRestClientException(Kind.TLS, "cannot send " + request
+                            + ": this client has no TLS (give it one with CorRestClient.builder().sslContext(...))");
+                }
+                yield Http1Transport.TLS;
+            }
+            default -> throw new CorRestClientException(Kind.REFUSED, "cannot send " + request
+                    + ": no transport for the scheme " + request.scheme + "://");
+        };
+    }
+}

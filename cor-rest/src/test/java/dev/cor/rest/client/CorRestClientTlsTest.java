@@ -1,0 +1,208 @@
+package dev.cor.rest.client;
+
+import static dev.cor.rest.client.TestLoops.coroutine;
+import static dev.cor.rest.client.TestLoops.inCoroutine;
+import static dev.cor.rest.client.TestLoops.onLoop;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.TrustManagerFactory;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.rest.client.CorRestClientException.Kind;
+
+/** https through SSLEngine on the loop and on a plain thread, with a certificate made for the test. */
+class CorRestClientTlsTest {
+    private static final char[] PASSWORD = "test-only".toCharArray();
+    private static final byte[] BIG = new byte[200 * 1024];
+
+    @TempDir
+    static Path dir;
+    private static SSLContext serverContext;
+    private static SSLContext clientContext;
+    private static TestServer https;
+
+    private CorCoLoop loop;
+    private CorRestClient client;
+
+    @BeforeAll
+    static void makeCertificateAndServer() throws Exception {
+        Path store = dir.resolve("localhost.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "localhost", "-keyalg", "EC", "-groupname", "secp256r1",
+                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2",
+                "-storetype", "PKCS12", "-keystore", store.toString(),
+                "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
+                .redirectErrorStream(true).start();
+        String output = new String(keytool.getInputStream().readAllBytes());
+        assertTrue(keytool.waitFor(60, TimeUnit.SECONDS) && keytool.exitValue() == 0, "keytool failed: " + output);
+
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(store)) {
+            keys.load(in, PASSWORD);
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, PASSWORD);
+        serverContext = SSLContext.getInstance("TLS");
+        serverContext.init(kmf.getKeyManagers(), null, null);
+
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("localhost", keys.getCertificate("localhost"));
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        clientContext = SSLContext.getInstance("TLS");
+        clientContext.init(null, tmf.getTrustManagers(), null);
+
+        for (int i = 0; i < BIG.length; i++) {
+            BIG[i] = (byte) (i * 31 + (i >>> 9));
+        }
+        SSLServerSocket ss = (SSLServerSocket) serverContext.getServerSocketFactory()
+                .createServerSocket(0, 128, InetAddress.getByName("127.0.0.1"));
+        https = TestServer.http(ss, (req, s, out) -> {
+            if (req.target().startsWith("/big")) {
+                TestServer.respond(out, 200, BIG);
+            } else {
+                TestServer.respond(out, 200, "tls " + req.header("Host") + " " + new String(req.body()));
+            }
+        });
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        https.close();
+    }
+
+    /** Counts the calls run off the loop with CorCo.blocking: the TLS delegated tasks. */
+    private final AtomicInteger offLoop = new AtomicInteger();
+
+    @BeforeEach
+    void setUp() {
+        loop = CorCoLoop.builder().name("tls-loop").coroutineCap(64).blockingExecutor(task -> {
+            offLoop.incrementAndGet();
+            Thread.ofPlatform().daemon().start(task);
+        }).build().start();
+        client = CorRestClient.builder().sslContext(clientContext).handshakeTimeoutMs(500).build();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        client.close();
+        TestLoops.stop(loop);
+    }
+
+    private String url(String host, String path) {
+        return "https://" + host + ":" + https.port() + path;
+    }
+
+    @Test
+    void anHttpsGetInsideACoroutineReadsABodyOfManyRecordsAndKeepsTheConnection() throws Exception {
+        List<Object> got = inCoroutine(loop, () -> {
+            byte[] big = client.send(CorRestClientRequest.get(url("localhost", "/big"))).body();
+            String small = client.send(CorRestClientRequest.post(url("localhost", "/echo"), "text/plain", "hello".getBytes())).bodyText();
+            return List.of(big, small, client.openConnections(), client.idleConnections());
+        });
+        assertArrayEquals(BIG, (byte[]) got.get(0));
+        assertEquals("tls localhost:" + https.port() + " hello", got.get(1));
+        assertEquals(List.of(1, 1), got.subList(2, 4), "the TLS connection was not kept alive");
+        assertTrue(offLoop.get() > 0, "the handshake's delegated tasks did not run off the loop");
+        assertEquals(0, (int) onLoop(loop, loop::liveCoroutines));
+    }
+
+    @Test
+    void anHttpsGetFromAPlainThreadWorksBlocking() throws Exception {
+        CorRestClientResponse big = client.send(CorRestClientRequest.get(url("127.0.0.1", "/big")));
+        assertArrayEquals(BIG, big.body());
+        assertEquals("tls 127.0.0.1:" + https.port() + " ", client.send(CorRestClientRequest.get(url("127.0.0.1", "/"))).bodyText());
+        assertEquals(1, client.idleConnections());
+    }
+
+    @Test
+    void anUntrustedCertificateAndACertificateForAnotherNameAreTlsErrors() throws Exception {
+        try (CorRestClient untrusting = CorRestClient.builder().sslContext(SSLContext.getDefault()).build()) {
+            CorRestClientException e = assertThrows(CorRestClientException.class,
+                    () -> untrusting.send(CorRestClientRequest.get(url("127.0.0.1", "/"))));
+            assertEquals(Kind.TLS, e.kind(), e.toString());
+            assertEquals(0, untrusting.openConnections());
+        }
+        // trusted, but it names localhost and 127.0.0.1: endpoint identification must refuse another name
+        CorRestResolver toLoopback = CorRestResolver.of(host -> new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})}, 1000);
+        try (CorRestClient named = CorRestClient.builder().sslContext(clientContext).resolver(toLoopback).build()) {
+            CorRestClientException e = inCoroutine(loop, () -> {
+                try {
+                    named.send(CorRestClientRequest.get(url("other.test", "/")));
+                    return null;
+                } catch (CorRestClientException x) {
+                    return x;
+                }
+            });
+            assertEquals(Kind.TLS, e.kind(), e.toString());
+            assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(named.openConnections(), loop.liveCoroutines())));
+        }
+    }
+
+    @Test
+    void aServerThatStallsTheHandshakeTimesOutNamingTheHandshakeWhileTheLoopKeepsTicking() throws Exception {
+        try (TestServer stall = TestServer.raw(TestServer::drain)) {
+            AtomicInteger ticks = new AtomicInteger();
+            AtomicBoolean ticking = new AtomicBoolean(true);
+            CompletableFuture<Object> ticker = coroutine(loop, () -> {
+                while (ticking.get()) {
+                    CorCo.sleep(20);
+                    ticks.incrementAndGet();
+                }
+                return null;
+            });
+            int before = ticks.get();
+            long t0 = System.nanoTime();
+            CorRestClientException e = inCoroutine(loop, () -> {
+                try {
+                    client.send(CorRestClientRequest.get("https://127.0.0.1:" + stall.port() + "/"));
+                    return null;
+                } catch (CorRestClientException x) {
+                    return x;
+                }
+            });
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            int during = ticks.get() - before;
+            ticking.set(false);
+            TestLoops.get(ticker);
+
+            assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
+            assertTrue(e.getMessage().contains("handshake"), e.getMessage());
+            assertTrue(ms >= 490 && ms < 3000, "the handshake deadline was 500 ms, it took " + ms);
+            assertTrue(during >= 10, "the ticker ticked " + during + " times in " + ms + " ms: the handshake held the loop");
+            assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(client.openConnections(), loop.liveCoroutines())));
+
+            // from a plain thread the same deadline holds
+            CorRestClientException blocking = assertThrows(CorRestClientException.class,
+                    () -> client.send(CorRestClientRequest.get("https://127.0.0.1:" + stall.port() + "/")));
+            assertEquals(Kind.TIMEOUT, blocking.kind());
+            assertTrue(blocking.getMessage().contains("handshake"), blocking.getMessage());
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.cor.rest.client;
+
+import static dev.cor.rest.client.TestLoops.coroutine;
+import static dev.cor.rest.client.TestLoops.inCoroutine;
+import static dev.cor.rest.client.TestLoops.onLoop;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+
+/** Names are looked up off the loop, once per time to live; addresses and localhost never. */
+class CorRestResolverTest {
+    private CorCoLoop loop;
+    private TestServer server;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        loop = TestLoops.start("resolver-loop", 64);
+        server = TestServer.http((req, s, out) -> TestServer.respond(out, 200, "host " + req.header("Host")));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        TestLoops.stop(loop);
+        server.close();
+    }
+
+    @Test
+    void aSlowLookupRunsOffTheLoopWhileTheLoopKeepsTickingAndIsCachedForItsTtl() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        AtomicReference<Thread> lookupThread = new AtomicReference<>();
+        CorRestResolver resolver = CorRestResolver.of(host -> {
+            lookups.incrementAndGet();
+            lookupThread.set(Thread.currentThread());
+            try {
+                Thread.sleep(500); // a slow name service
+            } catch (InterruptedException e) {
+                throw new java.io.InterruptedIOException();
+            }
+            return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})};
+        }, 60_000);
+        try (CorRestClient client = CorRestClient.builder().resolver(resolver).maxIdlePerOrigin(0).build()) {
+            AtomicInteger ticks = new AtomicInteger();
+            AtomicBoolean ticking = new AtomicBoolean(true);
+            CompletableFuture<Object> ticker = coroutine(loop, () -> {
+                while (ticking.get()) {
+                    CorCo.sleep(20);
+                    ticks.incrementAndGet();
+                }
+                return null;
+            });
+            String url = "http://slowname.test:" + server.port() + "/";
+            int before = ticks.get();
+            long t0 = System.nanoTime();
+            String first = inCoroutine(loop, () -> client.send(CorRestClientRequest.get(url)).bodyText());
+            long firstMs = (System.nanoTime() - t0) / 1_000_000;
+            int during = ticks.get() - before;
+
+            assertEquals("host slowname.test:" + server.port(), first);
+            assertTrue(firstMs >= 500, "the lookup did not take its 500 ms: " + firstMs);
+            assertTrue(during >= 10, "the ticker ticked " + during + " times in " + firstMs + " ms: the lookup held the loop");
+            assertNotNull(lookupThread.get());
+            assertNotEquals(loop.thread(), lookupThread.get(), "the lookup ran on the loop thread");
+
+            long t1 = System.nanoTime();
+            String second = inCoroutine(loop, () -> client.send(CorRestClientRequest.get(url)).bodyText());
+            assertEquals(first, second);
+            assertEquals(1, lookups.get(), "the name was looked up again within its time to live");
+            assertTrue((System.nanoTime() - t1) / 1_000_000 < 400, "the second request waited for a lookup");
+            ticking.set(false);
+            TestLoops.get(ticker);
+        }
+    }
+
+    @Test
+    void numericAddressesAndLocalhostNeedNoLookup() throws Exception {
+        CorRestResolver resolver = CorRestResolver.of(host -> {
+            throw new AssertionError("looked up " + host);
+        }, 1000);
+        assertEquals(InetAddress.getByName("127.0.0.1"), resolver.resolve("127.0.0.1"));
+        assertEquals(InetAddress.getByName("::1"), resolver.resolve("::1"));
+        assertSame(InetAddress.getLoopbackAddress(), resolver.resolve("localhost"));
+        // on the loop thread, outside any coroutine: nothing is looked up, so nothing blocks and nothing is refused
+        assertEquals(InetAddress.getLoopbackAddress(), onLoop(loop, () -> resolver.resolve("LocalHost")));
+        try (CorRestClient client = CorRestClient.builder().resolver(resolver).build()) {
+            String body = inCoroutine(loop, () -> client.send(CorRestClientRequest.get("http://localhost:" + server.port() + "/")).bodyText());
+            assertEquals("host localhost:" + server.port(), body);
+        }
+    }
+
+    @Test
+    void aNameThatDoesNotResolveIsAResolveErrorAndALookupOnTheLoopOutsideACoroutineIsRefused() throws Exception {
+        CorRestResolver resolver = CorRestResolver.of(host -> {
+            throw new java.net.UnknownHostException(host);
+        }, 1000);
+        try (CorRestClient client = CorRestClient.builder().resolver(resolver).build()) {
+            CorRestClientException e = inCoroutine(loop, () -> {
+                try {
+                    client.send(CorRestClientRequest.get("http://no.such.name.test/"));
+                    return null;
+                } catch (CorRestClientException x) {
+                    return x;
+                }
+            });
+            assertEquals(CorRestClientException.Kind.RESOLVE, e.kind());
+            assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(client.openConnections(), loop.liveCoroutines())));
+            assertEquals(CorRestClientException.Kind.RESOLVE, assertThrows(CorRestClientException.class,
+                    () -> client.send(CorRestClientRequest.get("http://no.such.name.test/"))).kind());
+        }
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> onLoop(loop, () -> resolver.resolve("some.name.test")));
+        assertTrue(refused.getMessage().contains("a loop never blocks"), refused.getMessage());
+    }
+}
