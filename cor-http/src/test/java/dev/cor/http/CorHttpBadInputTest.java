@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,7 +77,7 @@ class CorHttpBadInputTest {
             RawHttp.Answer a = c.read();
             assertEquals(status, a.status(), what + ": " + a.statusLine());
             assertEquals("close", a.fields().get("connection"), what);
-            JsonNode problem = CorRest.JSON.readTree(a.body());
+            JsonNode problem = CorRestJson.mapper().readTree(a.body());
             assertEquals(status, problem.get("status").asInt());
             assertTrue(problem.get("detail").asText().length() > 5, what + ": a reason is given");
             assertTrue(c.closedByServer(), what + ": closed after the error");
@@ -106,7 +107,7 @@ class CorHttpBadInputTest {
             });
             RawHttp.Answer a = c.read();
             assertEquals(413, a.status());
-            assertTrue(CorRest.JSON.readTree(a.body()).get("detail").asText().contains(String.valueOf(declared)));
+            assertTrue(CorRestJson.mapper().readTree(a.body()).get("detail").asText().contains(String.valueOf(declared)));
             sender.join(10_000);
         }
     }

@@ -9,7 +9,6 @@ import java.util.Objects;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.base.CorCo;
@@ -29,9 +28,6 @@ import dev.cor.base.CorCoLoop;
  * follows the coroutine across its yields; inline on a loop or on a worker it is the thread's.
  */
 public final class CorRest {
-    /** The one JSON mapper of the runtime: thread-safe once configured. */
-    public static final ObjectMapper JSON = new ObjectMapper();
-
     /** The request running inline on a loop or on a worker: set only while it runs, never across a yield. */
     private static final ThreadLocal<CorRest> ON_THREAD = new ThreadLocal<>();
 
@@ -169,7 +165,7 @@ public final class CorRest {
             jsonParsed = true;
             if (body.length > 0 && isJsonType(headers.get("Content-Type"))) {
                 try {
-                    json = JSON.readTree(body);
+                    json = CorRestJson.mapper().readTree(body);
                 } catch (IOException e) {
                     throw new CorRestException(400, "Bad Request", "the body is not valid JSON: " + firstLine(e));
                 }
@@ -211,7 +207,7 @@ public final class CorRest {
     /** Sets a JSON response. */
     public CorRest respondJson(int status, JsonNode body) {
         try {
-            return respond(status, "application/json", JSON.writeValueAsBytes(body));
+            return respond(status, "application/json", CorRestJson.mapper().writeValueAsBytes(body));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a JSON tree that does not serialize", e);
         }
@@ -219,7 +215,7 @@ public final class CorRest {
 
     /** Sets a problem-details response (RFC 9457): {@code type}, {@code title}, {@code status}, {@code detail}. */
     public CorRest fail(CorRestException e) {
-        ObjectNode p = JSON.createObjectNode();
+        ObjectNode p = CorRestJson.mapper().createObjectNode();
         p.put("type", e.type());
         p.put("title", e.title());
         p.put("status", e.status());
@@ -227,7 +223,7 @@ public final class CorRest {
             p.put("detail", e.detail());
         }
         try {
-            return respond(e.status(), "application/problem+json", JSON.writeValueAsBytes(p));
+            return respond(e.status(), "application/problem+json", CorRestJson.mapper().writeValueAsBytes(p));
         } catch (JsonProcessingException x) {
             throw new IllegalStateException(x);
         }

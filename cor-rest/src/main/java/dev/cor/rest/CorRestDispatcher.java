@@ -291,6 +291,7 @@ public final class CorRestDispatcher {
         }
 
         public CorRestDispatcher build() {
+            CorRestJson.mapper(); // built now, at wiring time, not by the first request on a loop
             return new CorRestDispatcher(this);
         }
     }

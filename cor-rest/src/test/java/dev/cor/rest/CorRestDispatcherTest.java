@@ -245,7 +245,7 @@ class CorRestDispatcherTest {
             });
             answers.await();
             for (CorRest r : reqs) {
-                JsonNode p = CorRest.JSON.readTree(r.responseBody());
+                JsonNode p = CorRestJson.mapper().readTree(r.responseBody());
                 boolean missing = r.path().endsWith("missing");
                 assertEquals(missing ? 404 : 500, r.status(), r.path());
                 assertEquals("application/problem+json", r.responseHeaders().get("Content-Type"));

@@ -34,7 +34,7 @@ class CorRestTest {
 
     @Test
     void aBodyThatArrivedParsedIsNotParsedAgain() {
-        JsonNode tree = CorRest.JSON.createObjectNode().put("id", "a");
+        JsonNode tree = CorRestJson.mapper().createObjectNode().put("id", "a");
         CorRest r = CorRest.builder("POST", "/x").json(tree).build();
         assertSame(tree, r.json());
         assertTrue(r.isJson());

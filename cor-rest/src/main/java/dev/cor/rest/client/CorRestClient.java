@@ -71,20 +71,6 @@ public final class CorRestClient implements AutoCloseable {
         this.maxIdlePerOrigin = b.maxIdlePerOrigin;
         this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.idleTimeoutMs);
         this.resolver = b.resolver != null ? b.resolver : CorRestResolver.system();
-        initializeTheWait();
-    }
-
-    /**
-     * Initializes CorRest (whose static JSON mapper takes hundreds of milliseconds to build) here,
-     * where a client is built - at wiring time, as a rule off any loop - rather than inside the
-     * first wait, which may be on a loop's thread and would stall every connection of that loop.
-     */
-    private static void initializeTheWait() {
-        try {
-            Class.forName(dev.cor.rest.CorRest.class.getName(), true, CorRestClient.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     public static Builder builder() {
