@@ -255,10 +255,6 @@ public final class CorHttpServer {
         return limits;
     }
 
-    CorRestDispatcher dispatcher() {
-        return dispatcher;
-    }
-
     void connectionOpened() {
         open.incrementAndGet();
     }
@@ -288,6 +284,19 @@ public final class CorHttpServer {
 
     public int loopCount() {
         return loops.size();
+    }
+
+    /**
+     * The server's loops, started by {@link #start()}: another server of the same process (the
+     * {@code cor://} server) can serve its connections on them too. They end with {@link #stop()}.
+     */
+    public List<CorCoLoop> loops() {
+        return loopsOf();
+    }
+
+    /** The dispatcher the server's requests go through (shared with another server on the same loops). */
+    public CorRestDispatcher dispatcher() {
+        return dispatcher;
     }
 
     /** Connections open now. */

@@ -1,5 +1,7 @@
 package dev.cor.examples.hello;
 
+import dev.cor.rest.CorArgs;
+
 /** The example's flags. */
 record HelloOptions(String host, int port, int httpLoops, int coroutines, int workers, boolean help) {
     static final String USAGE = """
@@ -17,38 +19,18 @@ record HelloOptions(String host, int port, int httpLoops, int coroutines, int wo
         int coroutines = 1024;
         int workers = 32;
         boolean help = false;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
+        CorArgs a = new CorArgs(args);
+        for (String flag = a.next(); flag != null; flag = a.next()) {
+            switch (flag) {
                 case "-h", "--help" -> help = true;
-                case "--host" -> host = value(args, ++i, a);
-                case "--port" -> port = number(args, ++i, a, 0, 65535);
-                case "--httpLoops" -> loops = number(args, ++i, a, 1, 1024);
-                case "--coroutines" -> coroutines = number(args, ++i, a, 0, 1_000_000);
-                case "--workers" -> workers = number(args, ++i, a, 1, 4096);
-                default -> throw new IllegalArgumentException("unknown option " + a);
+                case "--host" -> host = a.value();
+                case "--port" -> port = a.number(0, 65535);
+                case "--httpLoops" -> loops = a.number(1, 1024);
+                case "--coroutines" -> coroutines = a.number(0, 1_000_000);
+                case "--workers" -> workers = a.number(1, 4096);
+                default -> throw a.unknown();
             }
         }
         return new HelloOptions(host, port, loops, coroutines, workers, help);
-    }
-
-    private static String value(String[] args, int i, String flag) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(flag + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int number(String[] args, int i, String flag, int min, int max) {
-        String v = value(args, i, flag);
-        try {
-            int n = Integer.parseInt(v);
-            if (n < min || n > max) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(flag + " takes a number from " + min + " to " + max + ", not " + v);
-        }
     }
 }
