@@ -3,6 +3,7 @@ package dev.cor.bench.netty;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import dev.cor.bench.BenchEntities;
 import dev.cor.bench.cli.Cli;
@@ -10,6 +11,7 @@ import dev.cor.bench.cli.Endpoint;
 import dev.cor.bench.cli.Flags;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 
 /**
  * The Netty peer of the project's gateway example: one node of a forwarding chain.
@@ -42,9 +44,8 @@ public final class NettyChainNode {
         if (c == null) {
             return;
         }
-        NettyPeer peer = start(c.peer.host(), c.peer.port(), c.peer.threads(), c.next, c.nextTimeoutMs, c.preload);
-        peer.announce(c.peer.host());
-        peer.runUntilStopped();
+        NettyPeer.serve("NettyChainNode", c.peer.host(), c.peer.port(), c.peer.threads(),
+                handlers(c.next, c.nextTimeoutMs, c.preload));
     }
 
     /**
@@ -54,9 +55,13 @@ public final class NettyChainNode {
      */
     public static NettyPeer start(String host, int port, int threads, Endpoint next, long nextTimeoutMs, boolean preload)
             throws InterruptedException {
+        return NettyPeer.start(host, port, threads, handlers(next, nextTimeoutMs, preload));
+    }
+
+    private static Supplier<ChannelHandler> handlers(Endpoint next, long nextTimeoutMs, boolean preload) {
         Map<String, ByteBuf> entities = preload ? preloaded() : Map.of();
         NextHops hops = next == null ? null : new NextHops(next, nextTimeoutMs);
-        return NettyPeer.start(host, port, threads, () -> new ChainHandler(entities, hops));
+        return () -> new ChainHandler(entities, hops);
     }
 
     private static Map<String, ByteBuf> preloaded() {

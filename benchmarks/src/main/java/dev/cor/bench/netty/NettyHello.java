@@ -37,9 +37,7 @@ public final class NettyHello {
         if (o == null) {
             return;
         }
-        NettyPeer peer = NettyPeer.start(o.host(), o.port(), o.threads(), HelloHandler::new);
-        peer.announce(o.host());
-        peer.runUntilStopped();
+        NettyPeer.serve("NettyHello", o.host(), o.port(), o.threads(), HelloHandler::new);
     }
 
     /** Starts a hello peer in this JVM (tests, in-process comparisons); the caller closes it. */

@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -41,13 +42,15 @@ public final class NettyPeer implements AutoCloseable {
 
     /**
      * Binds {@code host:port} with {@code threads} event loops; each new connection gets its own
-     * handler from {@code handlers}. Prints nothing: {@link #announce()} does.
+     * handler from {@code handlers}. Prints nothing: {@link #announce} does.
      *
-     * @throws InterruptedException when interrupted while binding
+     * @throws IllegalStateException when the port cannot be bound (the loops are ended again)
+     * @throws InterruptedException  when interrupted while binding
      */
     public static NettyPeer start(String host, int port, int threads, Supplier<ChannelHandler> handlers)
             throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        boolean started = false;
         try {
             ServerBootstrap b = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .option(ChannelOption.SO_BACKLOG, 1024).option(ChannelOption.SO_REUSEADDR, true)
@@ -59,12 +62,37 @@ public final class NettyPeer implements AutoCloseable {
                                     new HttpObjectAggregator(MAX_BODY_BYTES), handlers.get());
                         }
                     });
-            Channel listener = b.bind(host, port).sync().channel();
-            return new NettyPeer(group, listener);
-        } catch (InterruptedException | RuntimeException e) {
-            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            throw e;
+            // await, not sync: sync rethrows a bind failure as an undeclared checked exception.
+            ChannelFuture bound = b.bind(host, port).await();
+            if (!bound.isSuccess()) {
+                throw new IllegalStateException("cannot listen on " + host + ":" + port + ": " + bound.cause().getMessage(),
+                        bound.cause());
+            }
+            started = true;
+            return new NettyPeer(group, bound.channel());
+        } finally {
+            if (!started) {
+                group.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
         }
+    }
+
+    /**
+     * What a peer's main does: starts, prints {@code listening on http://HOST:PORT}, serves until
+     * SIGTERM. A port that cannot be bound ends the JVM with status 1 and a one-line reason.
+     */
+    static void serve(String tool, String host, int port, int threads, Supplier<ChannelHandler> handlers)
+            throws InterruptedException {
+        NettyPeer peer;
+        try {
+            peer = start(host, port, threads, handlers);
+        } catch (IllegalStateException e) {
+            System.err.println(tool + ": " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        peer.announce(host);
+        peer.runUntilStopped();
     }
 
     /** The bound port (the real one when 0 was asked for). */
