@@ -16,11 +16,16 @@ final class LatencyWindow {
     private long failures;
 
     void answered(long latencyNanos, int status) {
-        latencies.recordValue(Math.max(1, Math.min(latencyNanos, MAX_NANOS)));
-        answers++;
+        record(latencyNanos);
         if (status < 200 || status >= 400) {
             notOk++;
         }
+    }
+
+    /** Counts one duration that is not an answer's (the generator's own send lag). */
+    void record(long nanos) {
+        latencies.recordValue(Math.max(1, Math.min(nanos, MAX_NANOS)));
+        answers++;
     }
 
     void failed() {

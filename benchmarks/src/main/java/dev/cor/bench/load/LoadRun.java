@@ -153,7 +153,7 @@ public final class LoadRun implements TargetListener {
         while ((due = due(nextDue)) - now <= 0 && due - measureEnd < 0) {
             int c = (int) (nextDue % callers);
             if (!busy[c] && sendIfDue(c, now) && measured[c]) {
-                sendLag.answered(now - due, 200);
+                sendLag.record(now - due);
             }
             nextDue++;
         }
