@@ -1,0 +1,49 @@
+package dev.cor.bench.load;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+
+import dev.cor.bench.cli.Flags.FlagException;
+
+/**
+ * Picks the {@link Target} for a run's URL: {@code http://} is {@link HttpTarget}; a
+ * {@code cor://} target will be added here with the project's cor:// client. Refuses a host
+ * that is not a loopback address unless the run allows remote hosts, since the generator is
+ * meant for servers on the same machine. Called by {@link CorRequest}.
+ */
+public final class Targets {
+    private Targets() {
+    }
+
+    /**
+     * The target for {@code options.url()}.
+     *
+     * @throws TargetUnavailableException for a protocol this build cannot drive
+     * @throws FlagException              for a host that cannot be used
+     */
+    public static Target create(LoadOptions options) throws TargetUnavailableException {
+        return switch (options.url().scheme()) {
+            case "http" -> new HttpTarget(resolve(options),
+                    HttpRequestBytes.encode(options.url(), options.method(), options.headers(), options.body()),
+                    options.method().equals("HEAD"), options.timeoutMs());
+            case "cor" -> throw new TargetUnavailableException("cor:// targets are not available in this build"
+                    + " (the cor:// client is not part of it yet); use an http:// URL");
+            default -> throw new TargetUnavailableException(options.url().scheme() + ":// is not supported");
+        };
+    }
+
+    private static InetSocketAddress resolve(LoadOptions options) {
+        InetAddress ip;
+        try {
+            ip = InetAddress.getByName(options.url().host());
+        } catch (UnknownHostException e) {
+            throw new FlagException("--url: unknown host " + options.url().host());
+        }
+        if (!ip.isLoopbackAddress() && !options.allowRemote()) {
+            throw new FlagException("--url: " + options.url().host() + " is not a loopback address;"
+                    + " load goes to this machine only unless --allow-remote is given");
+        }
+        return new InetSocketAddress(ip, options.url().port());
+    }
+}

@@ -1,0 +1,133 @@
+package dev.cor.bench.load;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.cor.http.CorHttpServer;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestApplication;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The generator against an in-process cor-http server: its counts, and where open-loop latency starts. */
+class CorRequestTest {
+    private static final byte[] HELLO = "{\"hello\":\"world\"}".getBytes(StandardCharsets.UTF_8);
+
+    private CorHttpServer server;
+    private final ByteArrayOutputStream progress = new ByteArrayOutputStream();
+
+    /** Answers /hello inline; the request numbered {@code stallOn} first blocks the (only) loop for 300 ms. */
+    private static final class StallingApp implements CorRestApplication {
+        final AtomicInteger requests = new AtomicInteger();
+        final int stallOn;
+
+        StallingApp(int stallOn) {
+            this.stallOn = stallOn;
+        }
+
+        @Override
+        public boolean canWait(CorRest request) {
+            return false;
+        }
+
+        @Override
+        public void handle(CorRest request) throws Exception {
+            if (requests.incrementAndGet() == stallOn) {
+                Thread.sleep(300); // on the loop: every connection stalls, as a GC pause or a slow disk would
+            }
+            request.respond(200, "application/json", HELLO);
+        }
+    }
+
+    private String start(StallingApp app) {
+        server = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).workerThreads(1).application(app).build()
+                .start();
+        return "http://127.0.0.1:" + server.port() + "/hello";
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.stop(1000);
+        }
+    }
+
+    private LoadResult measure(LoadOptions options) throws Exception {
+        return CorRequest.measure(options, new PrintStream(progress, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void closedLoopCountsEveryAnswerTheServerGaveOnTheSocketsAsked() throws Exception {
+        StallingApp app = new StallingApp(-1);
+        LoadResult r = measure(LoadOptions.builder(start(app)).connections(4).sockets(2).warmup(0).duration(2).build());
+
+        assertEquals(0, r.errors(), r.text());
+        assertEquals(0, r.notOk(), r.text());
+        assertEquals(0, r.unfinished(), r.text());
+        assertTrue(r.requests() > 100, r.text());
+        // warmup 0: every request the server saw was sent in the measured time and counted
+        assertEquals(app.requests.get(), r.requests(), r.text());
+        assertEquals(2, server.connectionsAccepted(), "4 callers on 2 sockets");
+        assertEquals(0, r.exitCode());
+        assertTrue(r.p50Us() > 0 && r.p50Us() <= r.p99Us() && r.p99Us() <= r.maxUs(), r.text());
+        assertTrue(progress.toString(StandardCharsets.UTF_8).contains("t=1s req/s="), progress.toString());
+    }
+
+    @Test
+    void openLoopChargesAStallToEveryRequestThatFellDueDuringIt() throws Exception {
+        // 200 req/s for 2 s: 400 requests due 5 ms apart; the 150th (~0.75 s in) stalls the server
+        // 300 ms, during which some 60 more fall due. Measured from their due time, the top few
+        // percent wait 150-300 ms; measured from their send (once the stall is over), they would not.
+        StallingApp app = new StallingApp(150);
+        LoadResult r = measure(LoadOptions.builder(start(app)).connections(2).sockets(1).rate(200).warmup(0)
+                .duration(2).build());
+
+        assertEquals(0, r.errors(), r.text());
+        assertEquals(400, r.requests() + r.unfinished(), r.text());
+        assertEquals(400, app.requests.get(), r.text());
+        assertTrue(r.maxUs() >= 290_000 && r.maxUs() < 1_000_000, "the stalled request waited ~300 ms: " + r.text());
+        assertTrue(r.p99Us() >= 200_000, "p99 must reflect the requests due during the stall: " + r.text());
+        assertTrue(r.p90Us() >= 10_000, "~15% of requests fell due during the stall: " + r.text());
+        assertTrue(r.p50Us() < 50_000, "most requests never met the stall: " + r.text());
+        assertTrue(r.sendLag() != null && r.sendLag().p50Us() < r.p99Us(), r.text());
+    }
+
+    @Test
+    void aServerThatIsNotThereIsAnIoErrorNotAHang() {
+        LoadOptions o = LoadOptions.builder("http://127.0.0.1:1/x").warmup(0).duration(1).timeoutMs(2000).build();
+        assertThrows(java.io.IOException.class, () -> measure(o));
+    }
+
+    @Test
+    void corUrlsAreRefusedClearlyInThisBuild() {
+        LoadOptions o = LoadOptions.builder("cor://127.0.0.1:9000/entities/x").build();
+        TargetUnavailableException e = assertThrows(TargetUnavailableException.class, () -> Targets.create(o));
+        assertTrue(e.getMessage().contains("not available in this build"), e.getMessage());
+    }
+
+    @Test
+    void flagsAreCheckedWithMessagesThatNameTheFlag() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse(new String[] {"--url", "http://127.0.0.1:1/", "--connections", "2", "--sockets", "3"}));
+        assertTrue(e.getMessage().contains("--sockets"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> LoadOptions.parse(new String[] {"--connections", "2"}));
+        assertTrue(e.getMessage().contains("--url is required"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse(new String[] {"--url", "http://127.0.0.1:1/", "--header", "Bad Name: x"}));
+        assertTrue(e.getMessage().contains("header"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse(new String[] {"--url", "http://127.0.0.1:1/", "--rate", "0"}));
+        assertTrue(e.getMessage().contains("--rate"), e.getMessage());
+        LoadOptions ok = LoadOptions.parse(new String[] {"--url", "http://127.0.0.1:1/a?b=c", "--connections", "8",
+                "--rate=100.5", "--header", "Accept: application/json", "--method", "HEAD"});
+        assertEquals(8, ok.sockets());
+        assertEquals("/a?b=c", ok.url().requestTarget());
+        assertTrue(ok.openLoop());
+    }
+}
