@@ -18,7 +18,7 @@ fi
 "$here/cor" mvn -q -DskipTests -pl examples/hello -am package
 
 pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; true; }
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; }
 trap cleanup EXIT INT TERM
 
 run_wrk() { # connections seconds -> "req/s p50 p99"

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import dev.cor.bench.BenchEntities;
+import dev.cor.examples.gateway.BenchEntities;
 import dev.cor.bench.cli.Cli;
 import dev.cor.bench.cli.Endpoint;
 import dev.cor.bench.cli.Flags;

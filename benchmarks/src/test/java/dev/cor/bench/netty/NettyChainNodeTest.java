@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.cor.bench.BenchEntities;
+import dev.cor.examples.gateway.BenchEntities;
 import dev.cor.bench.cli.Endpoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
