@@ -80,6 +80,9 @@ final class ProtoIn {
      * @return the bytes read, 0 if none, -1 at the end of the stream
      */
     int readFrom(ReadableByteChannel ch) throws IOException {
+        if (start > 0 && buf.length - end < buf.length / 4) {
+            compact(); // no small reads into a short tail: move the unfinished frame to the front
+        }
         if (end == buf.length) {
             compact();
             if (end == buf.length) {
