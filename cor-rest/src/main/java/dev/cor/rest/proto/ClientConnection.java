@@ -116,7 +116,11 @@ final class ClientConnection implements CorCoLoopHandler {
             client.opened(this);
             LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connected to " + peerName + " at " + host + ":" + port);
         } catch (CorProtoException e) {
-            die(e, -1);
+            if (e.kind() == CorProtoException.Kind.PROTOCOL) {
+                goAway(e); // the peer broke the handshake: tell it why (spec § 4.2)
+            } else {
+                die(e, -1);
+            }
         } catch (ConnectException | UnknownHostException e) {
             die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
                     "cannot connect to cor://" + host + ":" + port + ": " + e.getMessage(), true, e), -1);
@@ -545,6 +549,8 @@ final class ClientConnection implements CorCoLoopHandler {
     private void goAway(CorProtoException e) {
         CorProtoError code = e.code() != null ? e.code() : CorProtoError.PROTOCOL_ERROR;
         try {
+            // Appended behind whatever is still queued: the output is a byte queue, so a frame
+            // half-written stays whole on the wire.
             codec.writeGoAway(0, code, e.getMessage());
             codec.writeTo(channel);
         } catch (IOException | RuntimeException ignored) {
