@@ -593,7 +593,7 @@ final class ClientConnection implements CorCoLoopHandler {
         if (slots[slot] == this) {
             slots[slot] = null;
         }
-        CorProtoServer.closeQuietly(channel);
+        ProtoChecks.closeQuietly(channel);
         codec.clearOutput();
         codec.clearInput();
         client.closed(this);
@@ -610,7 +610,7 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /** Closes the socket from another thread (the client closes): its owner finds it closed and dies. */
     void closeChannel() {
-        CorProtoServer.closeQuietly(channel);
+        ProtoChecks.closeQuietly(channel);
     }
 
     /** A fresh exception for one call or waiter, the connection's failure as its cause. */

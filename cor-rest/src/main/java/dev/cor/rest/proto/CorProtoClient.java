@@ -349,49 +349,49 @@ public final class CorProtoClient implements AutoCloseable {
 
         /** The name sent in HELLO (at most 255 bytes). */
         public Builder name(String name) {
-            this.name = CorProtoServer.checkedText(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
+            this.name = ProtoChecks.text(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
             return this;
         }
 
         /** The shared secret sent in HELLO (spec § 4.3), or {@code null}. */
         public Builder token(String token) {
-            this.token = token == null ? null : CorProtoServer.checkedText(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
+            this.token = token == null ? null : ProtoChecks.text(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
             return this;
         }
 
         /** Deadline of the connect and the HELLO exchange. */
         public Builder connectTimeoutMs(long ms) {
-            this.connectTimeoutMs = CorProtoServer.checkedRange(ms, 1, Long.MAX_VALUE, "connect timeout");
+            this.connectTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "connect timeout");
             return this;
         }
 
         /** Deadline of a request, from its start to its answer. */
         public Builder requestTimeoutMs(long ms) {
-            this.requestTimeoutMs = CorProtoServer.checkedRange(ms, 1, Long.MAX_VALUE, "request timeout");
+            this.requestTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "request timeout");
             return this;
         }
 
         /** The largest frame payload offered in HELLO (spec § 3.5). */
         public Builder maxFrameBytes(int bytes) {
-            this.maxFrame = CorProtoServer.checkedRange(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
+            this.maxFrame = ProtoChecks.range(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
             return this;
         }
 
         /** Streams in flight offered in HELLO (spec § 5.3). */
         public Builder maxStreams(int streams) {
-            this.maxStreams = CorProtoServer.checkedRange(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
+            this.maxStreams = ProtoChecks.range(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
             return this;
         }
 
         /** Name table entries offered in HELLO (spec § 6.4). */
         public Builder nameTable(int entries) {
-            this.nameTable = CorProtoServer.checkedRange(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
+            this.nameTable = ProtoChecks.range(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
             return this;
         }
 
         /** Connections per loop and peer, used in turn (default 1: one multiplexed connection). */
         public Builder connectionsPerPeer(int n) {
-            this.connectionsPerPeer = CorProtoServer.checkedRange(n, 1, 64, "connections per peer");
+            this.connectionsPerPeer = ProtoChecks.range(n, 1, 64, "connections per peer");
             return this;
         }
 

@@ -126,10 +126,10 @@ public final class CorProtoServer implements AutoCloseable {
                 throw failure[0];
             }
         } catch (IOException | RuntimeException e) {
-            closeQuietly(ch);
+            ProtoChecks.closeQuietly(ch);
             throw e;
         } catch (InterruptedException e) {
-            closeQuietly(ch);
+            ProtoChecks.closeQuietly(ch);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting", e);
         }
@@ -164,7 +164,7 @@ public final class CorProtoServer implements AutoCloseable {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             } catch (IOException e) {
-                closeQuietly(ch);
+                ProtoChecks.closeQuietly(ch);
                 continue;
             }
             CorCoLoop target = loops.get(nextLoop);
@@ -175,7 +175,7 @@ public final class CorProtoServer implements AutoCloseable {
                 try {
                     target.execute(() -> adopt(target, ch));
                 } catch (RejectedExecutionException e) {
-                    closeQuietly(ch);
+                    ProtoChecks.closeQuietly(ch);
                 }
             }
         }
@@ -184,7 +184,7 @@ public final class CorProtoServer implements AutoCloseable {
     /** On the connection's loop: the connection is registered once, for good. */
     private void adopt(CorCoLoop loop, SocketChannel ch) {
         if (stopping) {
-            closeQuietly(ch);
+            ProtoChecks.closeQuietly(ch);
             return;
         }
         ServerConnection c = new ServerConnection(this, loop, ch);
@@ -213,7 +213,7 @@ public final class CorProtoServer implements AutoCloseable {
             Runnable onLoop = () -> {
                 try {
                     if (acceptor) {
-                        closeQuietly(listener);
+                        ProtoChecks.closeQuietly(listener);
                     }
                     for (ServerConnection c : connections) {
                         if (c.loop == loop) {
@@ -239,11 +239,11 @@ public final class CorProtoServer implements AutoCloseable {
             } catch (RejectedExecutionException ended) {
                 // The loop has ended: nobody will ever read these again.
                 if (acceptor) {
-                    closeQuietly(listener);
+                    ProtoChecks.closeQuietly(listener);
                 }
                 for (ServerConnection c : connections) {
                     if (c.loop == loop) {
-                        closeQuietly(c.channel);
+                        ProtoChecks.closeQuietly(c.channel);
                         connections.remove(c);
                     }
                 }
@@ -311,16 +311,6 @@ public final class CorProtoServer implements AutoCloseable {
         return "CorProtoServer[" + name + " " + host + ":" + port + ", " + connections.size() + " connection(s)]";
     }
 
-    static void closeQuietly(java.nio.channels.Channel ch) {
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // closing: nothing more to do
-            }
-        }
-    }
-
     /**
      * Builds a server. Required: the loops (started) and the dispatcher. Defaults: 127.0.0.1,
      * an ephemeral port, the name "cor", no token, frames of 1 MiB, 256 streams, a name table of
@@ -375,76 +365,54 @@ public final class CorProtoServer implements AutoCloseable {
 
         /** The name sent in HELLO-ACK (at most 255 bytes). */
         public Builder name(String name) {
-            this.name = checkedText(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
+            this.name = ProtoChecks.text(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
             return this;
         }
 
         /** A shared secret every HELLO must carry (spec § 4.3); {@code null}: none required. */
         public Builder token(String token) {
-            this.token = token == null ? null : checkedText(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
+            this.token = token == null ? null : ProtoChecks.text(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
             return this;
         }
 
         /** The largest frame payload accepted (spec § 3.5). */
         public Builder maxFrameBytes(int bytes) {
-            this.maxFrame = checkedRange(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
+            this.maxFrame = ProtoChecks.range(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
             return this;
         }
 
         /** Streams in flight per connection (spec § 5.3). */
         public Builder maxStreams(int streams) {
-            this.maxStreams = checkedRange(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
+            this.maxStreams = ProtoChecks.range(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
             return this;
         }
 
         /** Name table entries per direction (spec § 6.4). */
         public Builder nameTable(int entries) {
-            this.nameTable = checkedRange(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
+            this.nameTable = ProtoChecks.range(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
             return this;
         }
 
         /** How long a new connection has to send HELLO (spec § 4). */
         public Builder handshakeTimeoutMs(long ms) {
-            this.handshakeTimeoutMs = checkedRange(ms, 1, Long.MAX_VALUE, "handshake timeout");
+            this.handshakeTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "handshake timeout");
             return this;
         }
 
         /** How long a frame begun may stay unfinished (spec § 3.6). */
         public Builder frameTimeoutMs(long ms) {
-            this.frameTimeoutMs = checkedRange(ms, 1, Long.MAX_VALUE, "frame timeout");
+            this.frameTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "frame timeout");
             return this;
         }
 
         /** Open connections past which a new one is refused with GOAWAY {@code REFUSED}. */
         public Builder maxConnections(int connections) {
-            this.maxConnections = checkedRange(connections, 1, Integer.MAX_VALUE, "max connections");
+            this.maxConnections = ProtoChecks.range(connections, 1, Integer.MAX_VALUE, "max connections");
             return this;
         }
 
         public CorProtoServer build() {
             return new CorProtoServer(this);
         }
-    }
-
-    static String checkedText(String s, int maxBytes, String what) {
-        Objects.requireNonNull(s, what);
-        if (s.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
-            throw new IllegalArgumentException(what + " longer than " + maxBytes + " bytes of UTF-8");
-        }
-        return s;
-    }
-
-    static int checkedRange(int v, int min, int max, String what) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(what + " out of " + min + ".." + max + ": " + v);
-        }
-        return v;
-    }
-
-    static long checkedRange(long v, long min, long max, String what) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(what + " out of " + min + ".." + max + ": " + v);
-        }
-        return v;
     }
 }

@@ -387,7 +387,7 @@ final class ServerConnection implements CorCoLoopHandler {
         spare.clear();
         codec.clearInput();
         codec.clearOutput();
-        CorProtoServer.closeQuietly(channel);
+        ProtoChecks.closeQuietly(channel);
         server.connections.remove(this);
     }
 

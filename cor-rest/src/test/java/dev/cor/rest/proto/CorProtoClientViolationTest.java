@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.cor.rest.proto.ProtoFixture.readFrame;
 
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,20 +64,8 @@ class CorProtoClientViolationTest {
         void run(Socket s, DataInputStream in, CorProtoCodec reader) throws Exception;
     }
 
-    private static int readFrame(DataInputStream in, CorProtoCodec into) throws IOException {
-        byte[] header = new byte[CorProtoCodec.HEADER_BYTES];
-        in.readFully(header);
-        byte[] payload = new byte[ByteBuffer.wrap(header).getInt()];
-        in.readFully(payload);
-        into.receive(ByteBuffer.wrap(header));
-        into.receive(ByteBuffer.wrap(payload));
-        return into.nextFrame();
-    }
-
     private static void write(Socket s, CorProtoCodec c) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(c.pendingOutput());
-        c.drainTo(b);
-        s.getOutputStream().write(b.array());
+        s.getOutputStream().write(ProtoFixture.drain(c));
         s.getOutputStream().flush();
     }
 

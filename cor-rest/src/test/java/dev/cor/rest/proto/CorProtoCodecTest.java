@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.cor.rest.proto.ProtoFixture.drain;
+import static dev.cor.rest.proto.ProtoFixture.header;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -37,12 +39,6 @@ class CorProtoCodecTest {
             a.put("value", value * 100 + i);
         }
         return e;
-    }
-
-    private static byte[] drain(CorProtoCodec c) {
-        ByteBuffer b = ByteBuffer.allocate(c.pendingOutput());
-        c.drainTo(b);
-        return b.array();
     }
 
     /** Every frame buffered in {@code c}, described so that two decodings can be compared. */
@@ -240,11 +236,6 @@ class CorProtoCodecTest {
     }
 
     // ---------------------------------------------------------------- the header
-
-    private static byte[] header(long length, int type, int flags, int stream) {
-        return ByteBuffer.allocate(CorProtoCodec.HEADER_BYTES).putInt((int) length).put((byte) type).put((byte) flags)
-                .putInt(stream).array();
-    }
 
     @Test
     void anOversizedFrameIsRefusedFromItsHeaderAloneBeforeAnyPayload() { // spec § 3.5

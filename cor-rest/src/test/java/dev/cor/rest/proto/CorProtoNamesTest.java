@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.base.CorCoLoop;
-import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,8 @@ package dev.cor.rest.proto;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.cor.rest.proto.ProtoFixture.drain;
+import static dev.cor.rest.proto.ProtoFixture.header;
 
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -117,14 +119,8 @@ class CorProtoViolationTest {
 
         /** Reads one whole frame into a codec that is left on it. */
         CorProtoCodec readFrame() throws IOException {
-            byte[] header = new byte[CorProtoCodec.HEADER_BYTES];
-            in.readFully(header);
-            byte[] payload = new byte[ByteBuffer.wrap(header).getInt()];
-            in.readFully(payload);
             CorProtoCodec c = CorProtoCodec.open(CorProtoCodec.HARD_MAX_FRAME, 0);
-            c.receive(ByteBuffer.wrap(header));
-            c.receive(ByteBuffer.wrap(payload));
-            c.nextFrame();
+            ProtoFixture.readFrame(in, c);
             return c;
         }
 
@@ -157,17 +153,6 @@ class CorProtoViolationTest {
         public void close() throws IOException {
             socket.close();
         }
-    }
-
-    private static byte[] drain(CorProtoCodec c) {
-        ByteBuffer b = ByteBuffer.allocate(c.pendingOutput());
-        c.drainTo(b);
-        return b.array();
-    }
-
-    private static byte[] header(long length, int type, int flags, int stream) {
-        return ByteBuffer.allocate(CorProtoCodec.HEADER_BYTES).putInt((int) length).put((byte) type).put((byte) flags)
-                .putInt(stream).array();
     }
 
     // ---------------------------------------------------------------- the violations

@@ -1,5 +1,8 @@
 package dev.cor.rest.proto;
 
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -104,6 +107,32 @@ final class ProtoFixture implements AutoCloseable {
     static <T> T inCoroutine(CorCoLoop loop, CorCoTask task) throws Exception {
         CompletableFuture<T> f = coroutine(loop, task);
         return f.get(30, TimeUnit.SECONDS);
+    }
+
+    // ---------------------------------------------------------------- bytes on the wire
+
+    /** Everything {@code c} has encoded, taken out of it. */
+    static byte[] drain(CorProtoCodec c) {
+        ByteBuffer b = ByteBuffer.allocate(c.pendingOutput());
+        c.drainTo(b);
+        return b.array();
+    }
+
+    /** A frame header (spec § 3.1) with whatever fields a test wants, valid or not. */
+    static byte[] header(long length, int type, int flags, int stream) {
+        return ByteBuffer.allocate(CorProtoCodec.HEADER_BYTES).putInt((int) length).put((byte) type).put((byte) flags)
+                .putInt(stream).array();
+    }
+
+    /** Reads one whole frame from a blocking stream into {@code into} and steps to it; returns its type. */
+    static int readFrame(DataInputStream in, CorProtoCodec into) throws IOException {
+        byte[] head = new byte[CorProtoCodec.HEADER_BYTES];
+        in.readFully(head);
+        byte[] payload = new byte[ByteBuffer.wrap(head).getInt()];
+        in.readFully(payload);
+        into.receive(ByteBuffer.wrap(head));
+        into.receive(ByteBuffer.wrap(payload));
+        return into.nextFrame();
     }
 
     static int liveCoroutines(CorCoLoop loop) throws Exception {
