@@ -258,7 +258,11 @@ final class ClientConnection implements CorCoLoopHandler {
                 drainWaiter = null;
                 wakeNextWriter();
             } else {
+                boolean wasNext = turnQueue.peekFirst() == me;
                 turnQueue.remove(me);
+                if (wasNext && writer == null) {
+                    wakeNextWriter(); // it left on its deadline: the one behind it may be able to go
+                }
             }
         }
     }
@@ -270,16 +274,17 @@ final class ClientConnection implements CorCoLoopHandler {
                 call.fail(failureFor(true));
                 return false;
             }
-            if (writer == null && streams.size() < maxStreams && (turnQueue.isEmpty() || turnQueue.peekFirst() == me)) {
-                turnQueue.remove(me);
-                writer = me;
-                return true;
-            }
+            // The deadline first: a request already late is not sent at all (and stays retryable).
             long ms = remainingMs(call.deadlineNanos);
             if (ms == 0) {
                 call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream or write turn before the deadline ("
                         + streams.size() + " of " + maxStreams + " streams in flight)", true));
                 return false;
+            }
+            if (writer == null && streams.size() < maxStreams && (turnQueue.isEmpty() || turnQueue.peekFirst() == me)) {
+                turnQueue.remove(me);
+                writer = me;
+                return true;
             }
             if (!turnQueue.contains(me)) {
                 turnQueue.addLast(me);

@@ -145,4 +145,33 @@ class CorProtoMultiplexTest {
         assertTrue(most.get() <= 4, "never more than the agreed streams in flight: " + most.get());
         assertEquals(1, server.connectionsAccepted());
     }
+
+    @Test
+    void aQueuedRequestPastItsDeadlineIsNotSentAndTheOnesBehindItStillGo() throws Exception { // spec § 5.3
+        CorCoLoop serverLoop = fx.loop("late-server");
+        CorCoLoop clientLoop = fx.loop("late-client");
+        CorProtoServer server = fx.server(request -> {
+            CorCo.sleep(request.path().equals("/hold") ? 400 : 0);
+            request.respond(200, "text/plain", request.path().getBytes());
+        }, b -> b.maxStreams(1), serverLoop);
+        CorProtoClient client = fx.client(b -> b);
+        CompletableFuture<Integer> holder = ProtoFixture.coroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/hold", null, null, null, null).status());
+        while (server.requests() < 1) {
+            Thread.sleep(2);
+        }
+        // Queued behind the one stream: the first gives up before it frees, the second waits for it.
+        CompletableFuture<Integer> late = ProtoFixture.coroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/late", null, null, null, null, 100).status());
+        CompletableFuture<Integer> patient = ProtoFixture.coroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/patient", null, null, null, null, 5000).status());
+        java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> late.get(5, TimeUnit.SECONDS));
+        CorProtoException timeout = org.junit.jupiter.api.Assertions.assertInstanceOf(CorProtoTimeoutException.class, e.getCause());
+        assertTrue(timeout.retryable(), "never sent: safe to retry");
+        assertEquals(200, holder.get(5, TimeUnit.SECONDS));
+        assertEquals(200, patient.get(5, TimeUnit.SECONDS));
+        assertEquals(2, server.requests(), "the late one was never sent");
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
 }
