@@ -49,6 +49,8 @@ final class ServerConnection implements CorCoLoopHandler {
     private int lastAccepted;
 
     private int interest;
+    /** Inside {@link #decode()}: answers made meanwhile are written together at its end. */
+    private boolean decoding;
     private boolean readPaused;
     private boolean outputShut;
     private long unfinishedSinceNanos;
@@ -113,8 +115,12 @@ final class ServerConnection implements CorCoLoopHandler {
         }
     }
 
-    /** Every whole frame read so far, in order; a violation ends the connection. */
+    /**
+     * Every whole frame read so far, in order; a violation ends the connection. The answers made
+     * meanwhile (inline requests, coroutines that never waited) go out in one write at the end.
+     */
     private void decode() {
+        decoding = true;
         try {
             int t;
             while (state <= OPEN && (t = codec.nextFrame()) != CorProtoCodec.NEED_MORE) {
@@ -123,6 +129,11 @@ final class ServerConnection implements CorCoLoopHandler {
             }
         } catch (CorProtoException e) {
             violation(e.code() != null ? e.code() : CorProtoError.PROTOCOL_ERROR, e.getMessage());
+        } finally {
+            decoding = false;
+        }
+        if (state <= OPEN && codec.pendingOutput() > 0) {
+            flushQuietly();
         }
     }
 
@@ -140,10 +151,7 @@ final class ServerConnection implements CorCoLoopHandler {
         }
         switch (type) {
             case CorProtoCodec.REQUEST -> request();
-            case CorProtoCodec.PING -> {
-                codec.writePing(CorProtoCodec.PONG, codec.readPing());
-                flushQuietly();
-            }
+            case CorProtoCodec.PING -> codec.writePing(CorProtoCodec.PONG, codec.readPing());
             case CorProtoCodec.PONG -> codec.readPing();
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
@@ -176,7 +184,6 @@ final class ServerConnection implements CorCoLoopHandler {
         codec.writeHelloAck(frame, streams, names, server.name);
         codec.agree(frame, names);
         state = OPEN;
-        flushQuietly();
     }
 
     private void request() throws CorProtoException {
@@ -188,7 +195,6 @@ final class ServerConnection implements CorCoLoopHandler {
         }
         if (inFlight.size() >= maxStreams) {
             codec.writeError(id, CorProtoError.REFUSED, "too many streams in flight (" + maxStreams + ")");
-            flushQuietly();
             return;
         }
         Stream s = spare.poll();
@@ -207,7 +213,6 @@ final class ServerConnection implements CorCoLoopHandler {
             if (state == OPEN && inFlight.get(id) == s) {
                 inFlight.remove(id);
                 codec.writeError(id, CorProtoError.INTERNAL, "the server could not dispatch the request");
-                flushQuietly();
             }
         }
     }
@@ -228,7 +233,9 @@ final class ServerConnection implements CorCoLoopHandler {
             codec.writeError(s.id, CorProtoError.INTERNAL, e.getClass().getSimpleName());
         }
         spare.push(s);
-        flushQuietly();
+        if (!decoding) {
+            flushQuietly();
+        }
     }
 
     // ---------------------------------------------------------------- writing
