@@ -1,0 +1,648 @@
+package dev.cor.rest.proto;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.CorCoLoopHandler;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestHeaders;
+
+/**
+ * One multiplexed client connection to one peer (spec § 9.2), owned either by a loop - shared by
+ * all of its coroutines - or by one plain thread.
+ * <p>
+ * <b>On a loop</b> it is registered once with a handler, the connection's reader: it reads
+ * whatever arrives, decodes each RESPONSE and wakes the coroutine parked for that stream. Writers
+ * take turns: one coroutine writes at a time, a write that meets a full socket buffer parks until
+ * the handler sees OP_WRITE (reading on meanwhile), and the others park in the turn queue - also
+ * while every stream is in flight. Coroutines wanting the connection while it opens park until
+ * it is open.
+ * <p>
+ * <b>On a thread</b> the thread drives it itself: it writes, then reads until its answer is in,
+ * every wait through {@link CorRest#waitFd} (a blocking wait there).
+ * <p>
+ * Either way, a dead connection fails every call and every waiter at once and leaves its table.
+ * Touched only by its owner: the loop's thread, or the thread.
+ */
+final class ClientConnection implements CorCoLoopHandler {
+    private static final System.Logger LOG = System.getLogger(ClientConnection.class.getName());
+
+    static final int CONNECTING = 0;
+    static final int READY = 1;
+    static final int DEAD = 2;
+
+    private static final int READS_PER_WAKE = 8;
+
+    final CorProtoClient client;
+    /** The owning loop, or {@code null} for a thread's own connection. */
+    final CorCoLoop loop;
+    final String host;
+    final int port;
+    /** Where this connection sits in its table, so that it can leave it. */
+    private final ClientConnection[] slots;
+    private final int slot;
+
+    private volatile SocketChannel channel; // volatile: the client may close it from another thread
+    private final CorProtoCodec codec = new CorProtoCodec();
+    int state = CONNECTING;
+    private CorProtoException failure;
+    private String peerName = "?";
+    private int maxStreams = 1;
+
+    private final IntMap<CorProtoCall> streams = new IntMap<>(16);
+    private int nextStream = 1;
+
+    // Loop connections: who waits for what. Loop thread only.
+    private final ArrayDeque<CorCo> openWaiters = new ArrayDeque<>(2);
+    private final ArrayDeque<CorCo> turnQueue = new ArrayDeque<>(4);
+    private CorCo writer;
+    private CorCo drainWaiter;
+    private int interest;
+
+    ClientConnection(CorProtoClient client, CorCoLoop loop, String host, int port, ClientConnection[] slots, int slot) {
+        this.client = client;
+        this.loop = loop;
+        this.host = host;
+        this.port = port;
+        this.slots = slots;
+        this.slot = slot;
+    }
+
+    static long remainingMs(long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        return left <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999));
+    }
+
+    // ================================================================ opening
+
+    /**
+     * Opens the connection: non-blocking connect, HELLO, HELLO-ACK. Run by whoever claimed it in
+     * its table (before calling this: busy before the connect, spec § 9.2); it yields in a
+     * coroutine. Ends READY or DEAD, and wakes whoever waited for it either way.
+     */
+    void open(long deadlineNanos) {
+        try {
+            InetAddress address = resolve(host);
+            channel = SocketChannel.open();
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (!channel.connect(new InetSocketAddress(address, port))) {
+                while (!channel.finishConnect()) {
+                    waitDuringOpen(SelectionKey.OP_CONNECT, deadlineNanos, "connect");
+                }
+            }
+            codec.writeHello(client.maxFrame, client.maxStreams, client.nameTable, client.name, client.token);
+            while (codec.writeTo(channel) > 0) {
+                waitDuringOpen(SelectionKey.OP_WRITE, deadlineNanos, "HELLO");
+            }
+            helloAck(deadlineNanos);
+            if (loop != null) {
+                interest = SelectionKey.OP_READ;
+                loop.register(channel, interest, this);
+            }
+            state = READY;
+            client.opened(this);
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connected to " + peerName + " at " + host + ":" + port);
+        } catch (CorProtoException e) {
+            if (e.kind() == CorProtoException.Kind.PROTOCOL) {
+                goAway(e); // the peer broke the handshake: tell it why (spec § 4.2)
+            } else {
+                die(e, -1);
+            }
+        } catch (ConnectException | UnknownHostException e) {
+            die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                    "cannot connect to cor://" + host + ":" + port + ": " + e.getMessage(), true, e), -1);
+        } catch (IOException e) {
+            die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                    "cannot open cor://" + host + ":" + port + ": " + e, true, e), -1);
+        } catch (RuntimeException | Error e) {
+            die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                    "cannot open cor://" + host + ":" + port + ": " + e, false, e), -1);
+            throw e; // the loop stopping (CorCoCancelledException), or a bug: not ours to swallow
+        } finally {
+            wakeAll(openWaiters);
+        }
+        if (state == READY && codec.bufferedInput() > 0) {
+            decode(); // frames that came right behind the HELLO-ACK
+        }
+    }
+
+    private void helloAck(long deadlineNanos) throws IOException {
+        while (true) {
+            int t = codec.nextFrame();
+            if (t == CorProtoCodec.NEED_MORE) {
+                waitDuringOpen(SelectionKey.OP_READ, deadlineNanos, "HELLO-ACK");
+                int n = codec.readFrom(channel);
+                if (n < 0) {
+                    throw new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                            "cor://" + host + ":" + port + " closed the connection before HELLO-ACK", true, null);
+                }
+                client.received(n);
+                continue;
+            }
+            if (t == CorProtoCodec.GOAWAY) {
+                CorProtoCodec.Problem p = codec.readGoAway();
+                throw new CorProtoException(CorProtoException.Kind.REFUSED, p.code(),
+                        "cor://" + host + ":" + port + " refused the connection: " + p.describe(), p.code() == CorProtoError.REFUSED, null);
+            }
+            if (t != CorProtoCodec.HELLO_ACK) {
+                throw protocolError(CorProtoError.PROTOCOL_ERROR, "expected HELLO-ACK, got " + CorProtoCodec.typeName(t));
+            }
+            CorProtoCodec.Hello ack = codec.readHelloAck();
+            long frame = ack.maxFrame() & 0xFFFF_FFFFL;
+            if (frame > client.maxFrame || frame < CorProtoCodec.MIN_MAX_FRAME || ack.maxStreams() > client.maxStreams
+                    || ack.maxStreams() < 1 || ack.nameTable() > client.nameTable) {
+                throw protocolError(CorProtoError.PROTOCOL_ERROR, "HELLO-ACK agreed limits out of range: " + ack);
+            }
+            codec.agree((int) frame, ack.nameTable());
+            maxStreams = ack.maxStreams();
+            peerName = ack.name();
+            return;
+        }
+    }
+
+    private void waitDuringOpen(int ops, long deadlineNanos, String what) throws IOException {
+        long ms = remainingMs(deadlineNanos);
+        if (ms == 0 || CorRest.waitFd(channel, ops, ms) == 0) {
+            throw new CorProtoTimeoutException("cor://" + host + ":" + port + ": no " + what + " within the connect timeout", true);
+        }
+    }
+
+    private static InetAddress resolve(String host) throws IOException {
+        try {
+            return InetAddress.ofLiteral(host);
+        } catch (IllegalArgumentException notALiteral) {
+            // A name lookup blocks, and a loop never does: inside a coroutine it runs on the blocking pool.
+            try {
+                return CorCo.blocking(() -> InetAddress.getByName(host));
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+        }
+    }
+
+    /** A coroutine of the loop waits for a connection another one is opening (loop only). */
+    void awaitOpen(long deadlineNanos) throws CorProtoException {
+        CorCo me = CorCo.current();
+        try {
+            while (state == CONNECTING) {
+                long ms = remainingMs(deadlineNanos);
+                if (ms == 0) {
+                    throw new CorProtoTimeoutException("cor://" + host + ":" + port + " still opening at the deadline", true);
+                }
+                if (!openWaiters.contains(me)) {
+                    openWaiters.addLast(me);
+                }
+                CorCo.park(ms);
+            }
+        } finally {
+            openWaiters.remove(me);
+        }
+    }
+
+    // ================================================================ sending
+
+    /**
+     * Sends a request: waits for the write turn and a free stream, encodes it, writes it out.
+     * Never throws what the network does: the call fails instead. Returns with the call sent,
+     * or done.
+     */
+    void send(CorProtoCall call, String method, String path, String query, CorRestHeaders headers, JsonNode json, byte[] body) {
+        if (loop == null) {
+            sendFromThread(call, method, path, query, headers, json, body);
+            return;
+        }
+        CorCo me = CorCo.current();
+        boolean turn = false;
+        try {
+            turn = takeTurn(me, call);
+            if (!turn) {
+                return;
+            }
+            if (!encode(call, method, path, query, headers, json, body)) {
+                return;
+            }
+            int left = flushOut();
+            while (left > 0 && state == READY) {
+                long ms = remainingMs(call.deadlineNanos);
+                if (ms == 0) {
+                    die(new CorProtoTimeoutException("cor://" + host + ":" + port + ": the request could not be written before its deadline"
+                            + " (the peer reads nothing)", false), -1);
+                    break;
+                }
+                setInterest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                drainWaiter = me;
+                CorCo.park(ms);
+                drainWaiter = null;
+                left = codec.pendingOutput();
+            }
+        } catch (IOException e) {
+            die(closed("writing to", e), -1);
+        } finally {
+            if (turn) {
+                writer = null;
+                drainWaiter = null;
+                wakeNextWriter();
+            } else {
+                boolean wasNext = turnQueue.peekFirst() == me;
+                turnQueue.remove(me);
+                if (wasNext && writer == null) {
+                    wakeNextWriter(); // it left on its deadline: the one behind it may be able to go
+                }
+            }
+        }
+    }
+
+    /** Waits for the write turn and a free stream; {@code false} with the call failed if that cannot be. */
+    private boolean takeTurn(CorCo me, CorProtoCall call) {
+        while (true) {
+            if (state != READY) {
+                call.fail(failureFor(true));
+                return false;
+            }
+            // The deadline first: a request already late is not sent at all (and stays retryable).
+            long ms = remainingMs(call.deadlineNanos);
+            if (ms == 0) {
+                call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream or write turn before the deadline ("
+                        + streams.size() + " of " + maxStreams + " streams in flight)", true));
+                return false;
+            }
+            if (writer == null && streams.size() < maxStreams && (turnQueue.isEmpty() || turnQueue.peekFirst() == me)) {
+                turnQueue.remove(me);
+                writer = me;
+                return true;
+            }
+            if (!turnQueue.contains(me)) {
+                turnQueue.addLast(me);
+            }
+            CorCo.park(ms);
+        }
+    }
+
+    private void wakeNextWriter() {
+        CorCo next = turnQueue.peekFirst();
+        if (next != null) {
+            next.wake();
+        }
+    }
+
+    private void sendFromThread(CorProtoCall call, String method, String path, String query, CorRestHeaders headers,
+            JsonNode json, byte[] body) {
+        try {
+            while (state == READY && streams.size() >= maxStreams) {
+                if (!pump(call.deadlineNanos)) {
+                    call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream before the deadline", true));
+                    return;
+                }
+            }
+            if (state != READY) {
+                call.fail(failureFor(true));
+                return;
+            }
+            if (!encode(call, method, path, query, headers, json, body)) {
+                return;
+            }
+            while (flushOut() > 0 && state == READY) {
+                if (!pump(call.deadlineNanos)) {
+                    die(new CorProtoTimeoutException("cor://" + host + ":" + port
+                            + ": the request could not be written before its deadline", false), -1);
+                }
+            }
+        } catch (IOException e) {
+            die(closed("writing to", e), -1);
+        }
+    }
+
+    /** Numbers the request and encodes it; {@code false} with the call failed if it does not fit. */
+    private boolean encode(CorProtoCall call, String method, String path, String query, CorRestHeaders headers,
+            JsonNode json, byte[] body) {
+        int id;
+        do {
+            id = nextStream++;
+            if (nextStream == 0) {
+                nextStream = 1;
+            }
+        } while (id == 0 || streams.containsKey(id));
+        try {
+            codec.writeRequest(id, method, path, query, headers, json, body);
+        } catch (CorProtoException tooLarge) {
+            call.fail(tooLarge);
+            return false;
+        }
+        call.stream = id;
+        streams.put(id, call);
+        return true;
+    }
+
+    private int flushOut() throws IOException {
+        int before = codec.pendingOutput();
+        int left = codec.writeTo(channel);
+        client.sent(before - left);
+        return left;
+    }
+
+    // ================================================================ waiting for the answer
+
+    /** Waits until {@code call} is done or its deadline passes (then it is abandoned, spec § 5.5). */
+    void await(CorProtoCall call) throws CorProtoException {
+        if (loop != null) {
+            CorCo me = CorCo.current();
+            if (me == null || me.loop() != loop) {
+                throw new IllegalStateException("a cor:// call of loop " + loop.name() + " awaited from "
+                        + (me == null ? "thread " + Thread.currentThread().getName() : me.name()) + ": await it in a coroutine of its loop");
+            }
+            try {
+                while (!call.isDone()) {
+                    long ms = call.remainingMs();
+                    if (ms == 0) {
+                        abandon(call);
+                        break;
+                    }
+                    call.waiter = me;
+                    CorCo.park(ms);
+                }
+            } finally {
+                if (call.waiter == me) {
+                    call.waiter = null;
+                }
+            }
+            return;
+        }
+        try {
+            while (!call.isDone()) {
+                if (!pump(call.deadlineNanos)) {
+                    if (call.remainingMs() == 0) {
+                        abandon(call);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            die(closed("reading from", e), -1);
+        }
+    }
+
+    /** The caller stops waiting; the stream stays reserved until its answer comes (spec § 5.5). */
+    private void abandon(CorProtoCall call) {
+        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
+                + Integer.toUnsignedString(call.stream) + " before the deadline", false));
+    }
+
+    /**
+     * A thread's connection: waits once for the socket (read, and write when output is pending)
+     * until the deadline, and does what it is ready for.
+     *
+     * @return {@code false} if the deadline passed with nothing ready
+     */
+    private boolean pump(long deadlineNanos) throws IOException {
+        if (state != READY) {
+            return true;
+        }
+        long ms = remainingMs(deadlineNanos);
+        if (ms == 0) {
+            return false;
+        }
+        int ops = SelectionKey.OP_READ | (codec.pendingOutput() > 0 ? SelectionKey.OP_WRITE : 0);
+        int ready = CorRest.waitFd(channel, ops, ms);
+        if (ready == 0) {
+            return false;
+        }
+        if ((ready & SelectionKey.OP_WRITE) != 0) {
+            flushOut();
+        }
+        if ((ready & SelectionKey.OP_READ) != 0) {
+            read();
+        }
+        return true;
+    }
+
+    // ================================================================ the reader
+
+    /** The loop's handler: the connection's one reader, and the one who sees OP_WRITE. */
+    @Override
+    public void onReady(SelectionKey key) {
+        if (state != READY || !key.isValid()) {
+            return;
+        }
+        try {
+            if (key.isWritable()) {
+                if (flushOut() == 0) {
+                    setInterest(SelectionKey.OP_READ);
+                    CorCo w = drainWaiter;
+                    if (w != null) {
+                        w.wake();
+                    }
+                }
+            }
+            if (key.isValid() && key.isReadable()) {
+                read();
+            }
+        } catch (IOException e) {
+            die(closed("reading from", e), -1);
+        }
+    }
+
+    private void read() throws IOException {
+        for (int i = 0; i < READS_PER_WAKE && state == READY; i++) {
+            int n = codec.readFrom(channel);
+            if (n < 0) {
+                die(new CorProtoException(CorProtoException.Kind.CLOSED, null,
+                        "cor://" + host + ":" + port + " (" + peerName + ") closed the connection", false, null), -1);
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+            client.received(n);
+            decode();
+        }
+    }
+
+    private void decode() {
+        try {
+            int t;
+            while (state == READY && (t = codec.nextFrame()) != CorProtoCodec.NEED_MORE) {
+                onFrame(t);
+            }
+        } catch (CorProtoException e) {
+            goAway(e);
+        }
+    }
+
+    private void onFrame(int type) throws CorProtoException {
+        switch (type) {
+            case CorProtoCodec.RESPONSE -> {
+                CorProtoCall call = inFlight(codec.stream());
+                CorProtoResponse r = codec.readResponse();
+                finished(call).complete(r);
+            }
+            case CorProtoCodec.ERROR -> {
+                CorProtoCall call = inFlight(codec.stream());
+                CorProtoCodec.Problem p = codec.readError();
+                finished(call).fail(new CorProtoException(CorProtoException.Kind.STREAM, p.code(), "cor://" + host + ":" + port
+                        + " answered the request with ERROR " + p.describe(), p.code() == CorProtoError.REFUSED, null));
+            }
+            case CorProtoCodec.PING -> {
+                codec.writePing(CorProtoCodec.PONG, codec.readPing());
+                try {
+                    if (flushOut() > 0 && loop != null) {
+                        setInterest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    }
+                } catch (IOException e) {
+                    die(closed("writing to", e), -1);
+                }
+            }
+            case CorProtoCodec.PONG -> codec.readPing();
+            case CorProtoCodec.GOAWAY -> {
+                CorProtoCodec.Problem p = codec.readGoAway();
+                die(new CorProtoException(CorProtoException.Kind.CLOSED, p.code(),
+                        "cor://" + host + ":" + port + " (" + peerName + ") went away: " + p.describe(), false, null), p.lastStream());
+            }
+            default -> throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
+                    "a client does not receive " + CorProtoCodec.typeName(type));
+        }
+    }
+
+    private CorProtoCall inFlight(int stream) throws CorProtoException {
+        CorProtoCall call = streams.get(stream);
+        if (call == null) {
+            throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
+                    "an answer on stream " + Integer.toUnsignedString(stream) + ", which is not in flight");
+        }
+        return call;
+    }
+
+    /** The stream is answered: it leaves the table, and a writer waiting for a free one may go. */
+    private CorProtoCall finished(CorProtoCall call) {
+        streams.remove(call.stream);
+        if (loop != null && writer == null) {
+            wakeNextWriter();
+        }
+        return call; // an abandoned call is done already: complete/fail drop the late answer
+    }
+
+    private void setInterest(int ops) {
+        if (ops != interest && loop != null) {
+            SelectionKey key = loop.keyFor(channel); // the current key: the loop may have rebuilt its selector
+            if (key != null && key.isValid()) {
+                key.interestOps(ops);
+                interest = ops;
+            }
+        }
+    }
+
+    // ================================================================ ending
+
+    /** The peer broke the protocol: GOAWAY with the code (one attempt), then the connection dies. */
+    private CorProtoException protocolError(CorProtoError code, String reason) {
+        return CorProtoException.violation(code, "cor://" + host + ":" + port + ": " + reason);
+    }
+
+    private void goAway(CorProtoException e) {
+        CorProtoError code = e.code() != null ? e.code() : CorProtoError.PROTOCOL_ERROR;
+        try {
+            // Appended behind whatever is still queued: the output is a byte queue, so a frame
+            // half-written stays whole on the wire.
+            codec.writeGoAway(0, code, e.getMessage());
+            codec.writeTo(channel);
+        } catch (IOException | RuntimeException ignored) {
+            // it dies anyway
+        }
+        die(new CorProtoException(CorProtoException.Kind.PROTOCOL, code,
+                "cor://" + host + ":" + port + " broke the protocol: " + e.getMessage(), false, e), -1);
+    }
+
+    private CorProtoException closed(String doing, IOException e) {
+        return new CorProtoException(CorProtoException.Kind.CLOSED, null,
+                "cor://" + host + ":" + port + ": " + doing + " the connection failed: " + e, false, e);
+    }
+
+    /** The client closes: GOAWAY {@code NO_ERROR}, one write, and every call fails. Owner's thread. */
+    void shutdown() {
+        if (state == READY) {
+            try {
+                codec.writeGoAway(0, CorProtoError.NO_ERROR, "client " + client.name + " closing");
+                codec.writeTo(channel);
+            } catch (IOException | RuntimeException ignored) {
+                // closing anyway
+            }
+        }
+        die(new CorProtoException(CorProtoException.Kind.CLOSED, CorProtoError.NO_ERROR, "the cor:// client was closed", false, null), -1);
+    }
+
+    /**
+     * The connection is over: it leaves its table, its channel closes, and every call on it and
+     * every coroutine waiting for it fails at once. {@code lastProcessed}: a GOAWAY's last stream
+     * (calls sent after it are retryable), or -1.
+     */
+    void die(CorProtoException cause, int lastProcessed) {
+        if (state == DEAD) {
+            return;
+        }
+        boolean wasReady = state == READY;
+        state = DEAD;
+        failure = cause;
+        if (slots[slot] == this) {
+            slots[slot] = null;
+        }
+        ProtoChecks.closeQuietly(channel);
+        codec.clearOutput();
+        codec.clearInput();
+        client.closed(this);
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " ended: " + cause.getMessage());
+        streams.drain(call -> call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0)));
+        if (wasReady || loop != null) {
+            wakeAll(openWaiters);
+            wakeAll(turnQueue);
+            if (drainWaiter != null) {
+                drainWaiter.wake();
+            }
+        }
+    }
+
+    /** Closes the socket from another thread (the client closes): its owner finds it closed and dies. */
+    void closeChannel() {
+        ProtoChecks.closeQuietly(channel);
+    }
+
+    /** A fresh exception for one call or waiter, the connection's failure as its cause. */
+    private CorProtoException failureFor(boolean retryable) {
+        CorProtoException f = failure;
+        if (f == null) {
+            f = new CorProtoException(CorProtoException.Kind.CLOSED, "cor://" + host + ":" + port + " is not connected");
+        }
+        if (f instanceof CorProtoTimeoutException) {
+            return new CorProtoTimeoutException(f.getMessage(), retryable || f.retryable());
+        }
+        return new CorProtoException(f.kind(), f.code(), f.getMessage(), retryable || f.retryable(), f);
+    }
+
+    /** Why a call cannot use this connection (it died, or never opened). */
+    CorProtoException failure() {
+        return failureFor(true);
+    }
+
+    private static void wakeAll(ArrayDeque<CorCo> waiters) {
+        for (CorCo co : waiters) {
+            co.wake();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "cor://" + host + ":" + port + " (" + peerName + ", " + (state == READY ? "ready" : state == DEAD ? "dead" : "opening") + ")";
+    }
+}

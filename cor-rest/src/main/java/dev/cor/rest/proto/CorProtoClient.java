@@ -1,0 +1,402 @@
+package dev.cor.rest.proto;
+
+import java.util.HashMap;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestHeaders;
+
+/**
+ * The {@code cor://} client (doc/cor-protocol.md § 9.2): sends a request to a peer broker and
+ * returns its answer, over connections shared and multiplexed per loop and per peer.
+ * <p>
+ * <b>Who may call it.</b> Any coroutine of any loop: the request yields where it waits (connect,
+ * HELLO, a full socket, the answer) and its loop serves everyone else meanwhile; the loop's
+ * connections to a peer are shared by all its coroutines. Any plain or worker thread: it blocks,
+ * on a connection of that thread's own. Not a loop thread outside a coroutine: a loop never
+ * blocks ({@link IllegalStateException}). The client itself is thread-safe; each connection is
+ * touched only by its loop or its thread.
+ * <p>
+ * Failures are {@link CorProtoException}s typed by {@link CorProtoException#kind() kind}:
+ * {@link CorProtoTimeoutException} for a deadline (a gateway's 504), the others 502. Every wait
+ * has a deadline: the connect timeout for connect and HELLO, the request timeout for the rest.
+ */
+public final class CorProtoClient implements AutoCloseable {
+    /** Default connect (and HELLO) timeout. */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+    /** Default time a request may take, answer included. */
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+    final String name;
+    final String token;
+    final long connectTimeoutMs;
+    final long requestTimeoutMs;
+    final int maxFrame;
+    final int maxStreams;
+    final int nameTable;
+    private final int connectionsPerPeer;
+
+    private final ConcurrentHashMap<CorCoLoop, Table> loopTables = new ConcurrentHashMap<>();
+    private final ThreadLocal<Table> threadTables = new ThreadLocal<>();
+    private final Set<ClientConnection> live = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    private final LongAdder opened = new LongAdder();
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder bytesReceived = new LongAdder();
+    private final LongAdder openWaits = new LongAdder();
+
+    private CorProtoClient(Builder b) {
+        this.name = b.name;
+        this.token = b.token;
+        this.connectTimeoutMs = b.connectTimeoutMs;
+        this.requestTimeoutMs = b.requestTimeoutMs;
+        this.maxFrame = b.maxFrame;
+        this.maxStreams = b.maxStreams;
+        this.nameTable = b.nameTable;
+        this.connectionsPerPeer = b.connectionsPerPeer;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /**
+     * Sends one request and returns its answer, within the request timeout.
+     *
+     * @param query   the query string without {@code ?}, or {@code null}
+     * @param headers request headers, or {@code null}
+     * @param json    the body as a JSON tree (it travels as one, spec § 6), or {@code null}
+     * @param body    the body as bytes when there is no tree, or {@code null}
+     * @throws CorProtoException     what failed, typed; {@link CorProtoTimeoutException} past the deadline
+     * @throws IllegalStateException on a loop thread outside a coroutine, or once closed
+     */
+    public CorProtoResponse send(String method, String host, int port, String path, String query,
+            CorRestHeaders headers, JsonNode json, byte[] body) throws CorProtoException {
+        return start(method, host, port, path, query, headers, json, body, requestTimeoutMs).await();
+    }
+
+    /** {@link #send(String, String, int, String, String, CorRestHeaders, JsonNode, byte[])} with its own timeout. */
+    public CorProtoResponse send(String method, String host, int port, String path, String query,
+            CorRestHeaders headers, JsonNode json, byte[] body, long timeoutMs) throws CorProtoException {
+        return start(method, host, port, path, query, headers, json, body, timeoutMs).await();
+    }
+
+    /**
+     * Forwards {@code request} (method, path, query, headers and body - its JSON tree when it is
+     * JSON, so that it travels parsed) to {@code host:port}.
+     */
+    public CorProtoResponse send(String host, int port, CorRest request) throws CorProtoException {
+        JsonNode json = request.isJson() ? request.json() : null;
+        return send(request.method(), host, port, request.path(), request.query(), request.headers(), json,
+                json == null ? request.body() : null);
+    }
+
+    /**
+     * Starts a request without waiting for its answer - the fan-out: start one per peer, then
+     * {@link CorProtoCall#awaitAll} them, and the whole takes as long as the slowest. It may
+     * still wait to connect or to write. Network failures do not throw here: they are the call's.
+     *
+     * @param timeoutMs the call's deadline from now
+     * @throws IllegalStateException on a loop thread outside a coroutine, or once closed
+     */
+    public CorProtoCall start(String method, String host, int port, String path, String query,
+            CorRestHeaders headers, JsonNode json, byte[] body, long timeoutMs) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(path, "path");
+        if (port < 1 || port > 65_535) {
+            throw new IllegalArgumentException("port out of 1..65535: " + port);
+        }
+        if (closed) {
+            throw new IllegalStateException("the cor:// client " + name + " is closed");
+        }
+        long now = System.nanoTime();
+        CorProtoCall call = new CorProtoCall(now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs)));
+        Table table = table();
+        long openDeadline = Math.min(call.deadlineNanos, now + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs));
+        ClientConnection c;
+        try {
+            c = table.acquire(host, port, openDeadline);
+        } catch (CorProtoException e) {
+            call.fail(e);
+            return call;
+        }
+        if (c.state != ClientConnection.READY) {
+            call.fail(c.failure());
+            return call;
+        }
+        call.connection = c;
+        requests.increment();
+        c.send(call, method, path, query, headers, json, body);
+        return call;
+    }
+
+    /** {@link #start(String, String, int, String, String, CorRestHeaders, JsonNode, byte[], long)} with the request timeout. */
+    public CorProtoCall start(String method, String host, int port, String path, String query,
+            CorRestHeaders headers, JsonNode json, byte[] body) {
+        return start(method, host, port, path, query, headers, json, body, requestTimeoutMs);
+    }
+
+    /** The connections of the caller: its loop's, shared; or its thread's own. */
+    private Table table() {
+        CorCo co = CorCo.current();
+        if (co != null) {
+            CorCoLoop loop = co.loop();
+            Table t = loopTables.get(loop);
+            return t != null ? t : loopTables.computeIfAbsent(loop, l -> new Table(l));
+        }
+        CorCoLoop loop = CorCoLoop.current();
+        if (loop != null) {
+            throw new IllegalStateException("a cor:// request on loop thread " + loop.name()
+                    + " outside a coroutine: a loop never blocks (send it from a coroutine, or from a worker)");
+        }
+        Table t = threadTables.get();
+        if (t == null) {
+            t = new Table(null);
+            threadTables.set(t);
+        }
+        return t;
+    }
+
+    /**
+     * One owner's connections, per peer: a loop's (its thread only) or a thread's. A connection
+     * is put in its slot before it opens, so that whoever comes meanwhile waits for it instead of
+     * opening another (spec § 9.2, busy before the connect).
+     */
+    private final class Table {
+        private final CorCoLoop loop;
+        private final HashMap<Peer, ClientConnection[]> peers = new HashMap<>();
+        private final Peer probe = new Peer(null, 0);
+        private int turn;
+
+        Table(CorCoLoop loop) {
+            this.loop = loop;
+        }
+
+        ClientConnection acquire(String host, int port, long openDeadline) throws CorProtoException {
+            probe.host = host;
+            probe.port = port;
+            ClientConnection[] slots = peers.get(probe);
+            if (slots == null) {
+                slots = new ClientConnection[connectionsPerPeer];
+                peers.put(new Peer(host, port), slots);
+            }
+            int i = slots.length == 1 ? 0 : Math.floorMod(turn++, slots.length);
+            ClientConnection c = slots[i];
+            if (c == null || c.state == ClientConnection.DEAD) {
+                c = new ClientConnection(CorProtoClient.this, loop, host, port, slots, i);
+                slots[i] = c; // claimed before the connect
+                live.add(c);
+                c.open(openDeadline);
+            } else if (c.state == ClientConnection.CONNECTING) {
+                openWaits.increment();
+                c.awaitOpen(openDeadline);
+            }
+            return c;
+        }
+
+        /** Closes every connection; on the owner's thread. */
+        void closeAll() {
+            for (ClientConnection[] slots : peers.values()) {
+                for (ClientConnection c : slots) {
+                    if (c != null) {
+                        c.shutdown();
+                    }
+                }
+            }
+            peers.clear();
+        }
+    }
+
+    /** A peer, host and port; the table's probe is mutated in place, so a look-up allocates nothing. */
+    private static final class Peer {
+        String host;
+        int port;
+
+        Peer(String host, int port) {
+            this.host = host;
+            this.port = port;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Peer p && p.port == port && p.host.equals(host);
+        }
+
+        @Override
+        public int hashCode() {
+            return host.hashCode() * 31 + port;
+        }
+    }
+
+    // ---------------------------------------------------------------- life
+
+    /**
+     * Closes every connection (GOAWAY {@code NO_ERROR}; the calls in flight fail) and refuses
+     * new requests. Any thread: a loop's connections are closed on their loop; a thread's own,
+     * whose thread may be blocked on them, have their sockets closed from here.
+     */
+    @Override
+    public void close() {
+        closed = true;
+        for (var e : loopTables.entrySet()) {
+            CorCoLoop loop = e.getKey();
+            Table t = e.getValue();
+            if (loop.inLoop()) {
+                t.closeAll();
+            } else {
+                try {
+                    loop.execute(t::closeAll);
+                } catch (RejectedExecutionException ended) {
+                    // the loop has ended: close the sockets from here
+                    for (ClientConnection c : live) {
+                        if (c.loop == loop) {
+                            c.closeChannel();
+                        }
+                    }
+                }
+            }
+        }
+        for (ClientConnection c : live) {
+            if (c.loop == null) {
+                c.closeChannel();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- counters
+
+    void opened(ClientConnection c) {
+        opened.increment();
+    }
+
+    void closed(ClientConnection c) {
+        live.remove(c);
+    }
+
+    void sent(int n) {
+        bytesSent.add(n);
+    }
+
+    void received(int n) {
+        bytesReceived.add(n);
+    }
+
+    /** How often a request waited for a connection another one was opening (tests). */
+    long openWaits() {
+        return openWaits.sum();
+    }
+
+    /** Connections opened (HELLO-ACK received) since the start. */
+    public long connectionsOpened() {
+        return opened.sum();
+    }
+
+    /** Connections open or opening now. */
+    public int connectionsLive() {
+        return live.size();
+    }
+
+    /** Requests handed to a connection. */
+    public long requests() {
+        return requests.sum();
+    }
+
+    /** Bytes written to the sockets. */
+    public long bytesSent() {
+        return bytesSent.sum();
+    }
+
+    /** Bytes read from the sockets. */
+    public long bytesReceived() {
+        return bytesReceived.sum();
+    }
+
+    @Override
+    public String toString() {
+        return "CorProtoClient[" + name + ", " + live.size() + " connection(s)]";
+    }
+
+    /**
+     * Builds a client. Defaults: the name "cor", no token, connect timeout 5 s, request timeout
+     * 30 s, frames of 1 MiB, 256 streams, a name table of 4 096, one connection per loop and peer.
+     */
+    public static final class Builder {
+        private String name = "cor";
+        private String token;
+        private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+        private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+        private int maxFrame = CorProtoCodec.DEFAULT_MAX_FRAME;
+        private int maxStreams = CorProtoCodec.DEFAULT_MAX_STREAMS;
+        private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
+        private int connectionsPerPeer = 1;
+
+        private Builder() {
+        }
+
+        /** The name sent in HELLO (at most 255 bytes). */
+        public Builder name(String name) {
+            this.name = ProtoChecks.text(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
+            return this;
+        }
+
+        /** The shared secret sent in HELLO (spec § 4.3), or {@code null}. */
+        public Builder token(String token) {
+            this.token = token == null ? null : ProtoChecks.text(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
+            return this;
+        }
+
+        /** Deadline of the connect and the HELLO exchange. */
+        public Builder connectTimeoutMs(long ms) {
+            this.connectTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "connect timeout");
+            return this;
+        }
+
+        /** Deadline of a request, from its start to its answer. */
+        public Builder requestTimeoutMs(long ms) {
+            this.requestTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "request timeout");
+            return this;
+        }
+
+        /** The largest frame payload offered in HELLO (spec § 3.5). */
+        public Builder maxFrameBytes(int bytes) {
+            this.maxFrame = ProtoChecks.range(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
+            return this;
+        }
+
+        /** Streams in flight offered in HELLO (spec § 5.3). */
+        public Builder maxStreams(int streams) {
+            this.maxStreams = ProtoChecks.range(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
+            return this;
+        }
+
+        /** Name table entries offered in HELLO (spec § 6.4). */
+        public Builder nameTable(int entries) {
+            this.nameTable = ProtoChecks.range(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
+            return this;
+        }
+
+        /** Connections per loop and peer, used in turn (default 1: one multiplexed connection). */
+        public Builder connectionsPerPeer(int n) {
+            this.connectionsPerPeer = ProtoChecks.range(n, 1, 64, "connections per peer");
+            return this;
+        }
+
+        public CorProtoClient build() {
+            return new CorProtoClient(this);
+        }
+    }
+}

@@ -1,0 +1,418 @@
+package dev.cor.rest.proto;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.cor.base.CorCoLoop;
+import dev.cor.rest.CorRestDispatcher;
+
+/**
+ * A {@code cor://} server (doc/cor-protocol.md § 9.1): listens on its own port, deals each new
+ * connection to one of its loops in turn (one acceptor, on the first loop), and serves every
+ * REQUEST through the {@link CorRestDispatcher} - the same inline / coroutine / hop decision as
+ * HTTP - with many in flight on one connection and each answer written as it finishes.
+ * <p>
+ * It owns its listening socket and its connections; the loops and the dispatcher are the
+ * caller's, started before and stopped after it. {@link #start()} and {@link #stop()} may be
+ * called from any thread; the counters may be read from any thread. Everything else runs on the
+ * loops.
+ */
+public final class CorProtoServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(CorProtoServer.class.getName());
+
+    /** Default handshake and frame timeouts (spec § 3.6, § 4). */
+    public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    /** Default cap of open connections. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+    final String host;
+    private final int requestedPort;
+    final List<CorCoLoop> loops;
+    final CorRestDispatcher dispatcher;
+    final String name;
+    final byte[] token;
+    final int maxFrame;
+    final int maxStreams;
+    final int nameTable;
+    final long handshakeTimeoutMs;
+    final long frameTimeoutMs;
+    final int maxConnections;
+
+    private ServerSocketChannel listener;
+    private volatile int port = -1;
+    private int nextLoop; // the acceptor loop's only
+    private volatile boolean started;
+    private volatile boolean stopping;
+
+    final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
+    private final LongAdder accepted = new LongAdder();
+    final LongAdder requests = new LongAdder();
+    final LongAdder responses = new LongAdder();
+    final LongAdder violations = new LongAdder();
+    final LongAdder bytesRead = new LongAdder();
+    final LongAdder bytesWritten = new LongAdder();
+
+    private CorProtoServer(Builder b) {
+        this.host = b.host;
+        this.requestedPort = b.port;
+        this.loops = List.copyOf(b.loops);
+        this.dispatcher = Objects.requireNonNull(b.dispatcher, "dispatcher");
+        this.name = b.name;
+        this.token = b.token == null ? null : b.token.getBytes(StandardCharsets.UTF_8);
+        this.maxFrame = b.maxFrame;
+        this.maxStreams = b.maxStreams;
+        this.nameTable = b.nameTable;
+        this.handshakeTimeoutMs = b.handshakeTimeoutMs;
+        this.frameTimeoutMs = b.frameTimeoutMs;
+        this.maxConnections = b.maxConnections;
+        if (loops.isEmpty()) {
+            throw new IllegalArgumentException("a cor:// server needs at least one loop");
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- life
+
+    /**
+     * Binds the port and starts accepting on the first loop. Any thread but one of the server's
+     * loops (it waits for the acceptor to be registered); returns once connections are accepted.
+     */
+    public CorProtoServer start() throws IOException {
+        synchronized (this) {
+            if (started) {
+                throw new IllegalStateException("cor:// server " + name + " already started");
+            }
+            started = true;
+        }
+        ServerSocketChannel ch = ServerSocketChannel.open();
+        try {
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ch.bind(new InetSocketAddress(host, requestedPort), 1024);
+            ch.configureBlocking(false);
+            listener = ch;
+            port = ((InetSocketAddress) ch.getLocalAddress()).getPort();
+            CorCoLoop acceptor = loops.get(0);
+            CountDownLatch registered = new CountDownLatch(1);
+            IOException[] failure = new IOException[1];
+            acceptor.execute(() -> {
+                try {
+                    acceptor.register(ch, SelectionKey.OP_ACCEPT, this::onAcceptable);
+                } catch (IOException e) {
+                    failure[0] = e;
+                } finally {
+                    registered.countDown();
+                }
+            });
+            if (!registered.await(10, TimeUnit.SECONDS)) {
+                throw new IOException("loop " + acceptor.name() + " did not take the listener within 10 s");
+            }
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+        } catch (IOException | RuntimeException e) {
+            ProtoChecks.closeQuietly(ch);
+            throw e;
+        } catch (InterruptedException e) {
+            ProtoChecks.closeQuietly(ch);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting", e);
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// server " + name + " listening on " + host + ":" + port);
+        return this;
+    }
+
+    /** The port bound (the ephemeral one when 0 was asked for); -1 before {@link #start()}. */
+    public int port() {
+        return port;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The acceptor: loop 0's handler of the listening socket. Deals connections out in turn. */
+    private void onAcceptable(SelectionKey key) {
+        for (int i = 0; i < 64 && !stopping; i++) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor:// server " + name + ": accept failed", e);
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            accepted.increment();
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            } catch (IOException e) {
+                ProtoChecks.closeQuietly(ch);
+                continue;
+            }
+            CorCoLoop target = loops.get(nextLoop);
+            nextLoop = (nextLoop + 1) % loops.size();
+            if (target.inLoop()) {
+                adopt(target, ch);
+            } else {
+                try {
+                    target.execute(() -> adopt(target, ch));
+                } catch (RejectedExecutionException e) {
+                    ProtoChecks.closeQuietly(ch);
+                }
+            }
+        }
+    }
+
+    /** On the connection's loop: the connection is registered once, for good. */
+    private void adopt(CorCoLoop loop, SocketChannel ch) {
+        if (stopping) {
+            ProtoChecks.closeQuietly(ch);
+            return;
+        }
+        ServerConnection c = new ServerConnection(this, loop, ch);
+        try {
+            c.open(connections.size() >= maxConnections);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cor:// server " + name + ": cannot register a connection", e);
+            c.close();
+        }
+    }
+
+    /**
+     * Stops: closes the listener, then every connection (GOAWAY {@code NO_ERROR} first, spec
+     * § 8.4). Requests still running lose their answers. Any thread; from a thread that is not
+     * one of the loops it returns once the connections are closed and the port is free again.
+     */
+    public void stop() {
+        if (!started || stopping) {
+            return;
+        }
+        stopping = true;
+        CountDownLatch done = new CountDownLatch(loops.size());
+        for (int i = 0; i < loops.size(); i++) {
+            CorCoLoop loop = loops.get(i);
+            boolean acceptor = i == 0;
+            Runnable onLoop = () -> {
+                try {
+                    if (acceptor) {
+                        ProtoChecks.closeQuietly(listener);
+                    }
+                    for (ServerConnection c : connections) {
+                        if (c.loop == loop) {
+                            c.shutdown();
+                        }
+                    }
+                } finally {
+                    // A closed channel's descriptor is released at the loop's next select: count
+                    // down after it, so that a caller can bind the port again at once.
+                    try {
+                        loop.schedule(1, done::countDown);
+                    } catch (RuntimeException e) {
+                        done.countDown();
+                    }
+                }
+            };
+            try {
+                if (loop.inLoop()) {
+                    onLoop.run();
+                } else {
+                    loop.execute(onLoop);
+                }
+            } catch (RejectedExecutionException ended) {
+                // The loop has ended: nobody will ever read these again.
+                if (acceptor) {
+                    ProtoChecks.closeQuietly(listener);
+                }
+                for (ServerConnection c : connections) {
+                    if (c.loop == loop) {
+                        ProtoChecks.closeQuietly(c.channel);
+                        connections.remove(c);
+                    }
+                }
+                done.countDown();
+            }
+        }
+        if (CorCoLoop.current() == null) {
+            try {
+                if (!done.await(10, TimeUnit.SECONDS)) {
+                    LOG.log(System.Logger.Level.WARNING, "cor:// server " + name + ": a loop did not close its connections within 10 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// server " + name + " stopped");
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    // ---------------------------------------------------------------- counters
+
+    /** Connections accepted since the start. */
+    public long connectionsAccepted() {
+        return accepted.sum();
+    }
+
+    /** Connections open now. */
+    public int connectionsOpen() {
+        return connections.size();
+    }
+
+    /** REQUEST frames accepted (dispatched). */
+    public long requests() {
+        return requests.sum();
+    }
+
+    /** RESPONSE frames sent. */
+    public long responses() {
+        return responses.sum();
+    }
+
+    /** Connections ended with GOAWAY for a protocol violation (spec § 8.3). */
+    public long violations() {
+        return violations.sum();
+    }
+
+    public long bytesRead() {
+        return bytesRead.sum();
+    }
+
+    public long bytesWritten() {
+        return bytesWritten.sum();
+    }
+
+    @Override
+    public String toString() {
+        return "CorProtoServer[" + name + " " + host + ":" + port + ", " + connections.size() + " connection(s)]";
+    }
+
+    /**
+     * Builds a server. Required: the loops (started) and the dispatcher. Defaults: 127.0.0.1,
+     * an ephemeral port, the name "cor", no token, frames of 1 MiB, 256 streams, a name table of
+     * 4 096, handshake and frame timeouts of 10 s, 10 000 connections.
+     */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port;
+        private List<CorCoLoop> loops = List.of();
+        private CorRestDispatcher dispatcher;
+        private String name = "cor";
+        private String token;
+        private int maxFrame = CorProtoCodec.DEFAULT_MAX_FRAME;
+        private int maxStreams = CorProtoCodec.DEFAULT_MAX_STREAMS;
+        private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
+        private long handshakeTimeoutMs = DEFAULT_TIMEOUT_MS;
+        private long frameTimeoutMs = DEFAULT_TIMEOUT_MS;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+
+        private Builder() {
+        }
+
+        /** The address to bind (a literal address: it is resolved on the caller's thread). */
+        public Builder host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** The port; 0 (the default) binds an ephemeral one, read back with {@link CorProtoServer#port()}. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("port out of 0..65535: " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The started loops to serve on; the first one also accepts. */
+        public Builder loops(List<CorCoLoop> loops) {
+            this.loops = List.copyOf(loops);
+            return this;
+        }
+
+        public Builder loops(CorCoLoop... loops) {
+            return loops(List.of(loops));
+        }
+
+        public Builder dispatcher(CorRestDispatcher dispatcher) {
+            this.dispatcher = dispatcher;
+            return this;
+        }
+
+        /** The name sent in HELLO-ACK (at most 255 bytes). */
+        public Builder name(String name) {
+            this.name = ProtoChecks.text(name, CorProtoCodec.MAX_PEER_NAME_BYTES, "name");
+            return this;
+        }
+
+        /** A shared secret every HELLO must carry (spec § 4.3); {@code null}: none required. */
+        public Builder token(String token) {
+            this.token = token == null ? null : ProtoChecks.text(token, CorProtoCodec.MAX_TOKEN_BYTES, "token");
+            return this;
+        }
+
+        /** The largest frame payload accepted (spec § 3.5). */
+        public Builder maxFrameBytes(int bytes) {
+            this.maxFrame = ProtoChecks.range(bytes, CorProtoCodec.MIN_MAX_FRAME, CorProtoCodec.HARD_MAX_FRAME, "max frame");
+            return this;
+        }
+
+        /** Streams in flight per connection (spec § 5.3). */
+        public Builder maxStreams(int streams) {
+            this.maxStreams = ProtoChecks.range(streams, 1, CorProtoCodec.HARD_MAX_STREAMS, "max streams");
+            return this;
+        }
+
+        /** Name table entries per direction (spec § 6.4). */
+        public Builder nameTable(int entries) {
+            this.nameTable = ProtoChecks.range(entries, 0, CorProtoCodec.HARD_MAX_NAME_TABLE, "name table");
+            return this;
+        }
+
+        /** How long a new connection has to send HELLO (spec § 4). */
+        public Builder handshakeTimeoutMs(long ms) {
+            this.handshakeTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "handshake timeout");
+            return this;
+        }
+
+        /** How long a frame begun may stay unfinished (spec § 3.6). */
+        public Builder frameTimeoutMs(long ms) {
+            this.frameTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "frame timeout");
+            return this;
+        }
+
+        /** Open connections past which a new one is refused with GOAWAY {@code REFUSED}. */
+        public Builder maxConnections(int connections) {
+            this.maxConnections = ProtoChecks.range(connections, 1, Integer.MAX_VALUE, "max connections");
+            return this;
+        }
+
+        public CorProtoServer build() {
+            return new CorProtoServer(this);
+        }
+    }
+}

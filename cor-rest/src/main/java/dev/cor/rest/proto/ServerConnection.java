@@ -1,0 +1,426 @@
+package dev.cor.rest.proto;
+
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayDeque;
+
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.CorCoLoopHandler;
+import dev.cor.base.CorCoTimer;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestResponder;
+
+/**
+ * One connection of a {@link CorProtoServer}, on the loop it was dealt to (spec § 9.1).
+ * Registered once with OP_READ and read continuously while its requests run: each REQUEST goes
+ * to the dispatcher at once, each answer is encoded when it is ready and written as far as the
+ * socket takes it; the rest waits in the codec's output - the connection's own state - for
+ * OP_WRITE. Past one maximum frame of unsent output it stops reading until it drains.
+ * <p>
+ * Loop thread only: the handler, the responders (called by the dispatcher on this loop, possibly
+ * from inside a request's coroutine - nothing here waits) and the timers.
+ */
+final class ServerConnection implements CorCoLoopHandler {
+    private static final System.Logger LOG = System.getLogger(ServerConnection.class.getName());
+
+    private static final int HELLO_WAIT = 0;
+    private static final int OPEN = 1;
+    private static final int CLOSING = 2;
+    private static final int CLOSED = 3;
+
+    /** How long a connection ended by GOAWAY keeps discarding input before it closes (spec § 8.4). */
+    static final long LINGER_MS = 1000;
+    /** Reads per readiness before the loop is handed back to the other connections. */
+    private static final int READS_PER_WAKE = 8;
+
+    final CorProtoServer server;
+    final CorCoLoop loop;
+    final SocketChannel channel;
+    private final CorProtoCodec codec = new CorProtoCodec();
+    private int state = HELLO_WAIT;
+    private String peer = "?";
+
+    private final IntMap<Stream> inFlight = new IntMap<>(16);
+    private final ArrayDeque<Stream> spare = new ArrayDeque<>();
+    private int maxStreams;
+    private int lastAccepted;
+
+    private int interest;
+    /** Inside {@link #decode()}: answers made meanwhile are written together at its end. */
+    private boolean decoding;
+    private boolean readPaused;
+    private boolean outputShut;
+    private long unfinishedSinceNanos;
+    private CorCoTimer handshakeTimer;
+    private CorCoTimer frameTimer;
+    private CorCoTimer lingerTimer;
+
+    ServerConnection(CorProtoServer server, CorCoLoop loop, SocketChannel channel) {
+        this.server = server;
+        this.loop = loop;
+        this.channel = channel;
+    }
+
+    /** Registers the connection for good; {@code refuse}: past the cap, GOAWAY {@code REFUSED} at once. */
+    void open(boolean refuse) throws IOException {
+        server.connections.add(this);
+        interest = SelectionKey.OP_READ;
+        loop.register(channel, interest, this);
+        if (refuse) {
+            violation(CorProtoError.REFUSED, "too many connections (" + server.maxConnections + ")");
+            return;
+        }
+        handshakeTimer = loop.schedule(server.handshakeTimeoutMs, this::handshakeExpired);
+    }
+
+    // ---------------------------------------------------------------- readiness
+
+    @Override
+    public void onReady(SelectionKey key) {
+        try {
+            if (key.isValid() && key.isWritable()) {
+                flush();
+            }
+            if (key.isValid() && key.isReadable() && state != CLOSED) {
+                if (state == CLOSING) {
+                    discard();
+                } else {
+                    read();
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + e);
+            close();
+        }
+    }
+
+    private void read() throws IOException {
+        for (int i = 0; i < READS_PER_WAKE && state <= OPEN && !readPaused; i++) {
+            int n = codec.readFrom(channel);
+            if (n < 0) {
+                endOfStream();
+                return;
+            }
+            if (n == 0) {
+                break;
+            }
+            server.bytesRead.add(n);
+            decode();
+        }
+        if (state <= OPEN) {
+            watchUnfinishedFrame();
+        }
+    }
+
+    /**
+     * Every whole frame read so far, in order; a violation ends the connection. The answers made
+     * meanwhile (inline requests, coroutines that never waited) go out in one write at the end.
+     */
+    private void decode() {
+        decoding = true;
+        try {
+            int t;
+            while (state <= OPEN && (t = codec.nextFrame()) != CorProtoCodec.NEED_MORE) {
+                unfinishedSinceNanos = 0;
+                onFrame(t);
+            }
+        } catch (CorProtoException e) {
+            violation(e.code() != null ? e.code() : CorProtoError.PROTOCOL_ERROR, e.getMessage());
+        } finally {
+            decoding = false;
+        }
+        if (state <= OPEN && codec.pendingOutput() > 0) {
+            flushQuietly();
+        }
+    }
+
+    private void onFrame(int type) throws CorProtoException {
+        if (type == CorProtoCodec.HELLO) {
+            if (state != HELLO_WAIT) {
+                throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR, "a second HELLO");
+            }
+            hello(codec.readHello());
+            return;
+        }
+        if (state == HELLO_WAIT) {
+            throw CorProtoException.violation(CorProtoError.HELLO_EXPECTED,
+                    "a " + CorProtoCodec.typeName(type) + " frame before HELLO");
+        }
+        switch (type) {
+            case CorProtoCodec.REQUEST -> request();
+            case CorProtoCodec.PING -> codec.writePing(CorProtoCodec.PONG, codec.readPing());
+            case CorProtoCodec.PONG -> codec.readPing();
+            case CorProtoCodec.GOAWAY -> {
+                CorProtoCodec.Problem p = codec.readGoAway();
+                LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": the client goes away, " + p.describe());
+                close();
+            }
+            default -> throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
+                    "a server does not receive " + CorProtoCodec.typeName(type));
+        }
+    }
+
+    private void hello(CorProtoCodec.Hello h) throws CorProtoException {
+        if (server.token != null && !MessageDigest.isEqual(server.token, h.token().getBytes(StandardCharsets.UTF_8))) {
+            throw CorProtoException.violation(CorProtoError.UNAUTHORIZED,
+                    h.token().isEmpty() ? "this server requires a token" : "wrong token");
+        }
+        int frame = (int) Math.min(h.maxFrame() & 0xFFFF_FFFFL, server.maxFrame);
+        int streams = Math.min(h.maxStreams(), server.maxStreams);
+        int names = Math.min(h.nameTable(), server.nameTable);
+        if (frame < CorProtoCodec.MIN_MAX_FRAME || streams < 1) {
+            throw CorProtoException.violation(CorProtoError.INVALID_PAYLOAD, "HELLO limits out of range: max frame "
+                    + Integer.toUnsignedString(h.maxFrame()) + ", max streams " + h.maxStreams());
+        }
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel();
+            handshakeTimer = null;
+        }
+        peer = h.name();
+        maxStreams = streams;
+        codec.writeHelloAck(frame, streams, names, server.name);
+        codec.agree(frame, names);
+        state = OPEN;
+    }
+
+    private void request() throws CorProtoException {
+        int id = codec.stream();
+        CorRest request = codec.readRequest();
+        if (inFlight.containsKey(id)) {
+            throw CorProtoException.violation(CorProtoError.STREAM_IN_USE,
+                    "stream " + Integer.toUnsignedString(id) + " is still in flight");
+        }
+        if (inFlight.size() >= maxStreams) {
+            codec.writeError(id, CorProtoError.REFUSED, "too many streams in flight (" + maxStreams + ")");
+            return;
+        }
+        Stream s = spare.poll();
+        if (s == null) {
+            s = new Stream();
+        }
+        s.id = id;
+        inFlight.put(id, s);
+        lastAccepted = id;
+        server.requests.increment();
+        try {
+            // May answer before it returns (inline, or a coroutine that never waited): respond() copes.
+            server.dispatcher.dispatch(request, s);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cor:// " + this + ": dispatching " + request + " failed", e);
+            if (state == OPEN && inFlight.get(id) == s) {
+                inFlight.remove(id);
+                codec.writeError(id, CorProtoError.INTERNAL, "the server could not dispatch the request");
+            }
+        }
+    }
+
+    /** A request's answer, on this loop: encoded now, written as far as the socket takes it. */
+    private void respond(Stream s, CorRest request) {
+        if (state != OPEN || inFlight.get(s.id) != s) {
+            return; // the connection ended meanwhile: the answer has nowhere to go
+        }
+        inFlight.remove(s.id);
+        try {
+            codec.writeResponse(s.id, request.status(), request.responseHeaders(), null, request.responseBody());
+            server.responses.increment();
+        } catch (CorProtoException tooLarge) {
+            codec.writeError(s.id, CorProtoError.TOO_LARGE, tooLarge.getMessage());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cor:// " + this + ": cannot encode the answer to " + request, e);
+            codec.writeError(s.id, CorProtoError.INTERNAL, e.getClass().getSimpleName());
+        }
+        spare.push(s);
+        if (!decoding) {
+            flushQuietly();
+        }
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    private void flushQuietly() {
+        try {
+            flush();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": write failed: " + e);
+            close();
+        }
+    }
+
+    /** Writes what the socket takes; arms OP_WRITE for the rest and pauses reading past a frame's worth. */
+    private void flush() throws IOException {
+        if (state == CLOSED) {
+            return;
+        }
+        int before = codec.pendingOutput();
+        int left = codec.writeTo(channel);
+        server.bytesWritten.add(before - left);
+        if (state == CLOSING) {
+            if (left == 0 && !outputShut) {
+                outputShut = true;
+                channel.shutdownOutput();
+            }
+            setInterest(SelectionKey.OP_READ | (left > 0 ? SelectionKey.OP_WRITE : 0));
+            return;
+        }
+        if (left > codec.maxFrame()) {
+            readPaused = true;
+        } else if (left == 0) {
+            readPaused = false;
+        }
+        setInterest((readPaused ? 0 : SelectionKey.OP_READ) | (left > 0 ? SelectionKey.OP_WRITE : 0));
+    }
+
+    private void setInterest(int ops) {
+        if (ops != interest) {
+            SelectionKey key = loop.keyFor(channel); // the current key: the loop may have rebuilt its selector
+            if (key != null && key.isValid()) {
+                key.interestOps(ops);
+                interest = ops;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- time
+
+    private void handshakeExpired() {
+        handshakeTimer = null;
+        if (state == HELLO_WAIT) {
+            violation(CorProtoError.TIMEOUT, "no HELLO within " + server.handshakeTimeoutMs + " ms");
+        }
+    }
+
+    /** A frame begun must be finished within the frame timeout (spec § 3.6): one timer at a time. */
+    private void watchUnfinishedFrame() {
+        if (codec.bufferedInput() == 0) {
+            unfinishedSinceNanos = 0;
+            return;
+        }
+        if (unfinishedSinceNanos == 0) {
+            unfinishedSinceNanos = System.nanoTime();
+        }
+        if (frameTimer == null) {
+            frameTimer = loop.schedule(server.frameTimeoutMs, this::frameExpired);
+        }
+    }
+
+    private void frameExpired() {
+        frameTimer = null;
+        if (state > OPEN || unfinishedSinceNanos == 0) {
+            return;
+        }
+        long waitedMs = (System.nanoTime() - unfinishedSinceNanos) / 1_000_000;
+        if (readPaused || waitedMs < server.frameTimeoutMs) {
+            // Progress since, or we are the ones not reading: look again later.
+            frameTimer = loop.schedule(readPaused ? server.frameTimeoutMs : server.frameTimeoutMs - waitedMs, this::frameExpired);
+            return;
+        }
+        violation(CorProtoError.TIMEOUT, "a frame left unfinished for " + waitedMs + " ms (" + codec.bufferedInput()
+                + " of " + codec.expectedFrameBytes() + " bytes)");
+    }
+
+    // ---------------------------------------------------------------- ending
+
+    private void endOfStream() {
+        int buffered = codec.bufferedInput();
+        if (buffered > 0) {
+            int expected = codec.expectedFrameBytes();
+            violation(CorProtoError.INVALID_PAYLOAD, "connection closed in the middle of a frame ("
+                    + buffered + " of " + (expected > 0 ? expected + " bytes" : "its 10-byte header") + ")");
+        } else {
+            close();
+        }
+    }
+
+    /**
+     * A protocol violation (spec § 8.3): GOAWAY with its code and reason, stop reading requests,
+     * close the sending side once flushed, discard input until the peer closes or the linger ends.
+     */
+    void violation(CorProtoError code, String reason) {
+        if (state >= CLOSING) {
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
+        server.violations.increment();
+        state = CLOSING;
+        cancelTimers();
+        inFlight.drain(s -> { });
+        codec.clearInput();
+        codec.writeGoAway(lastAccepted, code, reason);
+        lingerTimer = loop.schedule(LINGER_MS, this::close);
+        flushQuietly();
+    }
+
+    private void discard() throws IOException {
+        for (int i = 0; i < READS_PER_WAKE; i++) {
+            codec.clearInput();
+            int n = codec.readFrom(channel);
+            if (n < 0) {
+                close();
+                return;
+            }
+            if (n == 0) {
+                return;
+            }
+        }
+    }
+
+    /** The server stops (spec § 8.4): GOAWAY {@code NO_ERROR}, one write, close. */
+    void shutdown() {
+        if (state <= OPEN) {
+            codec.writeGoAway(lastAccepted, CorProtoError.NO_ERROR, "server " + server.name + " stopping");
+            try {
+                codec.writeTo(channel);
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+        close();
+    }
+
+    void close() {
+        if (state == CLOSED) {
+            return;
+        }
+        state = CLOSED;
+        cancelTimers();
+        if (lingerTimer != null) {
+            lingerTimer.cancel();
+            lingerTimer = null;
+        }
+        inFlight.drain(s -> { });
+        spare.clear();
+        codec.clearInput();
+        codec.clearOutput();
+        ProtoChecks.closeQuietly(channel);
+        server.connections.remove(this);
+    }
+
+    private void cancelTimers() {
+        if (handshakeTimer != null) {
+            handshakeTimer.cancel();
+            handshakeTimer = null;
+        }
+        if (frameTimer != null) {
+            frameTimer.cancel();
+            frameTimer = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "connection of " + server.name + " from " + peer + " on " + loop.name();
+    }
+
+    /** A request in flight: its number, and where the dispatcher sends its answer. Reused. */
+    private final class Stream implements CorRestResponder {
+        int id;
+
+        @Override
+        public void respond(CorRest request) {
+            ServerConnection.this.respond(this, request);
+        }
+    }
+}

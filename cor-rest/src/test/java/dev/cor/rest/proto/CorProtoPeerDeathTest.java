@@ -1,0 +1,144 @@
+package dev.cor.rest.proto;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** A peer that dies, never answers, or is not there: every waiter fails in time, typed (spec § 9.2). */
+class CorProtoPeerDeathTest {
+    private final ProtoFixture fx = new ProtoFixture();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        fx.close();
+    }
+
+    private static CorProtoException failureOf(CompletableFuture<?> f) throws Exception {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        return assertInstanceOf(CorProtoException.class, e.getCause());
+    }
+
+    @Test
+    void aPeerStoppedMidRequestFailsEveryWaiterAtOnceAndTheNextRequestReconnects() throws Exception {
+        CorCoLoop serverLoop = fx.loop("dying-server");
+        CorCoLoop clientLoop = fx.loop("death-client");
+        CorProtoServer server = fx.server(request -> {
+            CorCo.sleep(5000);
+            request.respond(200, null, null);
+        }, serverLoop);
+        int port = server.port();
+        CorProtoClient client = fx.client(b -> b.requestTimeoutMs(3000));
+        List<CompletableFuture<Integer>> waiting = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            waiting.add(ProtoFixture.coroutine(clientLoop,
+                    () -> client.send("GET", "127.0.0.1", port, "/never", null, null, null, null).status()));
+        }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.requests() < 8 && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertEquals(8, server.requests(), "all eight in flight at the server");
+        long t0 = System.nanoTime();
+        server.stop();
+        for (CompletableFuture<Integer> f : waiting) {
+            CorProtoException e = failureOf(f);
+            assertEquals(CorProtoException.Kind.CLOSED, e.kind(), e.getMessage());
+            assertEquals(CorProtoError.NO_ERROR, e.code(), "the server said it was stopping: " + e.getMessage());
+            assertEquals(502, e.gatewayStatus());
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 1500, "every waiter failed at once, well within its 3 s timeout: " + ms + " ms");
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop), "no coroutine left suspended");
+        assertEquals(0, client.connectionsLive());
+
+        CorProtoServer again = fx.server(request -> request.respond(204, null, null), b -> b.port(port), serverLoop);
+        assertEquals(port, again.port());
+        int status = ProtoFixture.inCoroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", port, "/again", null, null, null, null).status());
+        assertEquals(204, status);
+        assertEquals(2, client.connectionsOpened(), "the next request opened a new connection");
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
+
+    @Test
+    void aPeerThatDoesNotAnswerInTimeIsATimeoutAndTheConnectionGoesOn() throws Exception {
+        CorCoLoop serverLoop = fx.loop("slow-server");
+        CorCoLoop clientLoop = fx.loop("timeout-client");
+        CorProtoServer server = fx.server(request -> {
+            if (request.path().equals("/slow")) {
+                CorCo.sleep(600);
+            }
+            request.respond(200, "text/plain", request.path().getBytes());
+        }, serverLoop);
+        CorProtoClient client = fx.client(b -> b);
+        CompletableFuture<Integer> late = ProtoFixture.coroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/slow", null, null, null, null, 200).status());
+        CorProtoException e = failureOf(late);
+        assertInstanceOf(CorProtoTimeoutException.class, e);
+        assertEquals(CorProtoException.Kind.TIMEOUT, e.kind());
+        assertEquals(504, e.gatewayStatus());
+        // The connection is fine: the late answer is dropped when it comes, and others go on.
+        for (int i = 0; i < 3; i++) {
+            String body = ProtoFixture.inCoroutine(clientLoop,
+                    () -> new String(client.send("GET", "127.0.0.1", server.port(), "/quick", null, null, null, null).body()));
+            assertEquals("/quick", body);
+            Thread.sleep(250);
+        }
+        assertEquals(1, client.connectionsOpened());
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
+
+    @Test
+    void nobodyListeningIsARetryableConnectErrorForEachRequest() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        CorCoLoop clientLoop = fx.loop("connect-client");
+        CorProtoClient client = fx.client(b -> b);
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<Integer> f = ProtoFixture.coroutine(clientLoop,
+                    () -> client.send("GET", "127.0.0.1", port, "/", null, null, null, null).status());
+            CorProtoException e = failureOf(f);
+            assertEquals(CorProtoException.Kind.CONNECT, e.kind(), e.getMessage());
+            assertTrue(e.retryable());
+        }
+        CorProtoException blocking = assertThrows(CorProtoException.class,
+                () -> client.send("GET", "127.0.0.1", port, "/", null, null, null, null));
+        assertEquals(CorProtoException.Kind.CONNECT, blocking.kind());
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
+
+    @Test
+    void aClosedClientFailsItsCallsAndRefusesNewOnes() throws Exception {
+        CorCoLoop serverLoop = fx.loop("close-server");
+        CorCoLoop clientLoop = fx.loop("close-client");
+        CorProtoServer server = fx.server(request -> {
+            CorCo.sleep(5000);
+            request.respond(200, null, null);
+        }, serverLoop);
+        CorProtoClient client = fx.client(b -> b);
+        CompletableFuture<Integer> waiting = ProtoFixture.coroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/", null, null, null, null).status());
+        while (server.requests() < 1) {
+            Thread.sleep(5);
+        }
+        client.close();
+        assertEquals(CorProtoException.Kind.CLOSED, failureOf(waiting).kind());
+        assertThrows(IllegalStateException.class, () -> client.send("GET", "127.0.0.1", server.port(), "/", null, null, null, null));
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
+}
