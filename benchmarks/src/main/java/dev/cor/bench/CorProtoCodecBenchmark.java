@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestHeaders;
 import dev.cor.rest.proto.CorProtoCodec;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -38,7 +39,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(2)
 @State(Scope.Thread)
 public class CorProtoCodecBenchmark {
-    private static final ObjectMapper JSON = CorRest.JSON;
+    private static final ObjectMapper JSON = CorRestJson.mapper();
 
     private ObjectNode entity;
     private CorRestHeaders headers;

@@ -10,6 +10,7 @@ import dev.cor.base.CorCoListener;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestDispatcher;
 import dev.cor.rest.CorRestHeaders;
@@ -82,7 +83,7 @@ public class CorProtoRoundTripBenchmark {
         serverLoop = CorCoLoop.builder().name("bench-cor-server").watchdogMs(0).build().start();
         clientLoop = CorCoLoop.builder().name("bench-cor-client").watchdogMs(0).build().start();
         workers = CorRestWorkers.create("bench-worker", 1, 64);
-        body = CorProtoCodecBenchmark.entity(CorRest.JSON, 3);
+        body = CorProtoCodecBenchmark.entity(CorRestJson.mapper(), 3);
         switch (transport) {
             case "cor" -> {
                 CorRestApplication app = new CorRestApplication() {

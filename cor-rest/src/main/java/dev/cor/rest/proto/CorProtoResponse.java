@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestHeaders;
 
 /**
@@ -73,7 +74,7 @@ public final class CorProtoResponse {
                 return EMPTY;
             }
             try {
-                body = CorRest.JSON.writeValueAsBytes(json);
+                body = CorRestJson.mapper().writeValueAsBytes(json);
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("a JSON tree that does not serialize", e);
             }
@@ -92,7 +93,7 @@ public final class CorProtoResponse {
             jsonTried = true;
             if (body != null && body.length > 0 && isJson()) {
                 try {
-                    json = CorRest.JSON.readTree(body);
+                    json = CorRestJson.mapper().readTree(body);
                 } catch (IOException e) {
                     throw new CorProtoException(CorProtoException.Kind.PROTOCOL, CorProtoError.INVALID_PAYLOAD,
                             "the peer's JSON body does not parse: " + e.getMessage(), false, e);

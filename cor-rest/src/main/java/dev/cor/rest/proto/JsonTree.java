@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 
 /**
  * The binary JSON tree (spec § 6.3): a Jackson tree written straight into the frame and read
@@ -83,7 +84,7 @@ final class JsonTree {
                 out.putByte(STRING);
                 out.putString(node.asText());
             }
-            case POJO -> write(CorRest.JSON.valueToTree(((com.fasterxml.jackson.databind.node.POJONode) node).getPojo()),
+            case POJO -> write(CorRestJson.mapper().valueToTree(((com.fasterxml.jackson.databind.node.POJONode) node).getPojo()),
                     out, names, depth);
         }
     }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,7 @@ class CorProtoBlockingClientTest {
 
     private CorProtoServer echo() throws Exception {
         return fx.server(request -> {
-            ObjectNode o = CorRest.JSON.createObjectNode().put("method", request.method()).put("path", request.path());
+            ObjectNode o = CorRestJson.mapper().createObjectNode().put("method", request.method()).put("path", request.path());
             o.put("query", request.query());
             o.set("body", request.json());
             request.respondJson(200, o);
@@ -37,7 +38,7 @@ class CorProtoBlockingClientTest {
         CorProtoServer server = echo();
         CorProtoClient client = fx.client(b -> b);
         for (int i = 0; i < 50; i++) {
-            ObjectNode body = CorRest.JSON.createObjectNode().put("i", i);
+            ObjectNode body = CorRestJson.mapper().createObjectNode().put("i", i);
             CorProtoResponse r = client.send("PUT", "127.0.0.1", server.port(), "/things/" + i, "q=" + i, null, body, null);
             assertEquals(200, r.status());
             assertEquals("/things/" + i, r.json().get("path").asText());

@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestHeaders;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class CorProtoCodecTest {
     private static final int MAX = CorProtoCodec.DEFAULT_MAX_FRAME;
 
     static ObjectNode entity(int attributes, int value) {
-        ObjectNode e = CorRest.JSON.createObjectNode();
+        ObjectNode e = CorRestJson.mapper().createObjectNode();
         e.put("id", "urn:ngsi-ld:Vehicle:" + value);
         e.put("type", "https://uri.etsi.org/ngsi-ld/default-context/Vehicle");
         for (int i = 0; i < attributes; i++) {
@@ -124,7 +125,7 @@ class CorProtoCodecTest {
 
     @Test
     void everyJsonValueKindSurvivesTheTree() throws Exception { // spec § 6.3
-        ObjectNode v = CorRest.JSON.createObjectNode();
+        ObjectNode v = CorRestJson.mapper().createObjectNode();
         v.putNull("null");
         v.put("t", true).put("f", false);
         v.put("int", 7).put("negative", -123456).put("long", 1L << 40).put("minLong", Long.MIN_VALUE).put("maxInt", Integer.MAX_VALUE);
@@ -132,7 +133,7 @@ class CorProtoCodecTest {
         v.put("big", new BigInteger("123456789012345678901234567890")).put("negBig", new BigInteger("-98765432109876543210"));
         v.put("dec", new BigDecimal("1234.5678900")).put("negDec", new BigDecimal("-1E+30"));
         v.put("text", "plain").put("empty", "").put("unicode", "grüße — 温度 🌡️").put("escapes", "\"\\\n\t\u0000");
-        v.putArray("array").add(1).add("two").addNull().addArray().add(CorRest.JSON.createObjectNode());
+        v.putArray("array").add(1).add("two").addNull().addArray().add(CorRestJson.mapper().createObjectNode());
         v.putObject("nested").putObject("deeper").putArray("deepest").add(false);
         v.putObject("emptyObject");
         v.put("binary", new byte[] {1, 2, 3});
@@ -145,7 +146,7 @@ class CorProtoCodecTest {
         ObjectNode expected = v.deepCopy();
         expected.put("binary", "AQID"); // JSON has no binary: its base64 text (spec § 6.5)
         assertEquals(expected, got);
-        assertEquals(CorRest.JSON.readTree(CorRest.JSON.writeValueAsBytes(v)).get("long"), got.get("long"),
+        assertEquals(CorRestJson.mapper().readTree(CorRestJson.mapper().writeValueAsBytes(v)).get("long"), got.get("long"),
                 "an integer decodes as a JSON parser would read it");
         assertTrue(got.get("int").isInt());
         assertTrue(got.get("long").isLong());
@@ -163,7 +164,7 @@ class CorProtoCodecTest {
         CorProtoResponse r = b.readResponse();
         assertArrayEquals(text, r.body());
         assertTrue(!r.arrivedAsTree());
-        assertEquals(CorRest.JSON.readTree(text), r.json());
+        assertEquals(CorRestJson.mapper().readTree(text), r.json());
         assertEquals(CorProtoCodec.RESPONSE, b.nextFrame());
         CorProtoResponse empty = b.readResponse();
         assertEquals(204, empty.status());
@@ -332,7 +333,7 @@ class CorProtoCodecTest {
 
     @Test
     void aJsonTreeNestedTooDeepIsRefusedBothWays() throws Exception { // spec § 6.3
-        JsonNode deep = CorRest.JSON.createArrayNode();
+        JsonNode deep = CorRestJson.mapper().createArrayNode();
         ArrayNode inner = (ArrayNode) deep;
         for (int i = 0; i < JsonTree.MAX_DEPTH + 5; i++) {
             inner = inner.addArray();
@@ -380,7 +381,7 @@ class CorProtoCodecTest {
         CorProtoCodec a = CorProtoCodec.open(MAX, 3);
         CorProtoCodec b = CorProtoCodec.open(MAX, 3);
         for (int round = 0; round < 3; round++) {
-            ObjectNode o = CorRest.JSON.createObjectNode();
+            ObjectNode o = CorRestJson.mapper().createObjectNode();
             for (int i = 0; i < 6; i++) {
                 o.put("name" + i, round);
             }

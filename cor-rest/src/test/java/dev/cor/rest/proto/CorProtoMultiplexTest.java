@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestHeaders;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class CorProtoMultiplexTest {
             if (arrival < latestFinished.getAndAccumulate(arrival, Math::max)) {
                 outOfOrder.incrementAndGet();
             }
-            ObjectNode echo = CorRest.JSON.createObjectNode();
+            ObjectNode echo = CorRestJson.mapper().createObjectNode();
             echo.put("path", request.path());
             echo.set("body", request.json());
             request.respondJson(200, echo);
@@ -60,7 +61,7 @@ class CorProtoMultiplexTest {
             done.add(ProtoFixture.coroutine(clientLoop, () -> {
                 int ok = 0;
                 for (int n = 0; n < each; n++) {
-                    ObjectNode body = CorRest.JSON.createObjectNode().put("caller", caller).put("n", n);
+                    ObjectNode body = CorRestJson.mapper().createObjectNode().put("caller", caller).put("n", n);
                     String path = "/echo/" + caller + "/" + n;
                     CorProtoResponse r = client.send("POST", "127.0.0.1", server.port(), path, null,
                             new CorRestHeaders().add("Content-Type", "application/json"), body, null);
