@@ -152,7 +152,7 @@ public final class CorRest {
 
     /** Whether the request body is JSON by its Content-Type (or arrived parsed). */
     public boolean isJson() {
-        return (jsonParsed && json != null) || isJsonType(headers.get("Content-Type"));
+        return (jsonParsed && json != null) || CorRestJson.isJsonType(headers.get("Content-Type"));
     }
 
     /**
@@ -163,7 +163,7 @@ public final class CorRest {
     public JsonNode json() {
         if (!jsonParsed) {
             jsonParsed = true;
-            if (body.length > 0 && isJsonType(headers.get("Content-Type"))) {
+            if (body.length > 0 && CorRestJson.isJsonType(headers.get("Content-Type"))) {
                 try {
                     json = CorRestJson.mapper().readTree(body);
                 } catch (IOException e) {
@@ -263,15 +263,6 @@ public final class CorRest {
     @Override
     public String toString() {
         return method + " " + path + (query != null ? "?" + query : "");
-    }
-
-    static boolean isJsonType(String contentType) {
-        if (contentType == null) {
-            return false;
-        }
-        int semi = contentType.indexOf(';');
-        String mt = (semi >= 0 ? contentType.substring(0, semi) : contentType).trim().toLowerCase(java.util.Locale.ROOT);
-        return mt.equals("application/json") || mt.endsWith("+json");
     }
 
     private static String firstLine(IOException e) {

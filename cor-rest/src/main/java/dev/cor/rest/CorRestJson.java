@@ -15,6 +15,16 @@ public final class CorRestJson {
         return Holder.MAPPER;
     }
 
+    /** Whether a Content-Type names JSON: {@code application/json} or any {@code +json} type, parameters aside. */
+    public static boolean isJsonType(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        int semi = contentType.indexOf(';');
+        String mt = (semi >= 0 ? contentType.substring(0, semi) : contentType).trim().toLowerCase(java.util.Locale.ROOT);
+        return mt.equals("application/json") || mt.endsWith("+json");
+    }
+
     private static final class Holder {
         static final ObjectMapper MAPPER = new ObjectMapper();
     }

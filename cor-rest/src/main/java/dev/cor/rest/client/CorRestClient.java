@@ -14,6 +14,7 @@ import javax.net.ssl.SSLContext;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.rest.proto.CorProtoClient;
 
 /**
  * The HTTP/1.1 client ({@code http://}, and {@code https://} with an {@link SSLContext}): one
@@ -56,6 +57,8 @@ public final class CorRestClient implements AutoCloseable {
 
     /** The pools: a loop's (key: the loop) or another thread's (key: the thread). */
     private final Map<Object, ConnectionPool> pools = new ConcurrentHashMap<>();
+    /** The cor:// connections, made on the first cor:// request. */
+    private volatile CorProtoClient proto;
     private volatile boolean closed;
 
     /** Test hook: sees every channel the client opens, once it is configured. */
@@ -180,6 +183,21 @@ public final class CorRestClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- pools
 
+    /** The client's cor:// side, built once on first use with this client's timeouts. */
+    CorProtoClient proto() {
+        CorProtoClient p = proto;
+        if (p == null) {
+            synchronized (this) {
+                p = proto;
+                if (p == null) {
+                    p = CorProtoClient.builder().connectTimeoutMs(connectTimeoutMs).requestTimeoutMs(responseTimeoutMs).build();
+                    proto = p;
+                }
+            }
+        }
+        return p;
+    }
+
     /** The calling loop's or thread's pool. */
     ConnectionPool pool() {
         CorCoLoop loop = CorCoLoop.current();
@@ -260,6 +278,10 @@ public final class CorRestClient implements AutoCloseable {
             } else if (e.getKey() == me || !((Thread) e.getKey()).isAlive()) {
                 p.closeIdle();
             }
+        }
+        CorProtoClient p = proto;
+        if (p != null) {
+            p.close();
         }
     }
 

@@ -2,7 +2,7 @@ package dev.cor.rest.client;
 
 import dev.cor.rest.client.CorRestClientException.Kind;
 
-/** The one place where a URL's scheme picks its transport. */
+/** The one place where a URL's scheme picks its transport: http, https, cor. */
 final class Transports {
     private Transports() {
     }
@@ -17,6 +17,7 @@ final class Transports {
                 }
                 yield Http1Transport.TLS;
             }
+            case "cor" -> CorProtoTransport.INSTANCE;
             default -> throw new CorRestClientException(Kind.REFUSED, "cannot send " + request
                     + ": no transport for the scheme " + request.scheme + "://");
         };

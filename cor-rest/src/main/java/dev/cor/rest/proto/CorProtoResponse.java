@@ -58,13 +58,7 @@ public final class CorProtoResponse {
         if (json != null) {
             return true;
         }
-        String ct = headers.get("Content-Type");
-        if (ct == null) {
-            return false;
-        }
-        int semi = ct.indexOf(';');
-        String mt = (semi >= 0 ? ct.substring(0, semi) : ct).trim().toLowerCase(java.util.Locale.ROOT);
-        return mt.equals("application/json") || mt.endsWith("+json");
+        return CorRestJson.isJsonType(headers.get("Content-Type"));
     }
 
     /** The body as bytes (empty if none); a tree is serialized to JSON text the first time. */

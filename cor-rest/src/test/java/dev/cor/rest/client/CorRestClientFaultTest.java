@@ -241,7 +241,7 @@ class CorRestClientFaultTest {
         CorRestClientException tls = failsInCoroutine(CorRestClientRequest.get("https://127.0.0.1:1/"));
         assertEquals(Kind.TLS, tls.kind());
         assertTrue(tls.getMessage().contains("sslContext"), tls.getMessage());
-        CorRestClientException scheme = failsInCoroutine(CorRestClientRequest.get("cor://127.0.0.1:1/"));
+        CorRestClientException scheme = failsInCoroutine(CorRestClientRequest.get("ftp://127.0.0.1:1/"));
         assertEquals(Kind.REFUSED, scheme.kind());
         assertTrue(scheme.getMessage().contains("no transport"), scheme.getMessage());
     }
