@@ -1,8 +1,10 @@
 package dev.cor.examples.gateway;
 
+import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
 import dev.cor.http.CorHttpServer;
+import dev.cor.rest.proto.CorProtoServer;
 import dev.cor.rest.client.CorRestClient;
 
 /**
@@ -52,12 +54,19 @@ public final class GatewayMain {
             CorHttpServer http = CorHttpServer.builder().host(o.host()).port(o.port()).loops(o.httpLoops())
                     .coroutineCap(o.coroutines()).workerThreads(o.workers()).application(app)
                     .coroutineHook(new GatewayCoroutineHook()).build().start();
-            if (o.corPort() >= 0) {
+            if (o.corPort() < 0) {
+                return new Gateway(http, client, -1, () -> { });
+            }
+            try {
+                // Same loops, same dispatch decision: a cor:// request waits exactly as an HTTP one does.
+                CorProtoServer cor = CorProtoServer.builder().host(o.host()).port(o.corPort()).name("gateway")
+                        .loops(http.loops()).dispatcher(http.dispatcher()).build().start();
+                return new Gateway(http, client, cor.port(), cor::stop);
+            } catch (IOException | RuntimeException e) {
                 http.stop();
                 client.close();
-                throw new IllegalArgumentException("--corPort needs the cor:// server, which this build does not have yet");
+                throw new IllegalStateException("cannot serve cor:// on port " + o.corPort() + ": " + e.getMessage(), e);
             }
-            return new Gateway(http, client, -1, () -> { });
         }
 
         void stop() {

@@ -31,8 +31,15 @@ class GatewayChainTest {
     }
 
     private GatewayMain.Gateway node(String next, boolean preload, int coroutines) {
+        return node(next, preload, coroutines, false);
+    }
+
+    private GatewayMain.Gateway node(String next, boolean preload, int coroutines, boolean cor) {
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0", "--httpLoops", "2",
                 "--coroutines", String.valueOf(coroutines), "--workers", "8"));
+        if (cor) {
+            args.addAll(List.of("--corPort", "0"));
+        }
         if (next != null) {
             args.addAll(List.of("--next", next));
         }
@@ -65,6 +72,32 @@ class GatewayChainTest {
         assertArrayEquals(BenchEntities.ATTRS20, get(a, "/entities/" + BenchEntities.ATTRS20_ID).body());
         assertEquals(2, a.http().coroutineCount(), "each forward on A ran as a coroutine");
         assertEquals(0, a.http().hopCount());
+    }
+
+    @Test
+    void httpInFrontAndCorProtoBetweenTheNodesGivesTheSameEntity() throws Exception {
+        for (int coroutines : new int[] {1024, 0}) {
+            GatewayMain.Gateway c = node(null, true, coroutines, true);
+            GatewayMain.Gateway b = node("cor://127.0.0.1:" + c.corPort(), false, coroutines, true);
+            GatewayMain.Gateway a = node("cor://127.0.0.1:" + b.corPort(), false, coroutines, false);
+            assertArrayEquals(BenchEntities.ATTRS20, get(a, "/entities/" + BenchEntities.ATTRS20_ID).body());
+            assertArrayEquals(BenchEntities.SMALL, get(a, "/entities/" + BenchEntities.SMALL_ID).body());
+            assertEquals(coroutines == 0 ? 0 : 2, b.http().coroutineCount(), "B's cor:// requests took the same dispatch");
+            assertEquals(coroutines == 0 ? 2 : 0, b.http().hopCount());
+        }
+    }
+
+    @Test
+    void corProtoEndToEndAnswersACorProtoClient() throws Exception {
+        GatewayMain.Gateway c = node(null, true, 1024, true);
+        GatewayMain.Gateway b = node("cor://127.0.0.1:" + c.corPort(), false, 1024, true);
+        GatewayMain.Gateway a = node("cor://127.0.0.1:" + b.corPort(), false, 1024, true);
+        try (dev.cor.rest.client.CorRestClient client = dev.cor.rest.client.CorRestClient.builder().build()) {
+            dev.cor.rest.client.CorRestClientResponse r = client.send(dev.cor.rest.client.CorRestClientRequest.get(
+                    "cor://127.0.0.1:" + a.corPort() + "/entities/" + BenchEntities.SMALL_ID));
+            assertEquals(200, r.status());
+            assertArrayEquals(BenchEntities.SMALL, r.body());
+        }
     }
 
     @Test
