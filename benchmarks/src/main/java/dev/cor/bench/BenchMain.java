@@ -14,7 +14,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * The entry point of {@code benchmarks.jar}: JMH's command line, with the JVM flags the runtime
  * needs (from the build's single list, {@link CorCoSupport#requiredJvmFlags()}) appended to
  * every forked JVM, so a benchmark never runs with coroutines silently off.
- * {@code memory} as the only argument runs {@link SuspendedMemory} instead.
+ * {@code memory} as the only argument runs {@link SuspendedMemory} instead; {@code corRequest ARGS}
+ * runs the load generator.
  */
 public final class BenchMain {
     private BenchMain() {
@@ -23,6 +24,11 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("memory")) {
             SuspendedMemory.run();
+            return;
+        }
+        if (args.length > 0 && args[0].equals("corRequest")) {
+            // through -jar, so the manifest's Add-Exports gives its cor:// target coroutines
+            dev.cor.bench.load.CorRequest.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         CommandLineOptions cmd = new CommandLineOptions(args);

@@ -33,7 +33,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
             usage: corRequest --url URL [--connections N] [--sockets K] [--duration S] [--warmup S] [--rate R]
                               [--method M] [--header 'Name: value']... [--body-file F] [--timeout-ms MS]
                               [--json FILE] [--allow-remote]
-              --url URL          http://host:port/path (cor:// is not available in this build)
+              --url URL          http://host:port/path or cor://host:port/path
               --connections N    callers, each with one request at a time (default 1, at most 10000)
               --sockets K        TCP connections the callers share, caller c on socket c % K (default N);
                                  over HTTP/1.1 callers that share a socket take turns on it

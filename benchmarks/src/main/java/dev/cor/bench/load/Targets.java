@@ -7,8 +7,8 @@ import java.net.UnknownHostException;
 import dev.cor.bench.cli.Flags.FlagException;
 
 /**
- * Picks the {@link Target} for a run's URL: {@code http://} is {@link HttpTarget}; a
- * {@code cor://} target will be added here with the project's cor:// client. Refuses a host
+ * Picks the {@link Target} for a run's URL: {@code http://} is {@link HttpTarget}, {@code cor://}
+ * is {@link CorProtoTarget}. Refuses a host
  * that is not a loopback address unless the run allows remote hosts, since the generator is
  * meant for servers on the same machine. Called by {@link CorRequest}.
  */
@@ -27,8 +27,8 @@ public final class Targets {
             case "http" -> new HttpTarget(resolve(options),
                     HttpRequestBytes.encode(options.url(), options.method(), options.headers(), options.body()),
                     options.method().equals("HEAD"), options.timeoutMs());
-            case "cor" -> throw new TargetUnavailableException("cor:// targets are not available in this build"
-                    + " (the cor:// client is not part of it yet); use an http:// URL");
+            case "cor" -> new CorProtoTarget(resolve(options), options.url().requestTarget(), options.method(),
+                    options.headers(), options.body(), options.timeoutMs());
             default -> throw new TargetUnavailableException(options.url().scheme() + ":// is not supported");
         };
     }

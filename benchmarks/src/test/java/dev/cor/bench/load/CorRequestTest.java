@@ -105,10 +105,22 @@ class CorRequestTest {
     }
 
     @Test
-    void corUrlsAreRefusedClearlyInThisBuild() {
-        LoadOptions o = LoadOptions.builder("cor://127.0.0.1:9000/entities/x").build();
-        TargetUnavailableException e = assertThrows(TargetUnavailableException.class, () -> Targets.create(o));
-        assertTrue(e.getMessage().contains("not available in this build"), e.getMessage());
+    void aCorTargetPutsEveryCallerOnOneMultiplexedConnectionAndCountsEachAnswer() throws Exception {
+        StallingApp app = new StallingApp(-1);
+        start(app);
+        dev.cor.rest.proto.CorProtoServer cor = dev.cor.rest.proto.CorProtoServer.builder().loops(server.loops())
+                .dispatcher(server.dispatcher()).build().start();
+        try {
+            LoadResult r = measure(LoadOptions.builder("cor://127.0.0.1:" + cor.port() + "/hello").connections(8).sockets(1)
+                    .warmup(0).duration(2).build());
+            assertEquals(0, r.errors(), r.text());
+            assertEquals(0, r.unfinished(), r.text());
+            assertTrue(r.requests() > 100, r.text());
+            assertEquals(app.requests.get() - 1, r.requests(), "every answer counted but the probe that opened the connection: " + r.text());
+            assertEquals(1, cor.connectionsAccepted(), "8 callers on one multiplexed connection");
+        } finally {
+            cor.stop();
+        }
     }
 
     @Test
