@@ -1,0 +1,90 @@
+# Shared by the benchmark scripts: start servers in the background, wait for them, measure with
+# corRequest, read a process's CPU time, stop everything on exit. Source it; it needs $here.
+set -euo pipefail
+
+GW_JAR="$here/examples/gateway/target/cor-gateway.jar"
+HELLO_JAR="$here/examples/hello/target/cor-hello.jar"
+BENCH_JAR="$here/benchmarks/target/benchmarks.jar"
+work=$(mktemp -d)
+pids=()
+
+stop_all() {
+  local p
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+cleanup() { stop_all; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'echo "interrupted: stopping everything" >&2; exit 130' INT TERM
+
+build() {
+  "$here/cor" mvn -q -DskipTests package >/dev/null
+}
+
+# start NAME COMMAND... : runs it in the background, waits for its "listening on" line
+start() {
+  local name=$1; shift
+  "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  local i
+  for i in $(seq 150); do
+    grep -q "listening on" "$work/$name.log" 2>/dev/null && return 0
+    kill -0 "${pids[-1]}" 2>/dev/null || { echo "$name died:" >&2; cat "$work/$name.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "$name did not start in 15 s:" >&2; cat "$work/$name.log" >&2; exit 1
+}
+
+gateway() { # NAME ARGS...
+  local name=$1; shift
+  start "$name" "$here/cor" java -jar "$GW_JAR" --host 127.0.0.1 --httpLoops 1 "$@"
+}
+
+netty_node() { # NAME ARGS...
+  local name=$1; shift
+  start "$name" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.netty.NettyChainNode --host 127.0.0.1 --threads 1 "$@"
+}
+
+# cpu_ticks PID... : user+system clock ticks of those processes (and their threads) so far
+cpu_ticks() {
+  local total=0 p
+  for p in "$@"; do
+    local f; f=$(cut -d')' -f2 "/proc/$p/stat")
+    total=$(( total + $(echo "$f" | awk '{print $12 + $13}') ))
+  done
+  echo "$total"
+}
+
+# the JVM behind each started server: ./cor execs java, so the pid is the JVM's
+server_pids() { echo "${pids[@]}"; }
+
+# load URL CONNS SECONDS [extra corRequest flags] -> prints "req/s p50 p99 errors requests" (µs)
+load() {
+  local url=$1 conns=$2 secs=$3; shift 3
+  "$here/cor" java -jar "$BENCH_JAR" corRequest --url "$url" --connections "$conns" --duration "$secs" \
+    --warmup 0 --json "$work/run.json" "$@" >/dev/null 2>&1 || true
+  python3 - "$work/run.json" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    l = r["latency_us"]
+    print(f'{r["requests_per_s"]} {l["p50"]} {l["p99"]} {r["errors"]} {r["requests"]}')
+except Exception:
+    print("0 0 0 -1 0")
+PY
+}
+
+# measure URL CONNS WARM SECS [flags] -> "req/s p50 p99 errors cpu_us_per_req" with the servers' CPU
+measure() {
+  local url=$1 conns=$2 warm=$3 secs=$4; shift 4
+  load "$url" "$conns" "$warm" "$@" >/dev/null
+  local before after hz
+  hz=$(getconf CLK_TCK)
+  before=$(cpu_ticks $(server_pids))
+  read -r rps p50 p99 errors requests <<<"$(load "$url" "$conns" "$secs" "$@")"
+  after=$(cpu_ticks $(server_pids))
+  local cpu
+  cpu=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$requests" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }')
+  echo "$rps $p50 $p99 $errors $cpu"
+}
