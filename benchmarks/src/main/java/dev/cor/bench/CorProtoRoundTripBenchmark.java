@@ -10,7 +10,10 @@ import dev.cor.base.CorCoListener;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
 import dev.cor.rest.CorRest;
+import dev.cor.http.CorHttpServer;
 import dev.cor.rest.CorRestJson;
+import dev.cor.rest.client.CorRestClient;
+import dev.cor.rest.client.CorRestClientRequest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestDispatcher;
 import dev.cor.rest.CorRestHeaders;
@@ -39,9 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * own loop (a small entity in, 200 with a small body out), so what is measured is the protocol,
  * the loops and the coroutines, not an application.
  * <p>
- * The HTTP comparison (the same requests through {@code CorRestClient} to the built-in HTTP
- * server) is to be added as another value of {@link #transport}, with its set-up in
- * {@link #setUp()}'s switch; nothing else here needs to change.
+ * {@code transport=http} is the comparison in the same run: the same requests through
+ * {@code CorRestClient} to the built-in HTTP server on one loop - HTTP/1.1 cannot multiplex, so
+ * {@code inFlight} requests take that many keep-alive connections.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -54,8 +57,8 @@ public class CorProtoRoundTripBenchmark {
     @Param({"1", "16"})
     public int inFlight;
 
-    /** How the requests travel: {@code cor} today; the HTTP client and server join here. */
-    @Param({"cor"})
+    /** How the requests travel: {@code cor://} to the cor:// server, or HTTP/1.1 to cor-http. */
+    @Param({"cor", "http"})
     public String transport;
 
     private static final byte[] ANSWER = "{\"ok\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -65,6 +68,9 @@ public class CorProtoRoundTripBenchmark {
     private CorRestWorkers workers;
     private CorProtoServer server;
     private CorProtoClient client;
+    private CorHttpServer http;
+    private CorRestClient httpClient;
+    private CorCoTask sender;
     private int port;
     private ObjectNode body;
     private final CorRestHeaders headers = new CorRestHeaders().add("Content-Type", "application/json");
@@ -84,23 +90,31 @@ public class CorProtoRoundTripBenchmark {
         clientLoop = CorCoLoop.builder().name("bench-cor-client").watchdogMs(0).build().start();
         workers = CorRestWorkers.create("bench-worker", 1, 64);
         body = CorProtoCodecBenchmark.entity(CorRestJson.mapper(), 3);
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest r) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest r) {
+                r.respond(200, "application/json", ANSWER);
+            }
+        };
         switch (transport) {
             case "cor" -> {
-                CorRestApplication app = new CorRestApplication() {
-                    @Override
-                    public boolean canWait(CorRest r) {
-                        return false;
-                    }
-
-                    @Override
-                    public void handle(CorRest r) {
-                        r.respond(200, "application/json", ANSWER);
-                    }
-                };
                 server = CorProtoServer.builder().name("bench-server").loops(serverLoop)
                         .dispatcher(CorRestDispatcher.builder().application(app).workers(workers).build()).build().start();
                 port = server.port();
                 client = CorProtoClient.builder().name("bench-client").build();
+                sender = () -> client.send("POST", "127.0.0.1", port, "/ngsi-ld/v1/entities", null, headers, body, null).status();
+            }
+            case "http" -> {
+                http = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(app).workers(workers).build().start();
+                httpClient = CorRestClient.builder().build();
+                byte[] text = CorRestJson.mapper().writeValueAsBytes(body);
+                String url = "http://127.0.0.1:" + http.port() + "/ngsi-ld/v1/entities";
+                sender = () -> httpClient.send(CorRestClientRequest.post(url, "application/json", text)).status();
             }
             default -> throw new IllegalArgumentException("unknown transport " + transport);
         }
@@ -110,8 +124,14 @@ public class CorProtoRoundTripBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
-        client.close();
-        server.stop();
+        if (client != null) {
+            client.close();
+            server.stop();
+        }
+        if (http != null) {
+            httpClient.close();
+            http.stop();
+        }
         clientLoop.stop();
         serverLoop.stop();
         clientLoop.awaitTermination(5, TimeUnit.SECONDS);
@@ -131,7 +151,7 @@ public class CorProtoRoundTripBenchmark {
     }
 
     private Object request() throws Exception {
-        return client.send("POST", "127.0.0.1", port, "/ngsi-ld/v1/entities", null, headers, body, null).status();
+        return sender.run();
     }
 
     private void answered(CorCo co) {
