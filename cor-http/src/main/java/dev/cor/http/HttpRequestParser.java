@@ -104,10 +104,10 @@ final class HttpRequestParser {
         while (true) {
             switch (state) {
                 case REQUEST_LINE -> {
-                    int end = lineEnd(in, limits.maxRequestLineBytes(), 414, "request line longer than "
-                            + limits.maxRequestLineBytes() + " bytes");
-                    if (end == -1) {
-                        return errorStatus != 0 ? Result.ERROR : Result.NEED_MORE;
+                    int end = lineEnd(in, limits.maxRequestLineBytes());
+                    if (end < 0) {
+                        return end == NOT_YET ? Result.NEED_MORE
+                                : lineError(end, 414, "request line longer than " + limits.maxRequestLineBytes() + " bytes");
                     }
                     int len = end - in.position();
                     String line = ascii(in, in.position(), lineLength(in, end));
@@ -124,9 +124,10 @@ final class HttpRequestParser {
                 }
                 case HEADERS -> {
                     int room = limits.maxHeaderBytes() - headerBytes;
-                    int end = lineEnd(in, Math.max(room, 0), 431, "header section larger than " + limits.maxHeaderBytes() + " bytes");
-                    if (end == -1) {
-                        return errorStatus != 0 ? Result.ERROR : Result.NEED_MORE;
+                    int end = lineEnd(in, Math.max(room, 0));
+                    if (end < 0) {
+                        return end == NOT_YET ? Result.NEED_MORE
+                                : lineError(end, 431, "header section larger than " + limits.maxHeaderBytes() + " bytes");
                     }
                     int len = end - in.position();
                     headerBytes += len;
@@ -162,9 +163,9 @@ final class HttpRequestParser {
                     state = State.DONE;
                 }
                 case CHUNK_SIZE -> {
-                    int end = lineEnd(in, 1024, 400, "chunk size line too long");
-                    if (end == -1) {
-                        return errorStatus != 0 ? Result.ERROR : Result.NEED_MORE;
+                    int end = lineEnd(in, 1024);
+                    if (end < 0) {
+                        return end == NOT_YET ? Result.NEED_MORE : lineError(end, 400, "chunk size line too long");
                     }
                     String line = ascii(in, in.position(), lineLength(in, end));
                     in.position(end);
@@ -204,9 +205,9 @@ final class HttpRequestParser {
                     state = State.CHUNK_DATA_END;
                 }
                 case CHUNK_DATA_END -> {
-                    int end = lineEnd(in, 2, 400, "chunk data not followed by CRLF");
-                    if (end == -1) {
-                        return errorStatus != 0 ? Result.ERROR : Result.NEED_MORE;
+                    int end = lineEnd(in, 2);
+                    if (end < 0) {
+                        return end == NOT_YET ? Result.NEED_MORE : lineError(end, 400, "chunk data not followed by CRLF");
                     }
                     if (lineLength(in, end) != 0) {
                         return error(400, "chunk data not followed by CRLF");
@@ -215,9 +216,9 @@ final class HttpRequestParser {
                     state = State.CHUNK_SIZE;
                 }
                 case TRAILERS -> {
-                    int end = lineEnd(in, limits.maxHeaderBytes(), 431, "trailer section too large");
-                    if (end == -1) {
-                        return errorStatus != 0 ? Result.ERROR : Result.NEED_MORE;
+                    int end = lineEnd(in, limits.maxHeaderBytes());
+                    if (end < 0) {
+                        return end == NOT_YET ? Result.NEED_MORE : lineError(end, 431, "trailer section too large");
                     }
                     int lineLen = lineLength(in, end);
                     in.position(end);
@@ -373,31 +374,35 @@ final class HttpRequestParser {
         }
     }
 
+    /** {@link #lineEnd}: no line terminator yet. */
+    private static final int NOT_YET = -1;
+    /** {@link #lineEnd}: more than the limit buffered without a line terminator. */
+    private static final int TOO_LONG = -2;
+    /** {@link #lineEnd}: a CR not followed by LF. */
+    private static final int BARE_CR = -3;
+
     /**
-     * The position just past the next line terminator (CRLF, or a bare LF), or -1: not yet in
-     * (then, with more than {@code max} bytes buffered without one, the error given).
+     * The position just past the next line terminator (CRLF, or a bare LF), or {@link #NOT_YET},
+     * {@link #TOO_LONG} (over {@code max} bytes), {@link #BARE_CR}. The caller builds the error
+     * message only then: this runs for every line of every request.
      */
-    private int lineEnd(ByteBuffer in, int max, int status, String reason) {
+    private static int lineEnd(ByteBuffer in, int max) {
         int start = in.position();
         int limit = in.limit();
         for (int i = start; i < limit; i++) {
             byte b = in.get(i);
             if (b == '\n') {
-                if (i - start > max + 1) {
-                    error(status, reason);
-                    return -1;
-                }
-                return i + 1;
+                return i - start > max + 1 ? TOO_LONG : i + 1;
             }
             if (b == '\r' && i + 1 < limit && in.get(i + 1) != '\n') {
-                error(400, "a bare CR");
-                return -1;
+                return BARE_CR;
             }
         }
-        if (limit - start > max + 1) {
-            error(status, reason);
-        }
-        return -1;
+        return limit - start > max + 1 ? TOO_LONG : NOT_YET;
+    }
+
+    private Result lineError(int end, int status, String tooLong) {
+        return end == BARE_CR ? error(400, "a bare CR") : error(status, tooLong);
     }
 
     /** Length of the line ending just before {@code end}, its CR LF or LF excluded. */

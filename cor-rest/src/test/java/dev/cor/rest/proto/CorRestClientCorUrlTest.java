@@ -18,7 +18,7 @@ import dev.cor.rest.client.CorRestClientResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A cor:// URL works wherever the HTTP client takes an http:// one (spec § 9). */
+/** A cor:// URL works wherever the HTTP client takes an http:// one (spec § 9.3). */
 class CorRestClientCorUrlTest {
     private final ProtoFixture fx = new ProtoFixture();
     private final CorRestClient client = CorRestClient.builder().responseTimeoutMs(3000).build();
