@@ -1,6 +1,6 @@
 package dev.cor.base;
 
-import static dev.cor.base.Loops.onLoop;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -35,7 +35,7 @@ class CorCoLoopTest {
     private final List<Pipe> pipes = new ArrayList<>();
 
     private CorCoLoop loop(CorCoLoop.Builder b) {
-        CorCoLoop l = Loops.started(b);
+        CorCoLoop l = b.build().start();
         loops.add(l);
         return l;
     }
@@ -50,7 +50,7 @@ class CorCoLoopTest {
     @AfterEach
     void cleanUp() throws Exception {
         for (CorCoLoop l : loops) {
-            Loops.stop(l);
+            LoopTesting.stop(l);
         }
         for (Pipe p : pipes) {
             p.source().close();

@@ -1,6 +1,7 @@
 package dev.cor.rest;
 
-import static dev.cor.rest.LoopThread.call;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -32,7 +33,7 @@ class CorRestDispatcherTest {
     @AfterEach
     void tearDown() throws Exception {
         for (CorCoLoop l : loops) {
-            LoopThread.stop(l);
+            LoopTesting.stop(l);
         }
         workers.close();
     }
@@ -114,7 +115,7 @@ class CorRestDispatcherTest {
         CorRestDispatcher d = dispatcher(app, r -> true, null);
         Answers answers = new Answers(1);
         CorRest req = CorRest.builder("GET", "/inline").build();
-        String seen = call(l, () -> d.dispatch(req, answers) + " answered=" + answers.got.size());
+        String seen = onLoop(l, () -> d.dispatch(req, answers) + " answered=" + answers.got.size());
         assertEquals("INLINE answered=1", seen);
         assertSame(l.thread(), app.handlerThread);
         assertTrue(!app.handlerInCoroutine);
@@ -130,14 +131,14 @@ class CorRestDispatcherTest {
         CorRestDispatcher d = dispatcher(app, r -> true, null);
         Answers answers = new Answers(1);
         CorRest req = CorRest.builder("GET", "/co").build();
-        assertEquals(CorRestDispatcher.Path.COROUTINE, call(l, () -> d.dispatch(req, answers)));
+        assertEquals(CorRestDispatcher.Path.COROUTINE, onLoop(l, () -> d.dispatch(req, answers)));
         answers.await();
         assertSame(l.thread(), app.handlerThread);
         assertTrue(app.handlerInCoroutine);
         assertSame(req, app.currentInHandler);
         assertSame(l.thread(), answers.thread);
         assertTrue(answers.inCoroutine, "answered from inside the coroutine, no inbox round trip");
-        assertEquals(0, (int) call(l, l::liveCoroutines));
+        assertEquals(0, (int) onLoop(l, l::liveCoroutines));
     }
 
     @Test
@@ -146,7 +147,7 @@ class CorRestDispatcherTest {
         Probe app = new Probe(true, 0);
         CorRestDispatcher d = dispatcher(app, r -> true, null);
         Answers answers = new Answers(3);
-        call(l, () -> {
+        onLoop(l, () -> {
             for (int i = 1; i <= 3; i++) {
                 d.dispatch(CorRest.builder("PATCH", "/batch" + i).build(), answers);
             }
@@ -164,7 +165,7 @@ class CorRestDispatcherTest {
         Probe app = new Probe(true, 200);
         CorRestDispatcher d = dispatcher(app, r -> true, null);
         Answers answers = new Answers(2);
-        List<CorRestDispatcher.Path> paths = call(l, () -> List.of(
+        List<CorRestDispatcher.Path> paths = onLoop(l, () -> List.of(
                 d.dispatch(CorRest.builder("GET", "/first").build(), answers),
                 d.dispatch(CorRest.builder("GET", "/second").build(), answers)));
         assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
@@ -183,7 +184,7 @@ class CorRestDispatcherTest {
         CorRestDispatcher d = dispatcher(app, null, null);
         Answers answers = new Answers(1);
         CorRest req = CorRest.builder("GET", "/hop").build();
-        assertEquals(CorRestDispatcher.Path.HOP, call(l, () -> d.dispatch(req, answers)));
+        assertEquals(CorRestDispatcher.Path.HOP, onLoop(l, () -> d.dispatch(req, answers)));
         answers.await();
         assertTrue(workers.isWorker(app.handlerThread), app.handlerThread.getName());
         assertTrue(!app.handlerInCoroutine);
@@ -197,7 +198,7 @@ class CorRestDispatcherTest {
         Probe app = new Probe(true, 0);
         CorRestDispatcher d = dispatcher(app, r -> !r.path().equals("/blocking-store"), null);
         Answers answers = new Answers(2);
-        List<CorRestDispatcher.Path> paths = call(l, () -> List.of(
+        List<CorRestDispatcher.Path> paths = onLoop(l, () -> List.of(
                 d.dispatch(CorRest.builder("GET", "/memory-store").build(), answers),
                 d.dispatch(CorRest.builder("GET", "/blocking-store").build(), answers)));
         assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
@@ -211,7 +212,7 @@ class CorRestDispatcherTest {
                 .discoverHooks().build();
         Answers answers = new Answers(1);
         assertEquals(CorRestDispatcher.Path.COROUTINE,
-                call(l, () -> d.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+                onLoop(l, () -> d.dispatch(CorRest.builder("GET", "/found").build(), answers)));
         answers.await();
     }
 
@@ -237,7 +238,7 @@ class CorRestDispatcherTest {
             Answers answers = new Answers(4);
             List<CorRest> reqs = List.of(CorRest.builder("GET", "/missing").build(), CorRest.builder("GET", "/bug").build(),
                     CorRest.builder("GET", "/wait/missing").build(), CorRest.builder("GET", "/wait/bug").build());
-            call(l, () -> {
+            onLoop(l, () -> {
                 for (CorRest r : reqs) {
                     d.dispatch(r, answers);
                 }
@@ -284,7 +285,7 @@ class CorRestDispatcherTest {
         };
         CorRestDispatcher d = dispatcher(app, r -> true, null);
         Answers answers = new Answers(2);
-        call(l, () -> {
+        onLoop(l, () -> {
             d.dispatch(CorRest.builder("GET", "/a").build(), answers);
             d.dispatch(CorRest.builder("GET", "/b").build(), answers);
             return null;
@@ -329,7 +330,7 @@ class CorRestDispatcherTest {
         };
         CorRestDispatcher d = dispatcher(app, r -> true, r -> !r.path().endsWith("worker-finish"));
         CorRestResponder responder = r -> events.add("answered " + r.path());
-        call(l, () -> {
+        onLoop(l, () -> {
             d.dispatch(CorRest.builder("POST", "/co-finish").build(), responder);
             d.dispatch(CorRest.builder("POST", "/worker-finish").build(), responder);
             d.dispatch(CorRest.builder("POST", "/inline-finish").build(), responder);
@@ -380,9 +381,9 @@ class CorRestDispatcherTest {
             };
             CorRestDispatcher d = CorRestDispatcher.builder().application(app).workers(tiny).build();
             Answers answers = new Answers(3);
-            call(l, () -> d.dispatch(CorRest.builder("GET", "/0").build(), answers));
+            onLoop(l, () -> d.dispatch(CorRest.builder("GET", "/0").build(), answers));
             assertTrue(firstRunning.await(5, TimeUnit.SECONDS));
-            call(l, () -> {
+            onLoop(l, () -> {
                 for (int i = 1; i < 3; i++) {
                     d.dispatch(CorRest.builder("GET", "/" + i).build(), answers);
                 }

@@ -1,6 +1,7 @@
 package dev.cor.rest;
 
-import static dev.cor.rest.LoopThread.call;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -108,7 +109,7 @@ class CorRestTest {
         Pipe p = Pipe.open();
         p.source().configureBlocking(false);
         try {
-            Throwable outside = call(loop, () -> {
+            Throwable outside = onLoop(loop, () -> {
                 try {
                     CorRest.waitFd(p.source(), SelectionKey.OP_READ, 10);
                     return null;
@@ -120,13 +121,13 @@ class CorRestTest {
             assertTrue(outside.getMessage().contains("a loop never blocks"), outside.getMessage());
 
             CompletableFuture<Integer> ops = new CompletableFuture<>();
-            call(loop, () -> CorCo.start(() -> CorRest.waitFd(p.source(), SelectionKey.OP_READ, 5000),
+            onLoop(loop, () -> CorCo.start(() -> CorRest.waitFd(p.source(), SelectionKey.OP_READ, 5000),
                     co -> ops.complete((Integer) co.result())));
-            assertEquals(1, (int) call(loop, loop::liveCoroutines), "suspended in the loop's wait");
+            assertEquals(1, (int) onLoop(loop, loop::liveCoroutines), "suspended in the loop's wait");
             p.sink().write(ByteBuffer.wrap(new byte[] {1}));
             assertEquals(SelectionKey.OP_READ, ops.get(5, TimeUnit.SECONDS));
         } finally {
-            LoopThread.stop(loop);
+            LoopTesting.stop(loop);
             p.source().close();
             p.sink().close();
         }

@@ -1,9 +1,10 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.coroutine;
-import static dev.cor.rest.client.TestLoops.get;
-import static dev.cor.rest.client.TestLoops.inCoroutine;
-import static dev.cor.rest.client.TestLoops.onLoop;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.coroutine;
+import static dev.cor.base.LoopTesting.get;
+import static dev.cor.base.LoopTesting.inCoroutine;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +30,7 @@ class CorRestClientCoroutineTest {
     private final List<CorCoLoop> loops = new ArrayList<>();
 
     private CorCoLoop loop(int cap) {
-        CorCoLoop l = TestLoops.start("client-test-" + loops.size(), cap);
+        CorCoLoop l = LoopTesting.start("client-test-" + loops.size(), cap);
         loops.add(l);
         return l;
     }
@@ -45,7 +46,7 @@ class CorRestClientCoroutineTest {
             c.close();
         }
         for (CorCoLoop l : loops) {
-            TestLoops.stop(l);
+            LoopTesting.stop(l);
         }
     }
 
@@ -65,7 +66,7 @@ class CorRestClientCoroutineTest {
         CorCoLoop loop = loop(n + 24);
         // warm the path up, so that what is measured is the waiting, not the interpreter
         int warmUp = 200;
-        List<String> warm = TestLoops.inCoroutine(loop, () -> {
+        List<String> warm = LoopTesting.inCoroutine(loop, () -> {
             List<CorRestCall> calls = new ArrayList<>();
             for (int i = 0; i < warmUp; i++) {
                 calls.add(client.start(CorRestClientRequest.get(server.url("/echo?id=w" + i))));

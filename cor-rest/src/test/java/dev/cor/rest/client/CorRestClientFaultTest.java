@@ -1,7 +1,8 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.inCoroutine;
-import static dev.cor.rest.client.TestLoops.onLoop;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.inCoroutine;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,14 +31,14 @@ class CorRestClientFaultTest {
 
     @BeforeEach
     void setUp() {
-        loop = TestLoops.start("fault-loop", 64);
+        loop = LoopTesting.start("fault-loop", 64);
         client = CorRestClient.builder().responseTimeoutMs(300).maxResponseBytes(64 * 1024).maxHeaderBytes(4096).build();
     }
 
     @AfterEach
     void tearDown() throws Exception {
         client.close();
-        TestLoops.stop(loop);
+        LoopTesting.stop(loop);
         for (TestServer s : servers) {
             s.close();
         }

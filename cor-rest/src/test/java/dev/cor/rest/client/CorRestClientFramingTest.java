@@ -1,6 +1,7 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.inCoroutine;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.inCoroutine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
@@ -19,7 +20,7 @@ class CorRestClientFramingTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        loop = TestLoops.start("framing-loop", 64);
+        loop = LoopTesting.start("framing-loop", 64);
         client = CorRestClient.builder().build();
         server = TestServer.http((req, s, out) -> {
             switch (req.target()) {
@@ -44,7 +45,7 @@ class CorRestClientFramingTest {
     @AfterEach
     void tearDown() throws Exception {
         client.close();
-        TestLoops.stop(loop);
+        LoopTesting.stop(loop);
         server.close();
     }
 
@@ -95,6 +96,6 @@ class CorRestClientFramingTest {
     }
 
     private List<Integer> onLoopCounts() throws Exception {
-        return TestLoops.onLoop(loop, () -> List.of(client.openConnections(), client.idleConnections()));
+        return LoopTesting.onLoop(loop, () -> List.of(client.openConnections(), client.idleConnections()));
     }
 }

@@ -1,7 +1,8 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.coroutine;
-import static dev.cor.rest.client.TestLoops.onLoop;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.coroutine;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,7 +28,7 @@ class CorRestClientNeverBlocksALoopTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        loop = TestLoops.start("never-blocks-loop", 64);
+        loop = LoopTesting.start("never-blocks-loop", 64);
         server = TestServer.http((req, s, out) -> {
             Thread.sleep(200);
             TestServer.respond(out, 200, "ok");
@@ -38,7 +39,7 @@ class CorRestClientNeverBlocksALoopTest {
     @AfterEach
     void tearDown() throws Exception {
         client.close();
-        TestLoops.stop(loop);
+        LoopTesting.stop(loop);
         server.close();
     }
 
@@ -83,7 +84,7 @@ class CorRestClientNeverBlocksALoopTest {
         assertEquals(n, blocking.size());
         assertFalse(blocking.contains(true), "a blocking channel: " + blocking);
         for (CompletableFuture<String> c : calls) {
-            assertEquals("ok", TestLoops.get(c));
+            assertEquals("ok", LoopTesting.get(c));
         }
         for (SocketChannel ch : opened) {
             assertFalse(ch.isBlocking());

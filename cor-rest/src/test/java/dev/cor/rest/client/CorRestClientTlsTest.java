@@ -1,8 +1,9 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.coroutine;
-import static dev.cor.rest.client.TestLoops.inCoroutine;
-import static dev.cor.rest.client.TestLoops.onLoop;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.coroutine;
+import static dev.cor.base.LoopTesting.inCoroutine;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -112,7 +113,7 @@ class CorRestClientTlsTest {
     @AfterEach
     void tearDown() throws Exception {
         client.close();
-        TestLoops.stop(loop);
+        LoopTesting.stop(loop);
     }
 
     private String url(String host, String path) {
@@ -190,7 +191,7 @@ class CorRestClientTlsTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             int during = ticks.get() - before;
             ticking.set(false);
-            TestLoops.get(ticker);
+            LoopTesting.get(ticker);
 
             assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
             assertTrue(e.getMessage().contains("handshake"), e.getMessage());

@@ -1,8 +1,9 @@
 package dev.cor.rest.client;
 
-import static dev.cor.rest.client.TestLoops.coroutine;
-import static dev.cor.rest.client.TestLoops.inCoroutine;
-import static dev.cor.rest.client.TestLoops.onLoop;
+import dev.cor.base.LoopTesting;
+import static dev.cor.base.LoopTesting.coroutine;
+import static dev.cor.base.LoopTesting.inCoroutine;
+import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -31,13 +32,13 @@ class CorRestResolverTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        loop = TestLoops.start("resolver-loop", 64);
+        loop = LoopTesting.start("resolver-loop", 64);
         server = TestServer.http((req, s, out) -> TestServer.respond(out, 200, "host " + req.header("Host")));
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        TestLoops.stop(loop);
+        LoopTesting.stop(loop);
         server.close();
     }
 
@@ -84,7 +85,7 @@ class CorRestResolverTest {
             assertEquals(1, lookups.get(), "the name was looked up again within its time to live");
             assertTrue((System.nanoTime() - t1) / 1_000_000 < 400, "the second request waited for a lookup");
             ticking.set(false);
-            TestLoops.get(ticker);
+            LoopTesting.get(ticker);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -81,7 +82,7 @@ class CorProtoBlockingClientTest {
         CorProtoServer server = echo();
         CorCoLoop loop = fx.loop("blocking-refused");
         CorProtoClient client = fx.client(b -> b);
-        String message = ProtoFixture.onLoop(loop, () -> assertThrows(IllegalStateException.class,
+        String message = LoopTesting.onLoop(loop, () -> assertThrows(IllegalStateException.class,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/x", null, null, null, null)).getMessage());
         assertTrue(message.contains("never blocks"), message);
     }

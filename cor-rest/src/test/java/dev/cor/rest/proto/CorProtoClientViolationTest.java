@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -83,7 +84,7 @@ class CorProtoClientViolationTest {
         });
         CorCoLoop loop = fx.loop("client-violation");
         CorProtoClient client = fx.client(b -> b.maxFrameBytes(64 << 10));
-        CorProtoException e = failureOf(ProtoFixture.coroutine(loop,
+        CorProtoException e = failureOf(LoopTesting.coroutine(loop,
                 () -> client.send("GET", "127.0.0.1", fake.getLocalPort(), "/", null, null, null, null)));
         assertEquals(CorProtoException.Kind.PROTOCOL, e.kind(), e.getMessage());
         assertEquals(CorProtoError.PROTOCOL_ERROR, goAway.get(10, TimeUnit.SECONDS).code());
@@ -106,7 +107,7 @@ class CorProtoClientViolationTest {
         CorCoLoop loop = fx.loop("client-violation");
         CorProtoClient client = fx.client(b -> b.maxFrameBytes(64 << 10).requestTimeoutMs(5000));
         long t0 = System.nanoTime();
-        CorProtoException e = failureOf(ProtoFixture.coroutine(loop,
+        CorProtoException e = failureOf(LoopTesting.coroutine(loop,
                 () -> client.send("GET", "127.0.0.1", fake.getLocalPort(), "/", null, null, null, null)));
         assertTrue((System.nanoTime() - t0) / 1_000_000 < 3000, "failed at once, not at its deadline");
         assertEquals(CorProtoException.Kind.PROTOCOL, e.kind(), e.getMessage());

@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,7 @@ class CorProtoFanOutTest {
         CorProtoServer b = slowPeer("peer-b");
         CorCoLoop clientLoop = fx.loop("fanout-client");
         CorProtoClient client = fx.client(c -> c);
-        String got = ProtoFixture.inCoroutine(clientLoop, () -> {
+        String got = LoopTesting.inCoroutine(clientLoop, () -> {
             long t0 = System.nanoTime();
             CorProtoCall ca = client.start("GET", "127.0.0.1", a.port(), "/slow", null, null, null, null);
             CorProtoCall cb = client.start("GET", "127.0.0.1", b.port(), "/slow", null, null, null, null);

@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,7 +59,7 @@ class CorProtoMultiplexTest {
         List<CompletableFuture<Integer>> done = new ArrayList<>();
         for (int c = 0; c < coroutines; c++) {
             int caller = c;
-            done.add(ProtoFixture.coroutine(clientLoop, () -> {
+            done.add(LoopTesting.coroutine(clientLoop, () -> {
                 int ok = 0;
                 for (int n = 0; n < each; n++) {
                     ObjectNode body = CorRestJson.mapper().createObjectNode().put("caller", caller).put("n", n);
@@ -137,7 +138,7 @@ class CorProtoMultiplexTest {
         CorProtoClient client = fx.client(b -> b);
         List<CompletableFuture<Integer>> all = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            all.add(ProtoFixture.coroutine(clientLoop,
+            all.add(LoopTesting.coroutine(clientLoop,
                     () -> client.send("GET", "127.0.0.1", server.port(), "/s", null, null, null, null).status()));
         }
         for (CompletableFuture<Integer> f : all) {
@@ -156,15 +157,15 @@ class CorProtoMultiplexTest {
             request.respond(200, "text/plain", request.path().getBytes());
         }, b -> b.maxStreams(1), serverLoop);
         CorProtoClient client = fx.client(b -> b);
-        CompletableFuture<Integer> holder = ProtoFixture.coroutine(clientLoop,
+        CompletableFuture<Integer> holder = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/hold", null, null, null, null).status());
         while (server.requests() < 1) {
             Thread.sleep(2);
         }
         // Queued behind the one stream: the first gives up before it frees, the second waits for it.
-        CompletableFuture<Integer> late = ProtoFixture.coroutine(clientLoop,
+        CompletableFuture<Integer> late = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/late", null, null, null, null, 100).status());
-        CompletableFuture<Integer> patient = ProtoFixture.coroutine(clientLoop,
+        CompletableFuture<Integer> patient = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/patient", null, null, null, null, 5000).status());
         java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class, () -> late.get(5, TimeUnit.SECONDS));

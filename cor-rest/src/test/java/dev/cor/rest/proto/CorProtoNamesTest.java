@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,7 +37,7 @@ class CorProtoNamesTest {
         }, serverLoop);
         CorProtoClient client = fx.client(b -> b);
         CorRestHeaders headers = new CorRestHeaders().add("Content-Type", "application/ld+json");
-        long[] sizes = ProtoFixture.inCoroutine(clientLoop, () -> {
+        long[] sizes = LoopTesting.inCoroutine(clientLoop, () -> {
             client.send("GET", "127.0.0.1", server.port(), "/warm", null, null, null, null);
             long[] s = new long[3];
             for (int i = 0; i < 3; i++) {

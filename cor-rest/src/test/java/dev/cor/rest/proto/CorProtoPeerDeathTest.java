@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,7 +44,7 @@ class CorProtoPeerDeathTest {
         CorProtoClient client = fx.client(b -> b.requestTimeoutMs(3000));
         List<CompletableFuture<Integer>> waiting = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
-            waiting.add(ProtoFixture.coroutine(clientLoop,
+            waiting.add(LoopTesting.coroutine(clientLoop,
                     () -> client.send("GET", "127.0.0.1", port, "/never", null, null, null, null).status()));
         }
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -66,7 +67,7 @@ class CorProtoPeerDeathTest {
 
         CorProtoServer again = fx.server(request -> request.respond(204, null, null), b -> b.port(port), serverLoop);
         assertEquals(port, again.port());
-        int status = ProtoFixture.inCoroutine(clientLoop,
+        int status = LoopTesting.inCoroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", port, "/again", null, null, null, null).status());
         assertEquals(204, status);
         assertEquals(2, client.connectionsOpened(), "the next request opened a new connection");
@@ -84,7 +85,7 @@ class CorProtoPeerDeathTest {
             request.respond(200, "text/plain", request.path().getBytes());
         }, serverLoop);
         CorProtoClient client = fx.client(b -> b);
-        CompletableFuture<Integer> late = ProtoFixture.coroutine(clientLoop,
+        CompletableFuture<Integer> late = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/slow", null, null, null, null, 200).status());
         CorProtoException e = failureOf(late);
         assertInstanceOf(CorProtoTimeoutException.class, e);
@@ -92,7 +93,7 @@ class CorProtoPeerDeathTest {
         assertEquals(504, e.gatewayStatus());
         // The connection is fine: the late answer is dropped when it comes, and others go on.
         for (int i = 0; i < 3; i++) {
-            String body = ProtoFixture.inCoroutine(clientLoop,
+            String body = LoopTesting.inCoroutine(clientLoop,
                     () -> new String(client.send("GET", "127.0.0.1", server.port(), "/quick", null, null, null, null).body()));
             assertEquals("/quick", body);
             Thread.sleep(250);
@@ -110,7 +111,7 @@ class CorProtoPeerDeathTest {
         CorCoLoop clientLoop = fx.loop("connect-client");
         CorProtoClient client = fx.client(b -> b);
         for (int i = 0; i < 2; i++) {
-            CompletableFuture<Integer> f = ProtoFixture.coroutine(clientLoop,
+            CompletableFuture<Integer> f = LoopTesting.coroutine(clientLoop,
                     () -> client.send("GET", "127.0.0.1", port, "/", null, null, null, null).status());
             CorProtoException e = failureOf(f);
             assertEquals(CorProtoException.Kind.CONNECT, e.kind(), e.getMessage());
@@ -131,7 +132,7 @@ class CorProtoPeerDeathTest {
             request.respond(200, null, null);
         }, serverLoop);
         CorProtoClient client = fx.client(b -> b);
-        CompletableFuture<Integer> waiting = ProtoFixture.coroutine(clientLoop,
+        CompletableFuture<Integer> waiting = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/", null, null, null, null).status());
         while (server.requests() < 1) {
             Thread.sleep(5);

@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static dev.cor.rest.proto.ProtoFixture.drain;
@@ -56,13 +57,13 @@ class CorProtoViolationTest {
     }
 
     private int goodRequest(String path) throws Exception {
-        return ProtoFixture.inCoroutine(clientLoop,
+        return LoopTesting.inCoroutine(clientLoop,
                 () -> good.send("GET", "127.0.0.1", server.port(), path, null, null, null, null).status());
     }
 
     /** A slow request of the good client is in flight while each bad peer does its worst. */
     private void goodRequestInFlight() {
-        goodDuring = ProtoFixture.coroutine(clientLoop,
+        goodDuring = LoopTesting.coroutine(clientLoop,
                 () -> good.send("GET", "127.0.0.1", server.port(), "/slow", null, null, null, null).status());
     }
 

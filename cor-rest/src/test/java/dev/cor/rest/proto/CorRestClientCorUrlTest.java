@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,7 +36,7 @@ class CorRestClientCorUrlTest {
                 (r.method() + " " + r.path() + "?" + r.query()).getBytes(StandardCharsets.UTF_8)), fx.loop("cor-url-server"));
         String url = "cor://127.0.0.1:" + server.port() + "/entities/x?attrs=a";
         CorCoLoop loop = fx.loop("cor-url-client");
-        String viaCoroutine = ProtoFixture.inCoroutine(loop, () -> client.send(CorRestClientRequest.get(url)).bodyText());
+        String viaCoroutine = LoopTesting.inCoroutine(loop, () -> client.send(CorRestClientRequest.get(url)).bodyText());
         assertEquals("GET /entities/x?attrs=a", viaCoroutine);
         CorRestClientResponse blocking = client.send(CorRestClientRequest.get(url));
         assertEquals(200, blocking.status());
@@ -63,7 +64,7 @@ class CorRestClientCorUrlTest {
             r.respond(200, "text/plain", "cor".getBytes());
         }, fx.loop("cor-slow"));
         CorCoLoop loop = fx.loop("fan-client");
-        long ms = ProtoFixture.inCoroutine(loop, () -> {
+        long ms = LoopTesting.inCoroutine(loop, () -> {
             long t0 = System.nanoTime();
             CorRestCall a = client.start(CorRestClientRequest.get("cor://127.0.0.1:" + slow.port() + "/a"));
             CorRestCall b = client.start(CorRestClientRequest.get("cor://127.0.0.1:" + slow.port() + "/b"));

@@ -1,5 +1,6 @@
 package dev.cor.rest.proto;
 
+import dev.cor.base.LoopTesting;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,44 +72,6 @@ final class ProtoFixture implements AutoCloseable {
         return c;
     }
 
-    /** Runs {@code call} on the loop's thread (outside a coroutine) and returns its value. */
-    static <T> T onLoop(CorCoLoop loop, Callable<T> call) throws Exception {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        loop.execute(() -> {
-            try {
-                f.complete(call.call());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f.get(30, TimeUnit.SECONDS);
-    }
-
-    /** Starts {@code task} as a coroutine of {@code loop}; the future has its result. */
-    @SuppressWarnings("unchecked")
-    static <T> CompletableFuture<T> coroutine(CorCoLoop loop, CorCoTask task) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        loop.execute(() -> {
-            CorCo co = CorCo.start(() -> {
-                try {
-                    f.complete((T) task.run());
-                } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                }
-                return null;
-            });
-            if (co == null) {
-                f.completeExceptionally(new IllegalStateException("coroutine refused on " + loop.name()));
-            }
-        });
-        return f;
-    }
-
-    static <T> T inCoroutine(CorCoLoop loop, CorCoTask task) throws Exception {
-        CompletableFuture<T> f = coroutine(loop, task);
-        return f.get(30, TimeUnit.SECONDS);
-    }
-
     // ---------------------------------------------------------------- bytes on the wire
 
     /** Everything {@code c} has encoded, taken out of it. */
@@ -136,7 +99,7 @@ final class ProtoFixture implements AutoCloseable {
     }
 
     static int liveCoroutines(CorCoLoop loop) throws Exception {
-        return onLoop(loop, loop::liveCoroutines);
+        return LoopTesting.onLoop(loop, loop::liveCoroutines);
     }
 
     @Override
