@@ -161,15 +161,15 @@ public final class CorHttpServer {
             }
             stopped = true;
         }
-        CorCoLoop acceptor = loops.get(0).loop;
-        runOnEach(List.of(acceptor), () -> {
+        // The acceptor first, so no connection arrives after its loop drained.
+        runOnEach(List.of(loops.get(0)), l -> {
             try {
                 listener.close();
             } catch (IOException e) {
                 // closing: nothing more to do
             }
         });
-        runOnEach(loopsOf(), null);
+        runOnEach(loops, HttpLoop::drain);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
         while (open.get() > 0 && System.nanoTime() < deadline) {
             sleepQuietly(2);
@@ -201,27 +201,14 @@ public final class CorHttpServer {
         }
     }
 
-    private List<CorCoLoop> loopsOf() {
-        List<CorCoLoop> all = new ArrayList<>();
-        for (HttpLoop l : loops) {
-            all.add(l.loop);
-        }
-        return all;
-    }
-
-    /** Drains every loop (or runs {@code action} on the given ones) and waits until each has done it. */
-    private void runOnEach(List<CorCoLoop> targets, Runnable action) {
+    /** Runs {@code action} on each of {@code targets}' loops and waits (up to 5 s) until each has run it. */
+    private static void runOnEach(List<HttpLoop> targets, java.util.function.Consumer<HttpLoop> action) {
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(targets.size());
-        for (CorCoLoop loop : targets) {
-            HttpLoop hl = loops.stream().filter(l -> l.loop == loop).findFirst().orElseThrow();
+        for (HttpLoop l : targets) {
             try {
-                loop.execute(() -> {
+                l.loop.execute(() -> {
                     try {
-                        if (action != null) {
-                            action.run();
-                        } else {
-                            hl.drain();
-                        }
+                        action.accept(l);
                     } finally {
                         done.countDown();
                     }
@@ -291,7 +278,7 @@ public final class CorHttpServer {
      * {@code cor://} server) can serve its connections on them too. They end with {@link #stop()}.
      */
     public List<CorCoLoop> loops() {
-        return loopsOf();
+        return loops.stream().map(l -> l.loop).toList();
     }
 
     /** The dispatcher the server's requests go through (shared with another server on the same loops). */
