@@ -250,10 +250,6 @@ public final class CorCo {
         return overflowed;
     }
 
-    void clearOverflow() {
-        overflowed = false;
-    }
-
     // ---------------------------------------------------------------- the waits
 
     /**
