@@ -68,13 +68,7 @@ final class HttpTls {
             if (!handshakeDone && !handshake(loop, resume)) {
                 return inboundClosed ? -1 : 0;
             }
-            netIn.flip();
-            SSLEngineResult r;
-            try {
-                r = engine.unwrap(netIn, appIn);
-            } finally {
-                netIn.compact();
-            }
+            SSLEngineResult r = unwrap();
             switch (r.getStatus()) {
                 case OK -> {
                     if (r.getHandshakeStatus() != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING
@@ -213,13 +207,7 @@ final class HttpTls {
                     }
                 }
                 case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
-                    netIn.flip();
-                    SSLEngineResult r;
-                    try {
-                        r = engine.unwrap(netIn, appIn);
-                    } finally {
-                        netIn.compact();
-                    }
+                    SSLEngineResult r = unwrap();
                     switch (r.getStatus()) {
                         case BUFFER_UNDERFLOW -> {
                             if (!fill()) {
@@ -238,6 +226,16 @@ final class HttpTls {
                 }
                 default -> throw new IllegalStateException(engine.getHandshakeStatus().name());
             }
+        }
+    }
+
+    /** Unwraps what netIn holds into appIn; both stay in write mode. */
+    private SSLEngineResult unwrap() throws SSLException {
+        netIn.flip();
+        try {
+            return engine.unwrap(netIn, appIn);
+        } finally {
+            netIn.compact();
         }
     }
 
