@@ -8,6 +8,7 @@
 # per request from /proc/PID/stat over the measured window, summed over the three nodes.
 #   benchmarks/chain.sh            (about 13 minutes)
 #   ROUNDS=1 DURATION=3 benchmarks/chain.sh   (a quick look)
+#   CHAINS="http cor" MODES=coroutines PEERS=0 benchmarks/chain.sh   (only those cells)
 # It stops everything it started, also on Ctrl-C.
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/benchmarks/lib.sh"
@@ -16,6 +17,9 @@ ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}     # seconds measured per cell
 WARM=${WARM:-2}             # seconds of load before each cell
 CHAIN_WARM=${CHAIN_WARM:-10} # seconds of load on a freshly started chain (JIT)
+CHAINS=${CHAINS:-"http http+cor cor"}
+MODES=${MODES:-"coroutines hop"}
+PEERS=${PEERS:-1}           # 1: also the Netty chain and /hello on both
 small=urn:ngsi-ld:Bench:small
 attrs20=urn:ngsi-ld:Bench:attrs20
 pA=18401 pB=18402 pC=18403 cA=18411 cB=18412 cC=18413
@@ -84,12 +88,14 @@ run_hello() { # ROUND SERVER
 
 t0=$(date +%s)
 for round in $(seq "$ROUNDS"); do
-  for kind in http http+cor cor; do
-    for mode in coroutines hop; do run_chain "$round" "$kind" "$mode"; done
+  for kind in $CHAINS; do
+    for mode in $MODES; do run_chain "$round" "$kind" "$mode"; done
   done
-  run_chain "$round" netty netty
-  run_hello "$round" cor
-  run_hello "$round" netty
+  if [ "$PEERS" = 1 ]; then
+    run_chain "$round" netty netty
+    run_hello "$round" cor
+    run_hello "$round" netty
+  fi
 done
 
 echo
