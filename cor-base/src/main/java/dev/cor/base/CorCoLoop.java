@@ -30,7 +30,8 @@ import org.jctools.queues.atomic.MpscUnboundedAtomicArrayQueue;
  * Each round the loop selects (its timeout the next deadline), then handles the ready channels -
  * a channel a coroutine waits on resumes that coroutine; any other goes to the
  * {@link CorCoLoopHandler} its owner registered - then runs its inbox, expires its deadlines and
- * resumes the coroutines woken meanwhile.
+ * resumes the coroutines woken meanwhile. Before it selects again it runs the tasks queued with
+ * {@link #beforeNextSelect}: what is cheaper done once per round than once per event.
  * <p>
  * <b>Threading.</b> Everything the loop owns - its selector, its coroutines, their pool, its
  * deadlines - is touched by its own thread only (single writer); the methods that say "loop
@@ -84,6 +85,8 @@ public final class CorCoLoop implements Executor {
     private final DeadlineHeap deadlines = new DeadlineHeap();
     private final ArrayDeque<CorCo> ready = new ArrayDeque<>();
     private final ArrayDeque<CorCo> pool = new ArrayDeque<>();
+    private Runnable[] beforeSelect = new Runnable[16];
+    private int beforeSelectCount;
 
     @SuppressWarnings("unused") // through WAKE_STATE
     private volatile int wakeState;
@@ -226,6 +229,7 @@ public final class CorCoLoop implements Executor {
     // ---------------------------------------------------------------- the round
 
     private void runRound(long maxWaitMs) throws IOException {
+        runBeforeSelect(); // what the host of an attached loop queued between rounds
         busySinceNanos = 0;
         long now = System.nanoTime();
         long timeoutMs = selectTimeoutMs(now, maxWaitMs);
@@ -251,6 +255,18 @@ public final class CorCoLoop implements Executor {
         inbox.drain(runInboxTask, 4096);
         expireDeadlines();
         runReady();
+        runBeforeSelect();
+    }
+
+    /** The tasks queued for this point, in order; those they queue in turn run in the same pass. */
+    private void runBeforeSelect() {
+        Runnable[] tasks = beforeSelect;
+        for (int i = 0; i < beforeSelectCount; i++) {
+            Runnable task = tasks[i];
+            tasks[i] = null;
+            runTask(task, "a task run before select");
+        }
+        beforeSelectCount = 0;
     }
 
     private long selectTimeoutMs(long now, long maxWaitMs) {
@@ -368,10 +384,14 @@ public final class CorCoLoop implements Executor {
     }
 
     private void runInboxTask(Runnable task) {
+        runTask(task, "a task handed to the loop");
+    }
+
+    private void runTask(Runnable task, String what) {
         try {
             task.run();
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a task handed to the loop failed", t);
+            LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": " + what + " failed", t);
         }
     }
 
@@ -437,6 +457,23 @@ public final class CorCoLoop implements Executor {
     public SelectionKey keyFor(SelectableChannel channel) {
         checkInLoop("look up a key");
         return channel.keyFor(selector);
+    }
+
+    /**
+     * Runs {@code task} once, on this thread, before the loop next waits in {@code select}: after
+     * the channels, tasks and coroutines of this round - or at once when the loop next runs, if
+     * queued between rounds. For work worth doing once per round rather than once per event: a
+     * connection that many coroutines wrote to this round flushes them in one system call.
+     * Queuing allocates nothing; the caller keeps from queuing one task twice (a flag of its own).
+     * Loop thread only.
+     */
+    public void beforeNextSelect(Runnable task) {
+        checkInLoop("queue a task before select");
+        Objects.requireNonNull(task, "task");
+        if (beforeSelectCount == beforeSelect.length) {
+            beforeSelect = Arrays.copyOf(beforeSelect, beforeSelectCount * 2);
+        }
+        beforeSelect[beforeSelectCount++] = task;
     }
 
     /** Runs {@code action} on the loop's thread after {@code delayMs}. Loop thread only. */
@@ -650,12 +687,14 @@ public final class CorCoLoop implements Executor {
                     }
                 }
                 inbox.drain(runInboxTask);
+                runBeforeSelect();
             }
             if (live > 0) {
                 LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + " ended with " + live
                         + " coroutine(s) that would not finish after cancellation");
             }
             inbox.drain(runInboxTask);
+            runBeforeSelect();
         } finally {
             pool.clear();
             ready.clear();
