@@ -25,9 +25,11 @@ import dev.cor.rest.CorRestHeaders;
  * <p>
  * <b>On a loop</b> it is registered once with a handler, the connection's reader: it reads
  * whatever arrives, decodes each RESPONSE and wakes the coroutine parked for that stream. Writers
- * take turns: one coroutine writes at a time, a write that meets a full socket buffer parks until
- * the handler sees OP_WRITE (reading on meanwhile), and the others park in the turn queue - also
- * while every stream is in flight. Coroutines wanting the connection while it opens park until
+ * take turns: one coroutine encodes at a time, and the others park in the turn queue - also while
+ * every stream is in flight. The requests of one loop round go out together in one write, before
+ * the loop selects again; a writer that finds more than {@link #BATCH_LIMIT} unsent writes at
+ * once and, if the socket buffer is full, parks until the handler sees OP_WRITE (reading on
+ * meanwhile). Coroutines wanting the connection while it opens park until
  * it is open.
  * <p>
  * <b>On a thread</b> the thread drives it itself: it writes, then reads until its answer is in,
@@ -44,6 +46,8 @@ final class ClientConnection implements CorCoLoopHandler {
     static final int DEAD = 2;
 
     private static final int READS_PER_WAKE = 8;
+    /** Unsent output up to which a request waits for the round's one write rather than writing itself. */
+    static final int BATCH_LIMIT = 64 * 1024;
 
     final CorProtoClient client;
     /** The owning loop, or {@code null} for a thread's own connection. */
@@ -70,6 +74,8 @@ final class ClientConnection implements CorCoLoopHandler {
     private CorCo writer;
     private CorCo drainWaiter;
     private int interest;
+    private boolean flushQueued;
+    private final Runnable queuedFlush = this::queuedFlush;
 
     ClientConnection(CorProtoClient client, CorCoLoop loop, String host, int port, ClientConnection[] slots, int slot) {
         this.client = client;
@@ -104,7 +110,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 }
             }
             codec.writeHello(client.maxFrame, client.maxStreams, client.nameTable, client.name, client.token);
-            while (codec.writeTo(channel) > 0) {
+            while (flushOut() > 0) {
                 waitDuringOpen(SelectionKey.OP_WRITE, deadlineNanos, "HELLO");
             }
             helloAck(deadlineNanos);
@@ -236,6 +242,10 @@ final class ClientConnection implements CorCoLoopHandler {
             if (!encode(call, method, path, query, headers, json, body)) {
                 return;
             }
+            if (codec.pendingOutput() <= BATCH_LIMIT) {
+                queueFlush();
+                return;
+            }
             int left = flushOut();
             while (left > 0 && state == READY) {
                 long ms = remainingMs(call.deadlineNanos);
@@ -348,10 +358,35 @@ final class ClientConnection implements CorCoLoopHandler {
         return true;
     }
 
+    /** The round's requests go out together, once, before the loop selects again. */
+    private void queueFlush() {
+        if (!flushQueued) {
+            flushQueued = true;
+            loop.beforeNextSelect(queuedFlush);
+        }
+    }
+
+    private void queuedFlush() {
+        flushQueued = false;
+        if (state != READY || (interest & SelectionKey.OP_WRITE) != 0) {
+            return; // dead, or the socket is full and the handler writes when it is writable again
+        }
+        try {
+            if (flushOut() > 0) {
+                setInterest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+        } catch (IOException e) {
+            die(closed("writing to", e), -1);
+        }
+    }
+
     private int flushOut() throws IOException {
         int before = codec.pendingOutput();
+        if (before == 0) {
+            return 0;
+        }
         int left = codec.writeTo(channel);
-        client.sent(before - left);
+        client.wrote(before - left);
         return left;
     }
 

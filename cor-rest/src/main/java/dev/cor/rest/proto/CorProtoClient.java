@@ -53,6 +53,7 @@ public final class CorProtoClient implements AutoCloseable {
     private final LongAdder opened = new LongAdder();
     private final LongAdder requests = new LongAdder();
     private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder writes = new LongAdder();
     private final LongAdder bytesReceived = new LongAdder();
     private final LongAdder openWaits = new LongAdder();
 
@@ -287,8 +288,10 @@ public final class CorProtoClient implements AutoCloseable {
         live.remove(c);
     }
 
-    void sent(int n) {
+    /** One write to a socket, of {@code n} bytes. */
+    void wrote(int n) {
         bytesSent.add(n);
+        writes.increment();
     }
 
     void received(int n) {
@@ -318,6 +321,14 @@ public final class CorProtoClient implements AutoCloseable {
     /** Bytes written to the sockets. */
     public long bytesSent() {
         return bytesSent.sum();
+    }
+
+    /**
+     * Writes to the sockets (system calls, the handshakes' included): the requests one loop round
+     * sends on a connection go out in one, so under load there are fewer writes than requests.
+     */
+    public long writes() {
+        return writes.sum();
     }
 
     /** Bytes read from the sockets. */

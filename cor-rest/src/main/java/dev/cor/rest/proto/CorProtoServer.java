@@ -64,6 +64,7 @@ public final class CorProtoServer implements AutoCloseable {
     final LongAdder violations = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
+    final LongAdder writes = new LongAdder();
 
     private CorProtoServer(Builder b) {
         this.host = b.host;
@@ -304,6 +305,14 @@ public final class CorProtoServer implements AutoCloseable {
 
     public long bytesWritten() {
         return bytesWritten.sum();
+    }
+
+    /**
+     * Writes to the sockets (system calls): the answers of one read, and those finished in one
+     * loop round, go out in one, so under load there are fewer writes than answers.
+     */
+    public long writes() {
+        return writes.sum();
     }
 
     @Override

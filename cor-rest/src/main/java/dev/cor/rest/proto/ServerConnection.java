@@ -16,9 +16,11 @@ import dev.cor.rest.CorRestResponder;
 /**
  * One connection of a {@link CorProtoServer}, on the loop it was dealt to (spec § 9.1).
  * Registered once with OP_READ and read continuously while its requests run: each REQUEST goes
- * to the dispatcher at once, each answer is encoded when it is ready and written as far as the
- * socket takes it; the rest waits in the codec's output - the connection's own state - for
- * OP_WRITE. Past one maximum frame of unsent output it stops reading until it drains.
+ * to the dispatcher at once, each answer is encoded when it is ready; the answers of one read go
+ * out together at its end, those of one loop round (coroutines woken by their own forwards)
+ * together before the loop selects again, as far as the socket takes them. The rest waits in the
+ * codec's output - the connection's own state - for OP_WRITE. Past one maximum frame of unsent
+ * output it stops reading until it drains.
  * <p>
  * Loop thread only: the handler, the responders (called by the dispatcher on this loop, possibly
  * from inside a request's coroutine - nothing here waits) and the timers.
@@ -53,6 +55,8 @@ final class ServerConnection implements CorCoLoopHandler {
     private boolean decoding;
     private boolean readPaused;
     private boolean outputShut;
+    private boolean flushQueued;
+    private final Runnable queuedFlush = this::queuedFlush;
     private long unfinishedSinceNanos;
     private CorCoTimer handshakeTimer;
     private CorCoTimer frameTimer;
@@ -217,7 +221,7 @@ final class ServerConnection implements CorCoLoopHandler {
         }
     }
 
-    /** A request's answer, on this loop: encoded now, written as far as the socket takes it. */
+    /** A request's answer, on this loop: encoded now, written with the others of its read or round. */
     private void respond(Stream s, CorRest request) {
         if (state != OPEN || inFlight.get(s.id) != s) {
             return; // the connection ended meanwhile: the answer has nowhere to go
@@ -233,8 +237,21 @@ final class ServerConnection implements CorCoLoopHandler {
             codec.writeError(s.id, CorProtoError.INTERNAL, e.getClass().getSimpleName());
         }
         spare.push(s);
-        if (!decoding) {
+        if (decoding) {
+            return; // decode() writes at its end
+        }
+        if (codec.pendingOutput() > codec.maxFrame()) {
             flushQuietly();
+        } else if (!flushQueued) {
+            flushQueued = true;
+            loop.beforeNextSelect(queuedFlush);
+        }
+    }
+
+    private void queuedFlush() {
+        flushQueued = false;
+        if (state != CLOSED && (interest & SelectionKey.OP_WRITE) == 0) {
+            flushQuietly(); // else the socket is full, and onReady writes when it is writable again
         }
     }
 
@@ -254,9 +271,13 @@ final class ServerConnection implements CorCoLoopHandler {
         if (state == CLOSED) {
             return;
         }
-        int before = codec.pendingOutput();
-        int left = codec.writeTo(channel);
-        server.bytesWritten.add(before - left);
+        int left = codec.pendingOutput();
+        if (left > 0) {
+            int before = left;
+            left = codec.writeTo(channel);
+            server.bytesWritten.add(before - left);
+            server.writes.increment();
+        }
         if (state == CLOSING) {
             if (left == 0 && !outputShut) {
                 outputShut = true;

@@ -176,4 +176,55 @@ class CorProtoMultiplexTest {
         assertEquals(2, server.requests(), "the late one was never sent");
         assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
     }
+
+    @Test
+    void theRequestsAndAnswersOfOneLoopRoundGoOutInOneWriteEach() throws Exception {
+        CorCoLoop serverLoop = fx.loop("batch-server");
+        CorCoLoop clientLoop = fx.loop("batch-client");
+        List<CorCo> held = new ArrayList<>(); // server loop only
+        AtomicInteger arrived = new AtomicInteger();
+        CorProtoServer server = fx.server(request -> {
+            if (request.path().startsWith("/held/")) {
+                held.add(CorCo.current());
+                arrived.incrementAndGet();
+                CorCo.park(10_000);
+            }
+            request.respond(200, "text/plain", request.path().getBytes());
+        }, serverLoop);
+        CorProtoClient client = fx.client(b -> b);
+        assertEquals(200, (int) LoopTesting.inCoroutine(clientLoop,
+                () -> client.send("GET", "127.0.0.1", server.port(), "/open", null, null, null, null).status()));
+        long clientWrites = client.writes();
+        int n = 16;
+        // Sixteen coroutines that each send in the same round of the client's loop...
+        List<CompletableFuture<String>> answers = LoopTesting.onLoop(clientLoop, () -> {
+            List<CompletableFuture<String>> all = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String path = "/held/" + i;
+                CompletableFuture<String> f = new CompletableFuture<>();
+                all.add(f);
+                CorCo.start(() -> new String(client.send("GET", "127.0.0.1", server.port(), path, null, null, null, null).body()),
+                        co -> {
+                            if (co.error() != null) {
+                                f.completeExceptionally(co.error());
+                            } else {
+                                f.complete((String) co.result());
+                            }
+                        });
+            }
+            return all;
+        });
+        while (arrived.get() < n) {
+            Thread.sleep(2);
+        }
+        assertEquals(1, client.writes() - clientWrites, "the round's 16 requests in one write");
+        // ...and sixteen answers finished in the same round of the server's loop.
+        long serverWrites = server.writes();
+        serverLoop.execute(() -> held.forEach(CorCo::wake));
+        for (int i = 0; i < n; i++) {
+            assertEquals("/held/" + i, answers.get(i).get(10, TimeUnit.SECONDS));
+        }
+        assertEquals(1, server.writes() - serverWrites, "the round's 16 answers in one write");
+        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
 }

@@ -6,10 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.DataInputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -141,5 +145,46 @@ class CorProtoPeerDeathTest {
         assertEquals(CorProtoException.Kind.CLOSED, failureOf(waiting).kind());
         assertThrows(IllegalStateException.class, () -> client.send("GET", "127.0.0.1", server.port(), "/", null, null, null, null));
         assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
+    }
+
+    @Test
+    void aPeerThatReadsNothingFailsEveryCallByItsDeadlineAndTheLoopGoesOn() throws Exception {
+        // A fake server that answers HELLO and then never reads again: the socket buffers fill up.
+        try (ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            CountDownLatch release = new CountDownLatch(1);
+            Thread peer = Thread.ofPlatform().daemon().start(() -> {
+                try (Socket s = fake.accept()) {
+                    DataInputStream in = new DataInputStream(s.getInputStream());
+                    CorProtoCodec reader = new CorProtoCodec();
+                    assertEquals(CorProtoCodec.HELLO, ProtoFixture.readFrame(in, reader));
+                    reader.readHello();
+                    CorProtoCodec w = new CorProtoCodec();
+                    w.writeHelloAck(CorProtoCodec.DEFAULT_MAX_FRAME, 64, CorProtoCodec.DEFAULT_NAME_TABLE, "deaf");
+                    s.getOutputStream().write(ProtoFixture.drain(w));
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // the test ends it
+                }
+            });
+            CorCoLoop clientLoop = fx.loop("deaf-client");
+            CorProtoClient client = fx.client(b -> b);
+            byte[] body = new byte[256 << 10];
+            int calls = 48; // 12 MiB: more than the socket buffers hold
+            List<CompletableFuture<Integer>> all = new ArrayList<>();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                all.add(LoopTesting.coroutine(clientLoop,
+                        () -> client.send("POST", "127.0.0.1", fake.getLocalPort(), "/", null, null, null, body, 1000).status()));
+            }
+            for (CompletableFuture<Integer> f : all) {
+                failureOf(f);
+            }
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(ms < 8000, "every call failed near its 1 s deadline, not later: " + ms + " ms");
+            assertTrue(client.bytesSent() < (long) calls * body.length, "the peer took only part of it");
+            assertEquals(0, ProtoFixture.liveCoroutines(clientLoop), "no coroutine is left waiting on the socket");
+            release.countDown();
+            peer.join(5000);
+        }
     }
 }
