@@ -235,7 +235,8 @@ public final class CorCoLoop implements Executor {
         long timeoutMs = selectTimeoutMs(now, maxWaitMs);
         WAKE_STATE.setVolatile(this, MAY_SLEEP);
         int keys;
-        if (timeoutMs == 0 || !inbox.isEmpty() || stopping) {
+        boolean waited = timeoutMs != 0 && inbox.isEmpty() && !stopping;
+        if (!waited) {
             keys = selector.selectNow(collectKey);
         } else if (timeoutMs < 0) {
             keys = selector.select(collectKey);
@@ -245,7 +246,9 @@ public final class CorCoLoop implements Executor {
         int wake = (int) WAKE_STATE.getAndSet(this, AWAKE);
         now = System.nanoTime();
         busySinceNanos = now;
-        if (keys == 0 && timeoutMs != 0 && wake != WAKEUP_SENT && !stopping) {
+        // Only a select that was to wait and came back empty, unwoken, is the epoll spin: one that
+        // did not wait because tasks were already in (they came without a wakeup) is not.
+        if (keys == 0 && waited && wake != WAKEUP_SENT && !stopping) {
             checkSpin(now, timeoutMs);
         } else {
             prematureSelects = 0;

@@ -201,6 +201,27 @@ class CorCoLoopTest {
     }
 
     @Test
+    void aStreamOfTasksFromOtherThreadsIsNotMistakenForTheEpollSpin() throws Exception {
+        // Rounds that find tasks waiting select without waiting: an empty answer there is no spin.
+        CorCoLoop l = loop(CorCoLoop.builder().selectorSpinThreshold(4));
+        int perThread = 200_000;
+        CountDownLatch all = new CountDownLatch(2 * perThread);
+        List<Thread> producers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            producers.add(Thread.ofPlatform().start(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    l.execute(all::countDown);
+                }
+            }));
+        }
+        for (Thread t : producers) {
+            t.join();
+        }
+        assertTrue(all.await(60, TimeUnit.SECONDS));
+        assertEquals(0, l.selectorRebuilds(), "selector rebuilt for a busy inbox");
+    }
+
+    @Test
     void blockingRunsOffTheLoopWhileTheLoopServesOtherCoroutines() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         CountDownLatch release = new CountDownLatch(1);
