@@ -194,7 +194,8 @@ class CorProtoMultiplexTest {
         CorProtoClient client = fx.client(b -> b);
         assertEquals(200, (int) LoopTesting.inCoroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/open", null, null, null, null).status()));
-        long clientWrites = client.writes();
+        // Counters read on the loop that writes: its round, and so its count, is over by then.
+        long clientWrites = LoopTesting.onLoop(clientLoop, client::writes);
         int n = 16;
         // Sixteen coroutines that each send in the same round of the client's loop...
         List<CompletableFuture<String>> answers = LoopTesting.onLoop(clientLoop, () -> {
@@ -217,14 +218,14 @@ class CorProtoMultiplexTest {
         while (arrived.get() < n) {
             Thread.sleep(2);
         }
-        assertEquals(1, client.writes() - clientWrites, "the round's 16 requests in one write");
+        assertEquals(1, LoopTesting.onLoop(clientLoop, client::writes) - clientWrites, "the round's 16 requests in one write");
         // ...and sixteen answers finished in the same round of the server's loop.
-        long serverWrites = server.writes();
+        long serverWrites = LoopTesting.onLoop(serverLoop, server::writes);
         serverLoop.execute(() -> held.forEach(CorCo::wake));
         for (int i = 0; i < n; i++) {
             assertEquals("/held/" + i, answers.get(i).get(10, TimeUnit.SECONDS));
         }
-        assertEquals(1, server.writes() - serverWrites, "the round's 16 answers in one write");
+        assertEquals(1, LoopTesting.onLoop(serverLoop, server::writes) - serverWrites, "the round's 16 answers in one write");
         assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
     }
 }
