@@ -17,7 +17,7 @@ import dev.cor.rest.CorRestResponder;
 /**
  * One HTTP/1.1 connection on its loop: reads and parses requests, hands each to the dispatcher,
  * writes each answer, in order - a request in flight holds the connection's later requests
- * back (reading stops until it is answered). Touched by its loop's thread only: as the key's
+ * back (once one arrives, reading stops until the answer is out). Touched by its loop's thread only: as the key's
  * handler, and as the responder called by the dispatcher (inline, from inside the request's
  * coroutine, or after the hop through the loop's inbox).
  */
@@ -126,6 +126,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (tls != null && tls.hasPendingOutput()) {
             interest(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
         }
+        if (busy) {
+            interest(0); // later requests wait for this one's answer, in the buffer
+        }
         if (n < 0) {
             // The peer is done sending: answer what it sent in full (a request, then shutdownOutput), then close.
             peerClosed = true;
@@ -203,7 +206,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         answerStarted = false;
         inFlight = req;
         keepAlive10 = http10 && !closeAfterAnswer;
-        interest(0); // later requests wait for this one's answer
+        // Reading goes on while it is in flight - an interest change is a system call each way, and
+        // a client that waits for its answer sends nothing meanwhile; read() stops it once a
+        // pipelined request (or the end of the stream) does come.
         owner.server.requestRead();
         if (owner.draining()) {
             closeAfterAnswer = true;

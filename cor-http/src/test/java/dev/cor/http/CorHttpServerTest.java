@@ -88,6 +88,38 @@ class CorHttpServerTest {
     }
 
     @Test
+    void requestsSentWhileOneWaitsAreAnsweredAfterItInOrderAndAHalfCloseBehindThemIsHonoured() throws Exception {
+        CorHttpServer s = server();
+        try (RawHttp c = new RawHttp(s.port())) {
+            c.send(get("/slow?ms=300"));
+            Thread.sleep(50); // in flight now: the next ones come while it waits
+            c.send(get("/hello"));
+            Thread.sleep(20);
+            c.send(get("/id?n=third"));
+            c.socket.shutdownOutput();
+            assertEquals("slept 300", c.read().text());
+            assertEquals("{\"hello\":\"world\"}", c.read().text());
+            assertEquals("third", c.read().text());
+            c.socket.setSoTimeout(2000);
+            assertTrue(c.closedByServer(), "closed after the last answer");
+        }
+    }
+
+    @Test
+    void aClientThatHalfClosesWhileItsRequestWaitsStillGetsTheAnswer() throws Exception {
+        CorHttpServer s = server();
+        try (RawHttp c = new RawHttp(s.port())) {
+            c.send(get("/slow?ms=200"));
+            Thread.sleep(50);
+            c.socket.shutdownOutput();
+            RawHttp.Answer a = c.read();
+            assertEquals("slept 200", a.text());
+            c.socket.setSoTimeout(2000);
+            assertTrue(c.closedByServer(), "closed after the answer");
+        }
+    }
+
+    @Test
     void aSlowRequestDoesNotDelayHelloOnTheSameLoop() throws Exception {
         CorHttpServer s = server(b -> b.loops(1));
         try (RawHttp slow = new RawHttp(s.port()); RawHttp hello = new RawHttp(s.port())) {
