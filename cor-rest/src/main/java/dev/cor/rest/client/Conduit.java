@@ -32,6 +32,13 @@ abstract class Conduit {
      */
     abstract boolean usableAfterIdle();
 
+    /**
+     * Whether any byte that comes while the connection is idle makes it unusable, so that its loop
+     * can watch it instead of {@link #usableAfterIdle} looking at reuse. Not for TLS: a session
+     * ticket may come unasked and is fine.
+     */
+    abstract boolean anyIdleInputIsFatal();
+
     /** Closes the connection (a TLS one says close_notify first, if the send buffer takes it). */
     abstract void close();
 }

@@ -17,6 +17,9 @@ final class Connection {
     /** Taken from the idle list: a failure before any byte may just be a stale keep-alive. */
     boolean reused;
     long idleSinceNanos;
+    /** Its loop watches it while idle (OP_READ, {@link #idleWatch}): the peer's close is seen as it comes. */
+    boolean watched;
+    dev.cor.base.CorCoLoopHandler idleWatch;
 
     SocketChannel channel;
     Conduit conduit;

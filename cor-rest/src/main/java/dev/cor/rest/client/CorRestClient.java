@@ -205,7 +205,7 @@ public final class CorRestClient implements AutoCloseable {
         ConnectionPool p = pools.get(owner);
         if (p == null) {
             dropDeadPools();
-            p = new ConnectionPool(this);
+            p = new ConnectionPool(this, loop);
             pools.put(owner, p);
         }
         return p;

@@ -48,7 +48,7 @@ final class Http1Transport implements Transport {
         ConnectionPool pool = client.pool();
         boolean fresh = false;
         while (true) {
-            Connection c = pool.acquire(origin, fresh);
+            Connection c = pool.acquire(origin, fresh, !req.idempotent());
             CorRestClientException failure;
             try {
                 if (!c.opened()) {

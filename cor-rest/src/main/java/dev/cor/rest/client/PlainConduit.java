@@ -46,6 +46,11 @@ final class PlainConduit extends Conduit {
     }
 
     @Override
+    boolean anyIdleInputIsFatal() {
+        return true;
+    }
+
+    @Override
     void close() {
         try {
             channel.close();

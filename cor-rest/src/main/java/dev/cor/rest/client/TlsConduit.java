@@ -262,6 +262,11 @@ final class TlsConduit extends Conduit {
     }
 
     @Override
+    boolean anyIdleInputIsFatal() {
+        return false;
+    }
+
+    @Override
     boolean usableAfterIdle() {
         if (!channel.isOpen() || inboundDone) {
             return false;

@@ -12,6 +12,7 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -221,6 +222,23 @@ class CorRestClientFaultTest {
         });
         assertEquals(List.of("c1", "c2"), bodies);
         assertNothingLeftOnTheLoop();
+    }
+
+    @Test
+    void theLoopClosesAnIdleConnectionAsSoonAsThePeerClosesItWithoutWaitingForTheNextRequest() throws Exception {
+        TestServer s = http((req, sock, out) -> {
+            TestServer.respond(out, 200, "bye later");
+            Thread.sleep(100); // the connection is idle in the pool by now
+            sock.shutdownOutput();
+        });
+        assertEquals("bye later", inCoroutine(loop, () -> client.send(CorRestClientRequest.get(url(s))).bodyText()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        List<Integer> c;
+        do {
+            Thread.sleep(10);
+            c = onLoop(loop, () -> List.of(client.openConnections(), client.idleConnections()));
+        } while (!c.equals(List.of(0, 0)) && System.nanoTime() < deadline);
+        assertEquals(List.of(0, 0), c, "the closed connection left the pool on its own");
     }
 
     @Test
