@@ -103,14 +103,13 @@ final class ConnectionPool {
 
     /** A loop watches its idle plain connection; the key is already there after the first wait. */
     private void watch(Connection c) {
-        if (loop == null || c.watched || !c.conduit.anyIdleInputIsFatal()) {
-            if (c.watched) {
-                rearm(c);
+        if (!c.watched) {
+            if (loop == null || !c.conduit.anyIdleInputIsFatal()) {
+                return;
             }
-            return;
+            c.idleWatch = key -> idleInput(c, key);
+            c.watched = true;
         }
-        c.idleWatch = key -> idleInput(c, key);
-        c.watched = true;
         rearm(c);
     }
 
