@@ -263,10 +263,10 @@ public final class CorCoLoop implements Executor {
 
     /** The tasks queued for this point, in order; those they queue in turn run in the same pass. */
     private void runBeforeSelect() {
-        Runnable[] tasks = beforeSelect;
         for (int i = 0; i < beforeSelectCount; i++) {
-            Runnable task = tasks[i];
-            tasks[i] = null;
+            // the field each time: a task that queues another may have grown the array
+            Runnable task = beforeSelect[i];
+            beforeSelect[i] = null;
             runTask(task, "a task run before select");
         }
         beforeSelectCount = 0;

@@ -57,6 +57,23 @@ class CorCoLoopBeforeSelectTest {
     }
 
     @Test
+    void aTaskQueuedByATaskPastTheFirstSixteenStillRunsInTheSamePass() {
+        List<Integer> ran = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            int n = i;
+            loop.beforeNextSelect(() -> {
+                ran.add(n);
+                if (n == 15) {
+                    loop.beforeNextSelect(() -> ran.add(16)); // the queue grows while it is run
+                }
+            });
+        }
+        assertTrue(loop.runOnce(0));
+        assertEquals(17, ran.size(), String.valueOf(ran));
+        assertEquals(16, ran.get(16));
+    }
+
+    @Test
     void aTaskQueuedBetweenRoundsRunsBeforeTheLoopWaits() {
         boolean[] ran = {false};
         loop.beforeNextSelect(() -> {
