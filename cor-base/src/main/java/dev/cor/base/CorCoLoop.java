@@ -377,7 +377,17 @@ public final class CorCoLoop implements Executor {
                 h.onReady(key);
             }
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a channel handler failed; closing its channel", t);
+            LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a channel handler failed; its owner closes the channel", t);
+            handlerFailed(h, key, t);
+        }
+    }
+
+    /** {@code h.onReady} threw {@code t}: the owner closes through its own path, or the loop closes the channel. */
+    private void handlerFailed(CorCoLoopHandler h, SelectionKey key, Throwable t) {
+        try {
+            h.failed(key, t);
+        } catch (Throwable again) {
+            LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a channel handler's failed() threw; closing its channel", again);
             try {
                 key.channel().close();
             } catch (IOException e) {

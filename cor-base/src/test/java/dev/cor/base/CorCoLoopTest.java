@@ -576,19 +576,90 @@ class CorCoLoopTest {
     }
 
     @Test
-    void aHandlerThatThrowsClosesItsChannelAndTheLoopGoesOn() throws Exception {
+    void aHandlerThatThrowsWithTheDefaultFailedHasItsChannelClosedAndTheLoopGoesOn() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         Pipe p = pipe();
         onLoop(l, () -> l.register(p.source(), SelectionKey.OP_READ, key -> {
             throw new IOException("bad peer");
         }));
         p.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        awaitClosed(p.source()); // the default failed(): a handler that holds nothing else
+        assertEquals(7, (int) onLoop(l, () -> 7), "the loop still serves");
+    }
+
+    @Test
+    void aHandlerThatThrowsHasItsOwnerCloseTheChannelAndTheLoopGoesOn() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        IOException boom = new IOException("bad peer");
+        java.util.Set<Pipe.SourceChannel> table = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicReference<Throwable> seen = new AtomicReference<>();
+        AtomicReference<Thread> seenOn = new AtomicReference<>();
+        AtomicInteger failures = new AtomicInteger();
+        CountDownLatch ownerClosed = new CountDownLatch(1);
+        CorCoLoopHandler owner = new CorCoLoopHandler() {
+            @Override
+            public void onReady(SelectionKey key) throws IOException {
+                throw boom;
+            }
+
+            @Override
+            public void failed(SelectionKey key, Throwable failure) {
+                failures.incrementAndGet();
+                seen.set(failure);
+                seenOn.set(Thread.currentThread());
+                try {
+                    key.channel().close(); // the owner's own close: channel and table entry together
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                table.remove(p.source());
+                ownerClosed.countDown();
+            }
+        };
+        table.add(p.source());
+        onLoop(l, () -> l.register(p.source(), SelectionKey.OP_READ, owner));
+        p.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        assertTrue(ownerClosed.await(10, TimeUnit.SECONDS), "the owner's failed() was not called");
+        assertEquals(boom, seen.get(), "the owner sees what onReady threw");
+        assertEquals(l.thread(), seenOn.get(), "on the loop's thread");
+        assertTrue(table.isEmpty(), "the owner released what it held for the channel");
+        assertTrue(!p.source().isOpen());
+        assertEquals(7, (int) onLoop(l, () -> 7), "the loop still serves");
+        assertEquals(1, failures.get(), "one failure, one call");
+    }
+
+    @Test
+    void aHandlerWhoseFailedThrowsTooStillHasItsChannelClosed() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        AtomicInteger failures = new AtomicInteger();
+        onLoop(l, () -> l.register(p.source(), SelectionKey.OP_READ, new CorCoLoopHandler() {
+            @Override
+            public void onReady(SelectionKey key) throws IOException {
+                throw new IOException("bad peer");
+            }
+
+            @Override
+            public void failed(SelectionKey key, Throwable failure) {
+                failures.incrementAndGet();
+                throw new IllegalStateException("owner's close broke too");
+            }
+        }));
+        p.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        awaitClosed(p.source());
+        assertEquals(1, failures.get());
+        assertEquals(7, (int) onLoop(l, () -> 7), "the loop still serves");
+    }
+
+    private static void awaitClosed(java.nio.channels.Channel ch) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (p.source().isOpen() && System.nanoTime() < deadline) {
+        while (ch.isOpen()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the channel was still open after 10 s");
+            }
             Thread.sleep(5);
         }
-        assertTrue(!p.source().isOpen(), "the failing handler's channel was closed");
-        assertEquals(7, (int) onLoop(l, () -> 7), "the loop still serves");
     }
 
     @Test
