@@ -1,0 +1,160 @@
+package dev.cor.ngsild;
+
+import java.time.InstantSource;
+import java.util.Objects;
+
+import dev.cor.ngsild.api.NgsildApplication;
+import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestApplication;
+import dev.cor.rest.CorRestCoroutineHook;
+import dev.cor.rest.CorRestFinishCoroutineHook;
+import dev.cor.rest.client.CorRestClient;
+
+/**
+ * An embeddable NGSI-LD context broker (ETSI GS CIM 009): what a {@code CorHttpServer} (or a
+ * {@code CorProtoServer}) serves under {@code /ngsi-ld/v1/}. It gives the server its
+ * {@linkplain #application() application} - the "can this wait?" answer and the handler - and its
+ * {@linkplain #coroutineHook() coroutine hooks}, so that a request that waits (an {@code @context}
+ * not cached yet) runs as a coroutine of the loop that read it and every other request runs
+ * inline on it.
+ * <p>
+ * A host application mounts it beside routes of its own by delegating the requests for which
+ * {@link #handles} is true. Built once, shared by every loop; thread-safe.
+ *
+ * <pre>{@code
+ * CorNgsild broker = CorNgsild.builder().build();
+ * CorHttpServer server = CorHttpServer.builder().port(1026)
+ *         .application(broker.application())
+ *         .coroutineHook(broker.coroutineHook())
+ *         .finishCoroutineHook(broker.finishCoroutineHook())
+ *         .build().start();
+ * }</pre>
+ */
+public final class CorNgsild implements AutoCloseable {
+    /** Where the broker's resources live. */
+    public static final String BASE_PATH = "/ngsi-ld/v1/";
+
+    private final EntityStore store;
+    private final LdContexts contexts;
+    private final CorRestClient client;
+    private final boolean ownsClient;
+    private final NgsildMetrics metrics = new NgsildMetrics();
+    private final NgsildApplication application;
+
+    private CorNgsild(Builder b) {
+        this.ownsClient = b.client == null;
+        this.client = b.client != null ? b.client
+                : CorRestClient.builder().connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
+        this.store = b.store != null ? b.store : new MemoryEntityStore();
+        this.contexts = LdContexts.builder().client(client).timeoutMs(b.contextTimeoutMs).build();
+        this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
+                b.contextTimeoutMs, b.limits));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The application a server runs: every request under {@link #BASE_PATH}. */
+    public CorRestApplication application() {
+        return application;
+    }
+
+    /** Whether {@code request} is the broker's (its path is under {@link #BASE_PATH}). */
+    public boolean handles(CorRest request) {
+        return request.path().startsWith(BASE_PATH) || request.path().equals("/ngsi-ld/v1");
+    }
+
+    /**
+     * The broker's coroutine hook: a request that waits may be a coroutine of its loop when the
+     * store does not block (the in-memory store never does).
+     */
+    public CorRestCoroutineHook coroutineHook() {
+        boolean mayYield = !store.blocks();
+        return request -> mayYield;
+    }
+
+    /** The same decision for the post-response phase. */
+    public CorRestFinishCoroutineHook finishCoroutineHook() {
+        boolean mayYield = !store.blocks();
+        return request -> mayYield;
+    }
+
+    /** The broker's counters (requests by operation and status, the {@code @context} cache, entities). */
+    public NgsildMetrics metrics() {
+        return metrics;
+    }
+
+    /** The store the broker keeps its entities in. */
+    public EntityStore store() {
+        return store;
+    }
+
+    /** The broker's {@code @context} service. */
+    public LdContexts contexts() {
+        return contexts;
+    }
+
+    /** Releases what the broker opened (its HTTP client, unless one was given). Idempotent. */
+    @Override
+    public void close() {
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    /** Builds a broker; every setting has a default. */
+    public static final class Builder {
+        private EntityStore store;
+        private CorRestClient client;
+        private long contextTimeoutMs = 5_000;
+        private InstantSource clock = InstantSource.system();
+        private NgsildLimits limits = NgsildLimits.defaults();
+
+        private Builder() {
+        }
+
+        /** Where entities are kept; default: a new in-memory store. */
+        public Builder store(EntityStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * The client remote {@code @context}s are downloaded with; default: a client of the
+         * broker's own, closed with it.
+         */
+        public Builder client(CorRestClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /** How long a remote {@code @context} may take to download (default 5 000 ms). */
+        public Builder contextTimeoutMs(long ms) {
+            if (ms < 1) {
+                throw new IllegalArgumentException("contextTimeoutMs must be >= 1: " + ms);
+            }
+            this.contextTimeoutMs = ms;
+            return this;
+        }
+
+        /** The clock of createdAt/modifiedAt (a test sets its own). */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Bounds on what one request may carry. */
+        public Builder limits(NgsildLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        public CorNgsild build() {
+            return new CorNgsild(this);
+        }
+    }
+}

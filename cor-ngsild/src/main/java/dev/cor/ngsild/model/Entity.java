@@ -1,0 +1,71 @@
+package dev.cor.ngsild.model;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One entity as the store keeps it: its id, its types and attribute names as expanded IRIs, its
+ * scopes, its attributes and the times the broker keeps. Immutable - a write builds the new
+ * record and the store swaps it in - so a reader holds a consistent snapshot without a lock, and
+ * what was rendered of it can be reused while it is current ({@link #renderCache()}).
+ */
+public final class Entity {
+    private final String id;
+    private final List<String> types;
+    private final List<String> scopes;
+    private final Map<String, AttributeList> attributes;
+    private final long createdAt;
+    private final long modifiedAt;
+    private final RenderCache renderCache = new RenderCache();
+
+    /**
+     * @param attributes by expanded name, in the order to render them; taken as is (not copied):
+     *                   the caller hands over a map nobody changes afterwards
+     */
+    public Entity(String id, List<String> types, List<String> scopes, Map<String, AttributeList> attributes,
+            long createdAt, long modifiedAt) {
+        this.id = Objects.requireNonNull(id, "id");
+        this.types = List.copyOf(types);
+        this.scopes = scopes == null ? List.of() : List.copyOf(scopes);
+        this.attributes = Objects.requireNonNull(attributes, "attributes");
+        this.createdAt = createdAt;
+        this.modifiedAt = modifiedAt;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** The expanded type IRIs, in the order given, without duplicates. */
+    public List<String> types() {
+        return types;
+    }
+
+    public List<String> scopes() {
+        return scopes;
+    }
+
+    /** The attributes by expanded name. Unmodifiable. */
+    public Map<String, AttributeList> attributes() {
+        return attributes;
+    }
+
+    public long createdAt() {
+        return createdAt;
+    }
+
+    public long modifiedAt() {
+        return modifiedAt;
+    }
+
+    /** What was rendered of this record, reusable while it is the current one. */
+    public RenderCache renderCache() {
+        return renderCache;
+    }
+
+    @Override
+    public String toString() {
+        return "Entity[" + id + " " + types + " " + attributes.keySet() + "]";
+    }
+}

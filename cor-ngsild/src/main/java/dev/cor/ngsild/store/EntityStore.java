@@ -1,0 +1,50 @@
+package dev.cor.ngsild.store;
+
+import java.util.Set;
+import java.util.function.Consumer;
+
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * Where the broker keeps entities, per tenant. The store is the one part that every loop and
+ * worker shares: readers never wait for writers and hold immutable records; a write to one entity
+ * is atomic ({@link #write}). Implementations: {@link MemoryEntityStore}; a durable one and a
+ * database-backed one can come behind the same interface.
+ * <p>
+ * A method may wait (a journal's fsync, a database round trip) only through the runtime's one
+ * wait - yielding inside a coroutine - and only outside any critical section; a store whose calls
+ * block a thread says so with {@link #blocks()}, and its requests then take the worker hop.
+ */
+public interface EntityStore {
+    /** The tenant of a request without an {@code NGSILD-Tenant} header. */
+    String DEFAULT_TENANT = "";
+
+    /** Whether calls block the calling thread (a blocking driver): requests then never run as coroutines. */
+    boolean blocks();
+
+    /** Whether the tenant exists: the default one always does; another once something was written to it. */
+    boolean hasTenant(String tenant);
+
+    /** The tenants that exist, the default one included. */
+    Set<String> tenants();
+
+    /** The current record of an entity, or {@code null} (no such entity, or no such tenant). */
+    Entity get(String tenant, String id);
+
+    /**
+     * Applies {@code change} to one entity atomically, creating the tenant if needed: concurrent
+     * writes to the same id are applied one after the other, each to the record the previous one
+     * left. Readers see the record before or after, never a mix.
+     */
+    EntityWrite write(String tenant, String id, EntityChange change);
+
+    /**
+     * Visits the tenant's entities in id order ({@code type}: only those of that expanded type,
+     * {@code null}: all), each a consistent snapshot; nothing happens for a tenant that does not
+     * exist. The visitor must not write to the store.
+     */
+    void forEach(String tenant, String type, Consumer<Entity> visitor);
+
+    /** How many entities the tenant holds. */
+    int count(String tenant);
+}
