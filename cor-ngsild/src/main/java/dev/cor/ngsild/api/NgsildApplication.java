@@ -1,38 +1,328 @@
 package dev.cor.ngsild.api;
 
 import java.time.InstantSource;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.NgsildLimits;
 import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
+import dev.cor.rest.CorRestJson;
 
 /**
- * The broker as a {@link CorRestApplication}: routes a request under {@code /ngsi-ld/v1/} to its
- * operation, answers "can this wait?" (yes only when its {@code @context} is not cached yet) and
- * turns every error into a ProblemDetails answer. Shared by every loop and worker.
+ * The broker as a {@link CorRestApplication}. On the loop, before the dispatch, it reads what it
+ * can of a request without waiting - the route, the preconditions of § 6.3.4, the tenant, the
+ * parameters, the body and the {@code @context} the request names - and answers "can this
+ * wait?": yes only when that context is not cached yet. The handler then resolves the context
+ * (downloading it, yielding in a coroutine) and runs the operation. Every error becomes a
+ * ProblemDetails answer (§ 6.3.3). Shared by every loop and worker; state lives in the request.
  */
 public final class NgsildApplication implements CorRestApplication {
+    private static final System.Logger LOG = System.getLogger(NgsildApplication.class.getName());
+
     /** What the application works with. */
     public record Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
             long contextTimeoutMs, NgsildLimits limits) {
     }
 
     private final Config config;
+    private final EntityOperations entities;
+    private final BatchOperations batches;
+    private final ContextOperations contextOps;
 
     public NgsildApplication(Config config) {
         this.config = config;
+        this.entities = new EntityOperations(this, config);
+        this.batches = new BatchOperations(this, config);
+        this.contextOps = new ContextOperations(this, config);
     }
+
+    // ---------------------------------------------------------------- the dispatch's questions
 
     @Override
     public boolean canWait(CorRest request) {
+        Exchange x = prepare(request);
+        if (x.failure != null || x.bareStatus != 0 || x.allow != null) {
+            return false;
+        }
+        if (x.contextRef != null) {
+            return config.contexts().needsDownload(x.contextRef);
+        }
+        // a batch in application/ld+json: each entity names its own context
+        if (x.body != null && x.body.isArray()) {
+            for (JsonNode e : x.body) {
+                JsonNode c = e.get("@context");
+                if (c != null && config.contexts().needsDownload(ContextRef.body(c))) {
+                    return true;
+                }
+            }
+        }
         return false;
     }
 
     @Override
     public void handle(CorRest request) {
-        request.respond(501, "application/json", "{}".getBytes());
+        Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
+        int status;
+        try {
+            if (x.bareStatus != 0) {
+                bare(x, x.bareStatus);
+            } else if (x.allow != null) {
+                x.request.responseHeaders().set("Allow", x.allow);
+                throw new NgsiLdException(ErrorType.METHOD_NOT_ALLOWED, request.method() + " is not allowed on "
+                        + request.path() + " (allowed: " + x.allow + ")");
+            } else if (x.failure != null) {
+                throw x.failure;
+            } else {
+                if (x.contextRef != null) {
+                    x.context = config.contexts().resolve(x.contextRef, config.contextTimeoutMs());
+                }
+                run(x);
+            }
+        } catch (NgsiLdException e) {
+            error(x, e);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "cor-ngsild: " + request + " failed", e);
+            error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName()
+                    + (e.getMessage() != null ? ": " + e.getMessage() : "")));
+        }
+        status = request.status();
+        config.metrics().request(x.operation() == null ? "unknown" : x.operation().metricName(), status);
+    }
+
+    private void run(Exchange x) {
+        switch (x.operation()) {
+            case CREATE_ENTITY -> entities.create(x);
+            case RETRIEVE_ENTITY -> entities.retrieve(x);
+            case REPLACE_ENTITY -> entities.replace(x);
+            case MERGE_ENTITY -> entities.merge(x);
+            case DELETE_ENTITY -> entities.delete(x);
+            case APPEND_ATTRIBUTES -> entities.append(x);
+            case UPDATE_ATTRIBUTES -> entities.update(x);
+            case PARTIAL_ATTRIBUTE_UPDATE -> entities.partialAttributeUpdate(x);
+            case REPLACE_ATTRIBUTE -> entities.replaceAttribute(x);
+            case DELETE_ATTRIBUTE -> entities.deleteAttribute(x);
+            case QUERY_ENTITIES -> entities.query(x);
+            case QUERY_ENTITIES_POST -> entities.queryPost(x);
+            case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> batches.run(x);
+            case LIST_CONTEXTS, ADD_CONTEXT, SERVE_CONTEXT, DELETE_CONTEXT -> contextOps.run(x);
+        }
+    }
+
+    // ---------------------------------------------------------------- preparing, on the loop
+
+    /**
+     * Reads a request without waiting and keeps what it learned in the request's state. Never
+     * throws: an error found is kept for the handler to answer.
+     */
+    Exchange prepare(CorRest request) {
+        Exchange x = new Exchange(request);
+        request.state().userData(x);
+        try {
+            checks(x);
+        } catch (NgsiLdException e) {
+            x.failure = e;
+        } catch (RuntimeException e) {
+            x.failure = new NgsiLdException(ErrorType.INTERNAL_ERROR, e.toString());
+        }
+        return x;
+    }
+
+    /** The preconditions, in the order the specification's outcomes need them (§ 6.3.4, § 6.3.5, § 5.5.10). */
+    private void checks(Exchange x) {
+        CorRest r = x.request;
+        Route.Match m = Route.match(r.method(), r.path());
+        if (m.unsupported() != null) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the /" + m.unsupported()
+                    + " resources are not served by this broker yet");
+        }
+        if (m.allow() != null) {
+            x.allow = m.allow();
+            return;
+        }
+        if (m.route() == null) {
+            throw NgsiLdException.notFound("no resource at " + r.path());
+        }
+        x.route = m.route();
+        Operation op = x.operation();
+        tenant(x);
+        if (x.hasBody()) {
+            if (!r.headers().contains("Content-Length")) {
+                x.bareStatus = 411; // § 6.3.4: just the status, no body
+                return;
+            }
+            x.contentType = MediaType.ofContentType(r.headers().get("Content-Type"));
+            if (x.contentType == null || x.contentType == MediaType.GEO_JSON
+                    || (x.contentType == MediaType.MERGE_PATCH && !r.method().equals("PATCH"))) {
+                x.bareStatus = 415; // § 6.3.4: just the status, no body
+                return;
+            }
+        }
+        List<MediaType> offered = switch (op) {
+            case RETRIEVE_ENTITY, QUERY_ENTITIES, QUERY_ENTITIES_POST -> MediaType.ENTITY_ANSWERS;
+            default -> MediaType.JSON_OR_LD;
+        };
+        x.accept = MediaType.negotiate(r.headers().get("Accept"), offered);
+        if (x.accept == null) {
+            if (op.isRead() || op == Operation.QUERY_ENTITIES_POST) {
+                throw new NgsiLdException(ErrorType.NOT_ACCEPTABLE, "the Accept header admits none of the available"
+                        + " representations: " + names(offered));
+            }
+            x.accept = MediaType.JSON; // the answer of a write has no body to negotiate
+        }
+        x.params = QueryParams.parse(r.query(), op);
+        if (op.isRead() || !createsTenant(op)) {
+            if (!config.store().hasTenant(x.tenant)) {
+                throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
+            }
+        }
+        if (x.hasBody()) {
+            x.body = x.parseBody();
+        }
+        x.contextRef = contextRef(x);
+    }
+
+    /** Operations that may create a tenant: they write new entities. */
+    private static boolean createsTenant(Operation op) {
+        return switch (op) {
+            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, ADD_CONTEXT -> true;
+            default -> false;
+        };
+    }
+
+    private static void tenant(Exchange x) {
+        String t = x.headers().get(Exchange.TENANT_HEADER);
+        if (t == null || t.isEmpty()) {
+            return;
+        }
+        x.tenantGiven = true;
+        if (t.length() > 256 || !t.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
+            throw NgsiLdException.badData("the NGSILD-Tenant header names no valid tenant: up to 256 visible ASCII characters");
+        }
+        x.tenant = t;
+    }
+
+    /** The context the request names (§ 6.3.5), or {@code null} for a batch in ld+json. */
+    private static ContextRef contextRef(Exchange x) {
+        if (!x.hasBody() || x.operation() == Operation.ADD_CONTEXT) {
+            return x.linkContext();
+        }
+        boolean ld = x.contentType == MediaType.LD_JSON;
+        ContextRef link = x.linkContext();
+        if (ld && !link.isNone()) {
+            throw NgsiLdException.badData("an application/ld+json request carries its @context in the body, not in a"
+                    + " Link header");
+        }
+        JsonNode body = x.body;
+        if (body.isArray()) {
+            for (JsonNode e : body) {
+                if (!ld && e.has("@context")) {
+                    throw NgsiLdException.badData("an application/json body may not carry @context (use a Link header,"
+                            + " or send application/ld+json)");
+                }
+            }
+            return ld ? null : link;
+        }
+        JsonNode ctx = body.isObject() ? body.get("@context") : null;
+        if (!ld) {
+            if (ctx != null) {
+                throw NgsiLdException.badData("an application/json body may not carry @context (use a Link header, or"
+                        + " send application/ld+json)");
+            }
+            return link;
+        }
+        if (ctx == null || ctx.isNull()) {
+            throw NgsiLdException.badData("an application/ld+json body carries its @context, and this one has none");
+        }
+        return ContextRef.body(ctx);
+    }
+
+    private static String names(List<MediaType> types) {
+        StringBuilder sb = new StringBuilder();
+        for (MediaType t : types) {
+            sb.append(sb.isEmpty() ? "" : ", ").append(t.mediaType());
+        }
+        return sb.toString();
+    }
+
+    // ---------------------------------------------------------------- answers
+
+    /**
+     * A successful answer with a body of {@code type}: an {@code application/json} one (and a
+     * GeoJSON one under {@code Prefer: body=json}) carries the context's {@code Link} header
+     * (§ 6.3.6); the caller has put {@code @context} in the body of the others.
+     */
+    void answer(Exchange x, int status, MediaType type, byte[] body, LdContext ctx) {
+        CorRest r = x.request;
+        r.respond(status, type.mediaType(), body);
+        if (type == MediaType.JSON || (type == MediaType.GEO_JSON && preferBodyJson(x))) {
+            r.responseHeaders().set("Link", "<" + config.contexts().linkUrl(ctx, x.baseUrl()) + ">; rel=\""
+                    + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
+        }
+        echoTenant(x);
+    }
+
+    /** Whether a GeoJSON answer leaves @context out of its body ({@code Prefer: body=json}, § 6.3.6). */
+    static boolean preferBodyJson(Exchange x) {
+        String prefer = x.headers().get("Prefer");
+        return prefer != null && prefer.replace(" ", "").contains("body=json");
+    }
+
+    /** An answer in {@code application/json} without a context: 201's ids, 207's results. */
+    void answerPlain(Exchange x, int status, JsonNode body) {
+        try {
+            x.request.respond(status, MediaType.JSON.mediaType(), CorRestJson.mapper().writeValueAsBytes(body));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        echoTenant(x);
+    }
+
+    void noContent(Exchange x) {
+        x.request.respond(204, null, null);
+        echoTenant(x);
+    }
+
+    void created(Exchange x, String location) {
+        x.request.respond(201, null, null);
+        x.request.responseHeaders().set("Location", location);
+        echoTenant(x);
+    }
+
+    private void bare(Exchange x, int status) {
+        x.request.respond(status, null, null);
+        echoTenant(x);
+    }
+
+    /** An error: {@code application/json}, a ProblemDetails, no {@code Link} (§ 6.3.3, § 6.3.6). */
+    void error(Exchange x, NgsiLdException e) {
+        x.request.responseHeaders().remove("Link");
+        x.request.responseHeaders().remove("Location");
+        answerPlain(x, e.status(), problem(e));
+    }
+
+    /** The ProblemDetails of an error (§ 5.5.3): type, title, status, detail. */
+    static ObjectNode problem(NgsiLdException e) {
+        ObjectNode p = CorRestJson.mapper().createObjectNode();
+        p.put("type", e.type().uri());
+        p.put("title", e.type().title());
+        p.put("status", e.status());
+        if (e.detail() != null) {
+            p.put("detail", e.detail());
+        }
+        return p;
+    }
+
+    private static void echoTenant(Exchange x) {
+        if (x.tenantGiven) {
+            x.request.responseHeaders().set(Exchange.TENANT_HEADER, x.tenant);
+        }
     }
 }

@@ -80,6 +80,23 @@ public final class LdContexts {
         return made;
     }
 
+    /**
+     * Whether resolving {@code ref} would download something (a context neither cached nor known
+     * to be broken): the request must then be allowed to wait. Never blocks.
+     */
+    public boolean needsDownload(ContextRef ref) {
+        return cached(ref) == null && ref.linkUrl() != null;
+    }
+
+    /**
+     * The URL of the {@code Link} header of an {@code application/json} answer in {@code ctx}: the
+     * URL the request named, the core context's, or - for a context given inline - the URL under
+     * which this broker serves it ({@code baseUrl} is this broker as the client reached it).
+     */
+    public String linkUrl(LdContext ctx, String baseUrl) {
+        return ctx.linkUrl() != null ? ctx.linkUrl() : CoreContext.URL;
+    }
+
     private Map<String, String> coreTerms() {
         return Map.of();
     }

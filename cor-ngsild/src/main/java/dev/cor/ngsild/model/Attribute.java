@@ -16,29 +16,18 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param datasetId  the instance's datasetId; {@code null} for the default instance
  * @param observedAt when it was observed (an ISO 8601 UTC date-time), or {@code null}
  * @param unitCode   its UN/CEFACT unit code, or {@code null}
+ * @param valueType  the expanded datatype of a property's value ({@code valueType}), or {@code null}
  * @param objectType the expanded type(s) of a relationship's target ({@code objectType}), or {@code null}
  * @param sub        its sub-attributes, by expanded name
  * @param createdAt  when the broker created it (epoch milliseconds)
  * @param modifiedAt when the broker last changed it (epoch milliseconds)
  */
 public record Attribute(AttributeKind kind, JsonNode value, String datasetId, String observedAt, String unitCode,
-        JsonNode objectType, Map<String, AttributeList> sub, long createdAt, long modifiedAt) {
+        JsonNode valueType, JsonNode objectType, Map<String, AttributeList> sub, long createdAt, long modifiedAt) {
 
     public Attribute {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(value, "value");
         sub = sub == null ? Map.of() : sub;
-    }
-
-    /** The same attribute with other broker times. */
-    public Attribute withTimes(long created, long modified) {
-        return new Attribute(kind, value, datasetId, observedAt, unitCode, objectType, sub, created, modified);
-    }
-
-    /** Whether both hold the same content, broker times aside. */
-    public boolean sameContent(Attribute o) {
-        return kind == o.kind && value.equals(o.value) && Objects.equals(datasetId, o.datasetId)
-                && Objects.equals(observedAt, o.observedAt) && Objects.equals(unitCode, o.unitCode)
-                && Objects.equals(objectType, o.objectType) && sub.equals(o.sub);
     }
 }

@@ -1,0 +1,189 @@
+package dev.cor.ngsild.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.api.NgsildApplication.Config;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityEditor;
+import dev.cor.ngsild.model.EntityInput;
+import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * The batch operations (ETSI GS CIM 009 § 5.6.7-5.6.10, 5.6.20): create, upsert, update, delete
+ * and merge of an array of entities. Each entity is one atomic write of its own (the batch is
+ * atomic per entity, not as a whole); each entity's outcome is reported - 201/204 when all
+ * succeed, 207 with a BatchOperationResult ({@code success} ids, {@code errors} of
+ * {@code {entityId, error: ProblemDetails}}) otherwise. In {@code application/ld+json} each
+ * entity names its own {@code @context}.
+ */
+final class BatchOperations {
+    private final NgsildApplication app;
+    private final Config config;
+
+    BatchOperations(NgsildApplication app, Config config) {
+        this.app = app;
+        this.config = config;
+    }
+
+    /** One entity's outcome. */
+    private record Outcome(String id, boolean created, NgsiLdException error) {
+    }
+
+    void run(Exchange x) {
+        JsonNode body = x.body;
+        if (!body.isArray()) {
+            throw NgsiLdException.badData("the body of a batch operation is a JSON array");
+        }
+        if (body.isEmpty()) {
+            throw NgsiLdException.badData("the batch is empty");
+        }
+        if (body.size() > config.limits().maxBatch()) {
+            throw NgsiLdException.badData("more than " + config.limits().maxBatch() + " entities in one batch");
+        }
+        Operation op = x.operation();
+        Set<String> options = EntityOperations.options(x);
+        for (String o : options) {
+            boolean known = switch (op) {
+                case BATCH_UPSERT -> o.equals("replace") || o.equals("update");
+                case BATCH_UPDATE -> o.equals("noOverwrite");
+                default -> false;
+            };
+            if (!known) {
+                throw NgsiLdException.badData("unknown option '" + o + "' for " + op.metricName());
+            }
+        }
+        if (options.contains("replace") && options.contains("update")) {
+            throw NgsiLdException.badData("options replace and update exclude each other");
+        }
+        List<Outcome> outcomes = new ArrayList<>(body.size());
+        long now = config.clock().millis();
+        for (JsonNode item : body) {
+            String id = item.isTextual() ? item.asText() : item.path("id").isTextual() ? item.get("id").asText() : null;
+            try {
+                outcomes.add(op == Operation.BATCH_DELETE ? delete(x, item) : write(x, op, options, item, now));
+            } catch (NgsiLdException e) {
+                outcomes.add(new Outcome(id, false, e));
+            }
+        }
+        answer(x, op, outcomes);
+    }
+
+    private Outcome delete(Exchange x, JsonNode item) {
+        if (!item.isTextual() || !Syntax.isUri(item.asText())) {
+            throw NgsiLdException.badData("a batch delete lists entity ids (URIs), not " + item);
+        }
+        String id = item.asText();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return null;
+        });
+        return new Outcome(id, false, null);
+    }
+
+    private Outcome write(Exchange x, Operation op, Set<String> options, JsonNode item, long now) {
+        if (!item.isObject()) {
+            throw NgsiLdException.badData("a batch lists entities (JSON objects), not " + item);
+        }
+        LdContext ctx = context(x, item);
+        EntityInput in = new EntityParser(ctx, config.limits()).entity(item,
+                op == Operation.BATCH_CREATE || op == Operation.BATCH_UPSERT, op == Operation.BATCH_MERGE);
+        if (in.id() == null) {
+            throw NgsiLdException.badData("an entity of the batch has no id");
+        }
+        EntityWrite w = config.store().write(x.tenant, in.id(), current -> switch (op) {
+            case BATCH_CREATE -> {
+                if (current != null) {
+                    throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
+                }
+                yield EntityEditor.create(in, now);
+            }
+            case BATCH_UPSERT -> {
+                if (current == null) {
+                    yield EntityEditor.create(in, now);
+                }
+                yield options.contains("update") ? EntityEditor.append(current, in, false, now).entity()
+                        : EntityEditor.replace(current, in, now);
+            }
+            case BATCH_UPDATE -> {
+                Entity c = existing(current, in.id());
+                yield EntityEditor.append(c, in, options.contains("noOverwrite"), now).entity();
+            }
+            case BATCH_MERGE -> EntityEditor.merge(existing(current, in.id()), in, now);
+            default -> throw new IllegalStateException(op.toString());
+        });
+        return new Outcome(in.id(), w.created(), null);
+    }
+
+    private static Entity existing(Entity current, String id) {
+        if (current == null) {
+            throw NgsiLdException.notFound("no entity " + id);
+        }
+        return current;
+    }
+
+    /** The context one entity of the batch is read with: the request's, or in ld+json its own. */
+    private LdContext context(Exchange x, JsonNode item) {
+        if (x.context != null) {
+            return x.context;
+        }
+        JsonNode c = item.get("@context");
+        if (c == null || c.isNull()) {
+            throw NgsiLdException.badData("an entity of an application/ld+json batch carries its @context, and this"
+                    + " one has none");
+        }
+        return config.contexts().resolve(ContextRef.body(c), config.contextTimeoutMs());
+    }
+
+    private void answer(Exchange x, Operation op, List<Outcome> outcomes) {
+        boolean allOk = true;
+        boolean anyCreated = false;
+        for (Outcome o : outcomes) {
+            allOk &= o.error() == null;
+            anyCreated |= o.created();
+        }
+        if (allOk) {
+            if (op == Operation.BATCH_CREATE || (op == Operation.BATCH_UPSERT && anyCreated)) {
+                ArrayNode ids = CorRestJson.mapper().createArrayNode();
+                for (Outcome o : outcomes) {
+                    if (op == Operation.BATCH_CREATE || o.created()) {
+                        ids.add(o.id());
+                    }
+                }
+                app.answerPlain(x, 201, ids);
+            } else {
+                app.noContent(x);
+            }
+            return;
+        }
+        ObjectNode result = CorRestJson.mapper().createObjectNode();
+        ArrayNode success = result.putArray("success");
+        ArrayNode errors = result.putArray("errors");
+        for (Outcome o : outcomes) {
+            if (o.error() == null) {
+                success.add(o.id());
+            } else {
+                ObjectNode e = errors.addObject();
+                if (o.id() != null) {
+                    e.put("entityId", o.id());
+                } else {
+                    e.putNull("entityId");
+                }
+                e.set("error", NgsildApplication.problem(o.error()));
+            }
+        }
+        app.answerPlain(x, 207, result);
+    }
+}

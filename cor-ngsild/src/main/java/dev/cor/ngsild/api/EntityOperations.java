@@ -1,0 +1,453 @@
+package dev.cor.ngsild.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.CorNgsild;
+import dev.cor.ngsild.api.NgsildApplication.Config;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityEditor;
+import dev.cor.ngsild.model.EntityInput;
+import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * The operations on one entity and its attributes (ETSI GS CIM 009 § 5.6.1-5.6.6, 5.6.17-5.6.19,
+ * 5.7.1) and the listing of entities by id and type (§ 5.7.2). Each write is one atomic change of
+ * one record in the store; a read renders the record it found, reusing the bytes rendered for
+ * the same record, context and representation.
+ */
+final class EntityOperations {
+    private final NgsildApplication app;
+    private final Config config;
+
+    EntityOperations(NgsildApplication app, Config config) {
+        this.app = app;
+        this.config = config;
+    }
+
+    private EntityParser parser(Exchange x) {
+        return new EntityParser(x.context, config.limits());
+    }
+
+    private long now() {
+        return config.clock().millis();
+    }
+
+    // ---------------------------------------------------------------- entities
+
+    void create(Exchange x) {
+        EntityInput in = parser(x).entity(x.body, true, false);
+        Entity entity = EntityEditor.create(in, now());
+        config.store().write(x.tenant, in.id(), current -> {
+            if (current != null) {
+                throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
+            }
+            return entity;
+        });
+        app.created(x, CorNgsild.BASE_PATH + "entities/" + in.id());
+    }
+
+    void retrieve(Exchange x) {
+        EntityParser parser = parser(x);
+        Entity e = config.store().get(x.tenant, entityId(x));
+        if (e == null) {
+            throw NgsiLdException.notFound("no entity " + x.route.entityId());
+        }
+        String type = x.params.get("type");
+        if (type != null && !hasAnyType(e, type, parser)) {
+            throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + type);
+        }
+        Representation rep = Representation.of(x.params, parser);
+        if (!rep.showsAnything(e)) {
+            throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
+        }
+        boolean geo = x.accept == MediaType.GEO_JSON;
+        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
+        RenderKey key = new RenderKey(x.context, rep.options, x.accept, bodyContext);
+        byte[] bytes = e.renderCache().get(key);
+        if (bytes == null) {
+            JsonNode context = bodyContext ? x.context.echo() : null;
+            bytes = geo ? EntityRenderer.renderFeature(e, x.context, rep.options, context)
+                    : EntityRenderer.render(e, x.context, rep.options, context);
+            e.renderCache().put(key, bytes);
+        }
+        app.answer(x, 200, x.accept, bytes, x.context);
+    }
+
+    /** What rendered bytes depend on besides the record. */
+    private record RenderKey(LdContext context, EntityRenderer.Options options, MediaType type, boolean bodyContext) {
+    }
+
+    void replace(Exchange x) {
+        String id = entityId(x);
+        EntityInput in = parser(x).entity(x.body, false, false);
+        checkBodyId(id, in);
+        long now = now();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return EntityEditor.replace(current, in, now);
+        });
+        app.noContent(x);
+    }
+
+    void merge(Exchange x) {
+        String id = entityId(x);
+        EntityInput in = parser(x).entity(x.body, false, true);
+        checkBodyId(id, in);
+        long now = now();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return EntityEditor.merge(current, in, now);
+        });
+        app.noContent(x);
+    }
+
+    void delete(Exchange x) {
+        String id = entityId(x);
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return null;
+        });
+        app.noContent(x);
+    }
+
+    // ---------------------------------------------------------------- attributes
+
+    void append(Exchange x) {
+        String id = entityId(x);
+        EntityInput in = parser(x).entity(x.body, false, false);
+        checkBodyId(id, in);
+        boolean noOverwrite = options(x).contains("noOverwrite");
+        long now = now();
+        EntityEditor.Result[] result = new EntityEditor.Result[1];
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            result[0] = EntityEditor.append(current, in, noOverwrite, now);
+            return result[0].entity();
+        });
+        updateResult(x, result[0]);
+    }
+
+    void update(Exchange x) {
+        String id = entityId(x);
+        EntityInput in = parser(x).entity(x.body, false, true);
+        checkBodyId(id, in);
+        long now = now();
+        EntityEditor.Result[] result = new EntityEditor.Result[1];
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            result[0] = EntityEditor.update(current, in, now);
+            return result[0].entity();
+        });
+        updateResult(x, result[0]);
+    }
+
+    void partialAttributeUpdate(Exchange x) {
+        String id = entityId(x);
+        EntityParser parser = parser(x);
+        String name = parser.attributeName(x.route.attribute());
+        var in = parser.attributeValue(x.route.attribute(), attributeBody(x), true);
+        long now = now();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return EntityEditor.partialUpdate(current, name, in, now);
+        });
+        app.noContent(x);
+    }
+
+    void replaceAttribute(Exchange x) {
+        String id = entityId(x);
+        EntityParser parser = parser(x);
+        String name = parser.attributeName(x.route.attribute());
+        var in = parser.attributeValue(x.route.attribute(), attributeBody(x), false);
+        long now = now();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return EntityEditor.replaceAttribute(current, name, in, now);
+        });
+        app.noContent(x);
+    }
+
+    void deleteAttribute(Exchange x) {
+        String id = entityId(x);
+        String name = parser(x).attributeName(x.route.attribute());
+        String datasetId = x.params.get("datasetId");
+        if (datasetId != null && !Syntax.isUri(datasetId)) {
+            throw NgsiLdException.badData("datasetId '" + datasetId + "' is not a URI");
+        }
+        boolean deleteAll = x.params.bool("deleteAll", false);
+        long now = now();
+        config.store().write(x.tenant, id, current -> {
+            if (current == null) {
+                throw NgsiLdException.notFound("no entity " + id);
+            }
+            return EntityEditor.deleteAttribute(current, name, datasetId, deleteAll, now);
+        });
+        app.noContent(x);
+    }
+
+    /** The body of an attribute operation: the attribute itself (an object), its @context aside. */
+    private static JsonNode attributeBody(Exchange x) {
+        JsonNode b = x.body;
+        if (b.isObject() && b.has("@context")) {
+            b = ((ObjectNode) b).deepCopy();
+            ((ObjectNode) b).remove("@context");
+        }
+        if (!b.isObject() && !b.isArray()) {
+            throw NgsiLdException.badData("the body is an attribute: a JSON object");
+        }
+        return b;
+    }
+
+    /** 204, or 207 with an UpdateResult when some attributes were not updated (§ 5.2.18). */
+    private void updateResult(Exchange x, EntityEditor.Result r) {
+        if (r.notUpdated().isEmpty()) {
+            app.noContent(x);
+            return;
+        }
+        ObjectNode body = CorRestJson.mapper().createObjectNode();
+        ArrayNode updated = body.putArray("updated");
+        for (String u : r.updated()) {
+            updated.add(x.context.compactName(u));
+        }
+        ArrayNode notUpdated = body.putArray("notUpdated");
+        for (EntityEditor.NotUpdated n : r.notUpdated()) {
+            ObjectNode d = notUpdated.addObject();
+            d.put("attributeName", x.context.compactName(n.attributeIri()));
+            d.put("reason", n.reason());
+        }
+        app.answerPlain(x, 207, body);
+    }
+
+    // ---------------------------------------------------------------- listing
+
+    /** GET /entities by id, idPattern and type (the full query language is the query engine's). */
+    void query(Exchange x) {
+        QueryParams p = x.params;
+        for (String unsupported : List.of("q", "geoQ", "georel", "geometry", "coordinates", "scopeQ", "csf")) {
+            if (p.has(unsupported)) {
+                throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the query parameter '" + unsupported
+                        + "' is not served by this broker yet");
+            }
+        }
+        if (!p.has("id") && !p.has("type") && !p.has("idPattern") && !p.has("attrs")) {
+            throw NgsiLdException.badData("a query names at least one of type, id, idPattern, attrs, q or geoQ");
+        }
+        list(x, p.list("id"), p.get("idPattern"), p.list("type"), p.list("attrs"));
+    }
+
+    /** POST /entityOperations/query with a Query body (§ 5.2.23): its entities and attrs. */
+    void queryPost(Exchange x) {
+        JsonNode q = x.body;
+        if (!q.isObject() || !"Query".equals(q.path("type").asText())) {
+            throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
+        }
+        for (String unsupported : List.of("q", "geoQ", "scopeQ", "csf", "temporalQ")) {
+            if (q.has(unsupported)) {
+                throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member '" + unsupported
+                        + "' is not served by this broker yet");
+            }
+        }
+        List<String> attrs = strings(q.get("attrs"), "attrs");
+        JsonNode selectors = q.get("entities");
+        if (selectors == null && attrs.isEmpty()) {
+            throw NgsiLdException.badData("a Query names entities or attrs");
+        }
+        if (selectors == null) {
+            list(x, List.of(), null, List.of(), attrs);
+            return;
+        }
+        if (!selectors.isArray() || selectors.isEmpty()) {
+            throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
+        }
+        // each selector is an alternative: the union of what they select
+        List<String> ids = new ArrayList<>();
+        List<String> types = new ArrayList<>();
+        String pattern = null;
+        for (JsonNode s : selectors) {
+            if (!s.isObject() || !s.has("type")) {
+                throw NgsiLdException.badData("an EntitySelector is an object with a type");
+            }
+            if (s.has("id")) {
+                ids.add(s.get("id").asText());
+            }
+            if (s.has("idPattern")) {
+                pattern = s.get("idPattern").asText();
+            }
+            types.add(s.get("type").asText());
+        }
+        list(x, ids, pattern, types, attrs);
+    }
+
+    private void list(Exchange x, List<String> ids, String idPattern, List<String> typeTerms, List<String> attrTerms) {
+        EntityParser parser = parser(x);
+        Pattern pattern = null;
+        if (idPattern != null) {
+            if (idPattern.length() > 256) {
+                throw NgsiLdException.badData("idPattern is longer than 256 characters");
+            }
+            try {
+                pattern = Pattern.compile(idPattern);
+            } catch (PatternSyntaxException e) {
+                throw NgsiLdException.badData("idPattern is not a regular expression: " + e.getDescription());
+            }
+        }
+        List<String> types = new ArrayList<>();
+        for (String t : typeTerms) {
+            types.add(parser.typeName(t));
+        }
+        List<String> attrs = new ArrayList<>();
+        for (String a : attrTerms) {
+            attrs.add(parser.attributeName(a));
+        }
+        for (String id : ids) {
+            if (!Syntax.isUri(id)) {
+                throw NgsiLdException.badData("the id " + id + " is not a URI");
+            }
+        }
+        Representation rep = Representation.of(x.params, parser);
+        int limit = x.params.integer("limit", config.limits().defaultLimit());
+        if (limit > config.limits().maxLimit()) {
+            throw new NgsiLdException(ErrorType.TOO_MANY_RESULTS, "limit " + limit + " is above the maximum "
+                    + config.limits().maxLimit());
+        }
+        int offset = x.params.integer("offset", 0);
+        boolean count = x.params.bool("count", false);
+        if (limit == 0 && !count) {
+            throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
+        }
+        TreeMap<String, Entity> matches = new TreeMap<>();
+        Pattern idRegex = pattern;
+        java.util.function.Consumer<Entity> visit = e -> {
+            if ((ids.isEmpty() || ids.contains(e.id()))
+                    && (idRegex == null || idRegex.matcher(e.id()).matches())
+                    && (attrs.isEmpty() || hasAny(e, attrs))
+                    && (types.isEmpty() || hasAny(e.types(), types))) {
+                matches.put(e.id(), e);
+            }
+        };
+        if (!ids.isEmpty() && types.isEmpty()) {
+            for (String id : ids) {
+                Entity e = config.store().get(x.tenant, id);
+                if (e != null) {
+                    visit.accept(e);
+                }
+            }
+        } else if (!types.isEmpty()) {
+            for (String t : types) {
+                config.store().forEach(x.tenant, t, visit);
+            }
+        } else {
+            config.store().forEach(x.tenant, null, visit);
+        }
+        List<Entity> page = new ArrayList<>(Math.min(limit, matches.size()));
+        int i = 0;
+        for (Entity e : matches.values()) {
+            if (i++ < offset) {
+                continue;
+            }
+            if (page.size() >= limit) {
+                break;
+            }
+            page.add(e);
+        }
+        boolean geo = x.accept == MediaType.GEO_JSON;
+        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
+        byte[] bytes = EntityRenderer.renderAll(page, x.context, rep.options, bodyContext ? x.context.echo() : null, geo);
+        if (count) {
+            x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(matches.size()));
+        }
+        app.answer(x, 200, x.accept, bytes, x.context);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static boolean hasAny(Entity e, List<String> attrs) {
+        for (String a : attrs) {
+            if (e.attributes().containsKey(a)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasAny(List<String> have, List<String> wanted) {
+        for (String w : wanted) {
+            if (have.contains(w)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasAnyType(Entity e, String typeParam, EntityParser parser) {
+        for (String t : typeParam.split(",")) {
+            if (e.types().contains(parser.typeName(t.trim()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<String> strings(JsonNode n, String what) {
+        List<String> out = new ArrayList<>();
+        if (n == null) {
+            return out;
+        }
+        if (!n.isArray()) {
+            throw NgsiLdException.badData(what + " is an array of strings");
+        }
+        for (JsonNode s : n) {
+            if (!s.isTextual()) {
+                throw NgsiLdException.badData(what + " is an array of strings");
+            }
+            out.add(s.asText());
+        }
+        return out;
+    }
+
+    /** The entity id of the path, checked to be a URI (§ 5.7.1.4: BadRequestData otherwise). */
+    static String entityId(Exchange x) {
+        String id = x.route.entityId();
+        if (!Syntax.isUri(id)) {
+            throw NgsiLdException.badData("the entity id '" + id + "' is not a URI");
+        }
+        return id;
+    }
+
+    private static void checkBodyId(String id, EntityInput in) {
+        if (in.id() != null && !in.id().equals(id)) {
+            throw NgsiLdException.badData("the body's id " + in.id() + " is not the entity's id " + id);
+        }
+    }
+
+    static Set<String> options(Exchange x) {
+        return Set.copyOf(x.params.list("options"));
+    }
+}

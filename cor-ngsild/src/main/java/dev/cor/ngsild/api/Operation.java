@@ -1,0 +1,60 @@
+package dev.cor.ngsild.api;
+
+import java.util.Set;
+
+/**
+ * The broker's operations (ETSI GS CIM 009 § 5.6-5.7, 5.13), each with the query parameters it
+ * takes (§ 6.4-6.30): a parameter outside that set is an InvalidRequest (§ 6.3.20). The name is
+ * what {@code /metrics} counts requests by.
+ */
+enum Operation {
+    CREATE_ENTITY("createEntity", false, Set.of()),
+    QUERY_ENTITIES("queryEntities", true, Set.of("id", "type", "idPattern", "attrs", "pick", "omit", "q", "scopeQ",
+            "geoQ", "georel", "geometry", "coordinates", "geoproperty", "geometryProperty", "lang", "options",
+            "format", "limit", "offset", "count", "csf", "local", "datasetId", "containedBy", "join", "joinLevel",
+            "entityMap", "collation", "orderBy", "ordering")),
+    QUERY_ENTITIES_POST("queryEntitiesPost", true, Set.of("lang", "options", "format", "limit", "offset", "count",
+            "local", "geometryProperty")),
+    RETRIEVE_ENTITY("retrieveEntity", true, Set.of("attrs", "pick", "omit", "geometryProperty", "lang", "options",
+            "format", "type", "local", "datasetId", "join", "joinLevel", "containedBy", "entityMap")),
+    REPLACE_ENTITY("replaceEntity", false, Set.of("type", "local")),
+    MERGE_ENTITY("mergeEntity", false, Set.of("type", "options", "local", "observedAt", "format")),
+    DELETE_ENTITY("deleteEntity", false, Set.of("type", "local")),
+    APPEND_ATTRIBUTES("appendAttributes", false, Set.of("options", "type", "local", "format")),
+    UPDATE_ATTRIBUTES("updateAttributes", false, Set.of("type", "local", "options", "format")),
+    PARTIAL_ATTRIBUTE_UPDATE("partialAttributeUpdate", false, Set.of("type", "local", "options", "format")),
+    REPLACE_ATTRIBUTE("replaceAttribute", false, Set.of("type", "local", "options", "format")),
+    DELETE_ATTRIBUTE("deleteAttribute", false, Set.of("datasetId", "deleteAll", "type", "local")),
+    BATCH_CREATE("batchCreate", false, Set.of("local")),
+    BATCH_UPSERT("batchUpsert", false, Set.of("options", "local")),
+    BATCH_UPDATE("batchUpdate", false, Set.of("options", "local")),
+    BATCH_DELETE("batchDelete", false, Set.of("local")),
+    BATCH_MERGE("batchMerge", false, Set.of("local", "options")),
+    LIST_CONTEXTS("listContexts", true, Set.of("details", "kind")),
+    ADD_CONTEXT("addContext", false, Set.of()),
+    SERVE_CONTEXT("serveContext", true, Set.of("details")),
+    DELETE_CONTEXT("deleteContext", false, Set.of("reload"));
+
+    private final String metricName;
+    private final boolean read;
+    private final Set<String> parameters;
+
+    Operation(String metricName, boolean read, Set<String> parameters) {
+        this.metricName = metricName;
+        this.read = read;
+        this.parameters = parameters;
+    }
+
+    String metricName() {
+        return metricName;
+    }
+
+    /** Whether it reads only: a read of a tenant that does not exist is NonexistentTenant (§ 5.5.10). */
+    boolean isRead() {
+        return read;
+    }
+
+    boolean takes(String parameter) {
+        return parameters.contains(parameter);
+    }
+}

@@ -1,0 +1,182 @@
+package dev.cor.ngsild.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.cor.ngsild.CorNgsild;
+
+/**
+ * Where a request goes: its {@link Operation} and the path's variables (entity id, attribute
+ * name, context id), percent-decoded. {@link #match} finds it, or says which methods the path
+ * would take (405), or that no resource has that path (404).
+ */
+record Route(Operation operation, String entityId, String attribute, String contextId) {
+
+    /** The outcome of matching a path: a route, or the methods it allows, or nothing. */
+    record Match(Route route, String allow, String unsupported) {
+    }
+
+    /** Resources of the specification the broker does not serve (yet): 501, not 404. */
+    private static final List<String> UNSUPPORTED = List.of("subscriptions", "csourceRegistrations",
+            "csourceSubscriptions", "types", "attributes", "temporal", "entityMaps", "snapshots", "info");
+
+    static Match match(String method, String path) {
+        if (!path.startsWith(CorNgsild.BASE_PATH)) {
+            return new Match(null, null, null);
+        }
+        List<String> s = segments(path.substring(CorNgsild.BASE_PATH.length()));
+        if (s == null || s.isEmpty()) {
+            return new Match(null, null, null);
+        }
+        String head = s.get(0);
+        int n = s.size();
+        switch (head) {
+            case "entities" -> {
+                if (n == 1) {
+                    return pick(method, "GET, POST", switch (method) {
+                        case "POST" -> new Route(Operation.CREATE_ENTITY, null, null, null);
+                        case "GET" -> new Route(Operation.QUERY_ENTITIES, null, null, null);
+                        default -> null;
+                    });
+                }
+                String id = s.get(1);
+                if (n == 2) {
+                    return pick(method, "GET, PUT, PATCH, DELETE", switch (method) {
+                        case "GET" -> new Route(Operation.RETRIEVE_ENTITY, id, null, null);
+                        case "PUT" -> new Route(Operation.REPLACE_ENTITY, id, null, null);
+                        case "PATCH" -> new Route(Operation.MERGE_ENTITY, id, null, null);
+                        case "DELETE" -> new Route(Operation.DELETE_ENTITY, id, null, null);
+                        default -> null;
+                    });
+                }
+                if (!s.get(2).equals("attrs")) {
+                    return new Match(null, null, null);
+                }
+                if (n == 3) {
+                    return pick(method, "POST, PATCH", switch (method) {
+                        case "POST" -> new Route(Operation.APPEND_ATTRIBUTES, id, null, null);
+                        case "PATCH" -> new Route(Operation.UPDATE_ATTRIBUTES, id, null, null);
+                        default -> null;
+                    });
+                }
+                if (n == 4) {
+                    String attr = s.get(3);
+                    return pick(method, "PATCH, PUT, DELETE", switch (method) {
+                        case "PATCH" -> new Route(Operation.PARTIAL_ATTRIBUTE_UPDATE, id, attr, null);
+                        case "PUT" -> new Route(Operation.REPLACE_ATTRIBUTE, id, attr, null);
+                        case "DELETE" -> new Route(Operation.DELETE_ATTRIBUTE, id, attr, null);
+                        default -> null;
+                    });
+                }
+                return new Match(null, null, null);
+            }
+            case "entityOperations" -> {
+                if (n != 2) {
+                    return new Match(null, null, null);
+                }
+                Operation op = switch (s.get(1)) {
+                    case "create" -> Operation.BATCH_CREATE;
+                    case "upsert" -> Operation.BATCH_UPSERT;
+                    case "update" -> Operation.BATCH_UPDATE;
+                    case "delete" -> Operation.BATCH_DELETE;
+                    case "merge" -> Operation.BATCH_MERGE;
+                    case "query" -> Operation.QUERY_ENTITIES_POST;
+                    default -> null;
+                };
+                if (op == null) {
+                    return new Match(null, null, null);
+                }
+                return pick(method, "POST", method.equals("POST") ? new Route(op, null, null, null) : null);
+            }
+            case "jsonldContexts" -> {
+                if (n == 1) {
+                    return pick(method, "GET, POST", switch (method) {
+                        case "GET" -> new Route(Operation.LIST_CONTEXTS, null, null, null);
+                        case "POST" -> new Route(Operation.ADD_CONTEXT, null, null, null);
+                        default -> null;
+                    });
+                }
+                if (n == 2) {
+                    String id = s.get(1);
+                    return pick(method, "GET, DELETE", switch (method) {
+                        case "GET" -> new Route(Operation.SERVE_CONTEXT, null, null, id);
+                        case "DELETE" -> new Route(Operation.DELETE_CONTEXT, null, null, id);
+                        default -> null;
+                    });
+                }
+                return new Match(null, null, null);
+            }
+            default -> {
+                return new Match(null, null, UNSUPPORTED.contains(head) ? head : null);
+            }
+        }
+    }
+
+    private static Match pick(String method, String allow, Route route) {
+        return route != null ? new Match(route, null, null) : new Match(null, allow, null);
+    }
+
+    /**
+     * The path's segments, each percent-decoded as UTF-8 ({@code +} stays a plus: this is a path),
+     * a trailing slash ignored; {@code null} when an escape is malformed or a segment is empty.
+     */
+    static List<String> segments(String rest) {
+        List<String> out = new ArrayList<>(4);
+        int start = 0;
+        int len = rest.length();
+        if (len > 0 && rest.charAt(len - 1) == '/') {
+            len--;
+        }
+        if (len == 0) {
+            return out;
+        }
+        while (start <= len) {
+            int slash = rest.indexOf('/', start);
+            int end = slash < 0 || slash > len ? len : slash;
+            if (end == start) {
+                return null;
+            }
+            String seg = percentDecode(rest.substring(start, end));
+            if (seg == null) {
+                return null;
+            }
+            out.add(seg);
+            start = end + 1;
+        }
+        return out;
+    }
+
+    /** Decodes {@code %XX} escapes as UTF-8; {@code null} when one is malformed. */
+    static String percentDecode(String s) {
+        if (s.indexOf('%') < 0) {
+            return s;
+        }
+        byte[] out = new byte[s.length() * 3];
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= s.length()) {
+                    return null;
+                }
+                int hi = Character.digit(s.charAt(i + 1), 16);
+                int lo = Character.digit(s.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                out[n++] = (byte) (hi * 16 + lo);
+                i += 2;
+            } else {
+                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
+                    b = s.substring(i, i + 2).getBytes(StandardCharsets.UTF_8);
+                    i++;
+                }
+                System.arraycopy(b, 0, out, n, b.length);
+                n += b.length;
+            }
+        }
+        return new String(out, 0, n, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,150 @@
+package dev.cor.ngsild.model;
+
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+
+/**
+ * The value spaces the information model checks: URIs (entity ids, datasetIds, relationship
+ * objects), scopes (ETSI GS CIM 009 § 4.18), date-times (§ 4.8), names. Pure functions,
+ * any thread.
+ */
+public final class Syntax {
+    /** The NGSI-LD Null (§ 3.1): deletes what it is the value of in a patch. */
+    public static final String NGSI_LD_NULL = "urn:ngsi-ld:null";
+
+    private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ISO_LOCAL_DATE_TIME
+            .withResolverStyle(ResolverStyle.STRICT);
+
+    private Syntax() {
+    }
+
+    /**
+     * Whether {@code s} is a URI as NGSI-LD ids must be (§ 4.5.1): a scheme, a colon, and a
+     * non-empty rest made of the characters RFC 3987 admits in an IRI - never whitespace, a
+     * control or format character, a delimiter that cannot appear unescaped, a noncharacter or
+     * a character that renders as nothing.
+     */
+    public static boolean isUri(String s) {
+        int colon = s.indexOf(':');
+        if (colon < 1 || colon == s.length() - 1) {
+            return false;
+        }
+        char first = s.charAt(0);
+        if (!isAsciiLetter(first)) {
+            return false;
+        }
+        for (int i = 1; i < colon; i++) {
+            char c = s.charAt(i);
+            if (!(isAsciiLetter(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) {
+                return false;
+            }
+        }
+        for (int i = colon + 1; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            if (!isIriChar(cp)) {
+                return false;
+            }
+            i += Character.charCount(cp);
+        }
+        return true;
+    }
+
+    private static boolean isAsciiLetter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+
+    /** Whether a code point may appear (unescaped) after the scheme of an IRI. */
+    private static boolean isIriChar(int cp) {
+        if (cp < 0x80) {
+            return cp > 0x20 && cp < 0x7F && "\"<>\\^`{|}".indexOf(cp) < 0;
+        }
+        if (invisible(cp)) {
+            return false;
+        }
+        return switch (Character.getType(cp)) {
+            case Character.CONTROL, Character.FORMAT, Character.SPACE_SEPARATOR, Character.LINE_SEPARATOR,
+                    Character.PARAGRAPH_SEPARATOR, Character.SURROGATE, Character.UNASSIGNED,
+                    Character.PRIVATE_USE -> false;
+            default -> true;
+        };
+    }
+
+    /** Noncharacters, variation selectors and the letters that render as blank (Hangul fillers, the blank Braille cell). */
+    private static boolean invisible(int cp) {
+        return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE
+                || (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF)
+                || (cp >= 0x180B && cp <= 0x180F)
+                || cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 || cp == 0x2800;
+    }
+
+    /**
+     * Whether {@code s} is a scope (§ 4.18): {@code /} level ({@code /} level)*, each level a
+     * letter followed by letters, digits or underscores; or a pattern form is not allowed here.
+     */
+    public static boolean isScope(String s) {
+        if (s.length() < 2 || s.charAt(0) != '/') {
+            return false;
+        }
+        int i = 0;
+        while (i < s.length()) {
+            if (s.charAt(i) != '/') {
+                return false;
+            }
+            i++;
+            if (i >= s.length()) {
+                return false; // a trailing or empty level
+            }
+            int cp = s.codePointAt(i);
+            if (!Character.isLetter(cp)) {
+                return false;
+            }
+            i += Character.charCount(cp);
+            while (i < s.length() && s.charAt(i) != '/') {
+                cp = s.codePointAt(i);
+                if (!(Character.isLetterOrDigit(cp) || cp == '_')) {
+                    return false;
+                }
+                i += Character.charCount(cp);
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code s} is a UTC date-time as NGSI-LD's temporal properties are (§ 4.8): {@code YYYY-MM-DDThh:mm:ss[.fff]Z}. */
+    public static boolean isDateTime(String s) {
+        if (s.length() < 20 || s.charAt(s.length() - 1) != 'Z') {
+            return false;
+        }
+        try {
+            DATE_TIME.parse(s.substring(0, s.length() - 1));
+            return true;
+        } catch (DateTimeParseException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code s} may be an attribute name or an entity type as written in a request: not
+     * empty, and no whitespace, control characters or the characters that cannot appear in a term
+     * or an IRI.
+     */
+    public static boolean isName(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            if (cp < 0x80 ? (cp <= 0x20 || cp == 0x7F || "\"<>\\^`{|}()';=".indexOf(cp) >= 0) : !isIriChar(cp)) {
+                return false;
+            }
+            i += Character.charCount(cp);
+        }
+        return true;
+    }
+
+    /** Whether an expanded name or type is an absolute IRI (not a keyword, not a relative reference). */
+    public static boolean isAbsoluteIri(String s) {
+        return !s.startsWith("@") && isUri(s);
+    }
+}
