@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.AfterAll;
@@ -14,17 +11,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** An entity's life over real sockets: create, read in each representation, change, delete. */
 class EntityLifecycleTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static TestBroker broker;
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static BrokerHttp http;
 
     @BeforeAll
     static void start() {
         broker = TestBroker.start();
+        http = new BrokerHttp(broker);
     }
 
     @AfterAll
@@ -33,12 +29,7 @@ class EntityLifecycleTest {
     }
 
     private static HttpResponse<String> send(String method, String path, String contentType, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(broker.baseUrl() + path));
-        if (contentType != null) {
-            b.header("Content-Type", contentType);
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(method, path, contentType, body);
     }
 
     @Test
@@ -58,7 +49,7 @@ class EntityLifecycleTest {
         assertEquals(200, r.statusCode(), r.body());
         assertEquals("application/json", r.headers().firstValue("Content-Type").orElseThrow());
         assertTrue(r.headers().firstValue("Link").orElseThrow().contains("ngsi-ld-core-context"));
-        JsonNode e = JSON.readTree(r.body());
+        JsonNode e = BrokerHttp.json(r);
         assertEquals("Vehicle", e.get("type").asText());
         assertEquals(80, e.at("/speed/value").asInt());
         assertEquals("KMH", e.at("/speed/unitCode").asText());
@@ -68,24 +59,24 @@ class EntityLifecycleTest {
         assertNull(e.get("createdAt"));
 
         r = send("GET", "/entities/" + id + "?options=keyValues", null, null);
-        e = JSON.readTree(r.body());
+        e = BrokerHttp.json(r);
         assertEquals(80, e.get("speed").asInt());
         assertEquals("urn:ngsi-ld:Parking:1", e.get("isParked").asText());
 
         r = send("GET", "/entities/" + id + "?options=concise,sysAttrs", null, null);
-        e = JSON.readTree(r.body());
+        e = BrokerHttp.json(r);
         assertTrue(e.has("createdAt"), r.body());
         assertEquals("Volvo", e.at("/brand/value").asText(), r.body());
 
         r = send("PATCH", "/entities/" + id + "/attrs", "application/json", """
                 {"speed": {"type": "Property", "value": 90}, "missing": {"type": "Property", "value": 1}}""");
         assertEquals(207, r.statusCode(), r.body());
-        e = JSON.readTree(r.body());
+        e = BrokerHttp.json(r);
         assertEquals("speed", e.at("/updated/0").asText());
         assertEquals("missing", e.at("/notUpdated/0/attributeName").asText());
 
         r = send("GET", "/entities/" + id + "?attrs=speed", null, null);
-        e = JSON.readTree(r.body());
+        e = BrokerHttp.json(r);
         assertEquals(90, e.at("/speed/value").asInt());
         assertNull(e.get("brand"));
 
@@ -93,6 +84,6 @@ class EntityLifecycleTest {
         assertEquals(204, r.statusCode(), r.body());
         r = send("GET", "/entities/" + id, null, null);
         assertEquals(404, r.statusCode());
-        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", JSON.readTree(r.body()).get("type").asText());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", BrokerHttp.json(r).get("type").asText());
     }
 }

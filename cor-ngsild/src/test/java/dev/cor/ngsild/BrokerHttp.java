@@ -1,0 +1,47 @@
+package dev.cor.ngsild;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** Requests to a {@link TestBroker} over real sockets, for the broker's own tests. Thread-safe. */
+final class BrokerHttp {
+    static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final String base;
+
+    BrokerHttp(TestBroker broker) {
+        this.base = broker.baseUrl();
+    }
+
+    HttpResponse<String> send(String method, String path, String contentType, String body, String... headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+        return send("GET", path, null, null, headers);
+    }
+
+    HttpResponse<String> postJson(String path, String body, String... headers) throws IOException, InterruptedException {
+        return send("POST", path, "application/json", body, headers);
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws IOException {
+        return JSON.readTree(r.body());
+    }
+}
