@@ -154,11 +154,15 @@ public final class NgsildApplication implements CorRestApplication {
         Operation op = x.operation();
         tenant(x);
         if (x.hasBody()) {
-            if (!r.headers().contains("Content-Length")) {
+            // A body without a length is a chunked one: § 6.3.4 wants the length (over cor:// a body
+            // arrives framed, with neither field).
+            if (!r.headers().contains("Content-Length") && r.headers().contains("Transfer-Encoding")) {
                 x.bareStatus = 411; // § 6.3.4: just the status, no body
                 return;
             }
-            x.contentType = MediaType.ofContentType(r.headers().get("Content-Type"));
+            String ct = r.headers().get("Content-Type");
+            // over cor:// a JSON body may arrive already parsed, with no Content-Type to say so
+            x.contentType = ct == null && r.isJson() ? MediaType.JSON : MediaType.ofContentType(ct);
             if (x.contentType == null || x.contentType == MediaType.GEO_JSON
                     || (x.contentType == MediaType.MERGE_PATCH && !r.method().equals("PATCH"))) {
                 x.bareStatus = 415; // § 6.3.4: just the status, no body
