@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -81,8 +82,9 @@ class BrokerBadInputTest {
                     "seed " + seed + " case " + i + ": " + r.statusCode() + " " + r.body());
             if (r.statusCode() == 201) {
                 created++;
-                http.send("DELETE", r.headers().firstValue("Location").orElseThrow().substring("/ngsi-ld/v1".length()),
-                        null, null);
+                String id = r.headers().firstValue("Location").orElseThrow().substring("/ngsi-ld/v1/entities/".length());
+                assertEquals(204, http.send("DELETE", "/entities/" + URLEncoder.encode(id, StandardCharsets.UTF_8), null, null)
+                        .statusCode(), "seed " + seed + ": the entity created can be deleted: " + id);
             } else {
                 JsonNode p = BrokerHttp.json(r);
                 assertTrue(p.get("type").asText().startsWith("https://uri.etsi.org/ngsi-ld/errors/"), r.body());

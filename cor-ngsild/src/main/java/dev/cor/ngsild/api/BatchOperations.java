@@ -51,6 +51,11 @@ final class BatchOperations {
         if (body.size() > config.limits().maxBatch()) {
             throw NgsiLdException.badData("more than " + config.limits().maxBatch() + " entities in one batch");
         }
+        for (JsonNode item : body) {
+            if (item.isNull()) {
+                throw NgsiLdException.badData("a batch holds no null item (5.5.4): nothing of it was done");
+            }
+        }
         Operation op = x.operation();
         Set<String> options = EntityOperations.options(x);
         for (String o : options) {

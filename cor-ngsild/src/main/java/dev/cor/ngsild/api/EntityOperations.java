@@ -92,13 +92,12 @@ final class EntityOperations {
 
     void replace(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityInput in = parser(x).entity(x.body, false, false);
         checkBodyId(id, in);
         long now = now();
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return EntityEditor.replace(current, in, now);
         });
         app.noContent(x);
@@ -106,13 +105,12 @@ final class EntityOperations {
 
     void merge(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityInput in = parser(x).entity(x.body, false, true);
         checkBodyId(id, in);
         long now = now();
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return EntityEditor.merge(current, in, now);
         });
         app.noContent(x);
@@ -120,10 +118,9 @@ final class EntityOperations {
 
     void delete(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return null;
         });
         app.noContent(x);
@@ -133,15 +130,14 @@ final class EntityOperations {
 
     void append(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityInput in = parser(x).entity(x.body, false, false);
         checkBodyId(id, in);
         boolean noOverwrite = options(x).contains("noOverwrite");
         long now = now();
         EntityEditor.Result[] result = new EntityEditor.Result[1];
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             result[0] = EntityEditor.append(current, in, noOverwrite, now);
             return result[0].entity();
         });
@@ -150,14 +146,13 @@ final class EntityOperations {
 
     void update(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityInput in = parser(x).entity(x.body, false, true);
         checkBodyId(id, in);
         long now = now();
         EntityEditor.Result[] result = new EntityEditor.Result[1];
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             result[0] = EntityEditor.update(current, in, now);
             return result[0].entity();
         });
@@ -166,14 +161,13 @@ final class EntityOperations {
 
     void partialAttributeUpdate(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
         var in = parser.attributeValue(x.route.attribute(), attributeBody(x), true);
         long now = now();
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return EntityEditor.partialUpdate(current, name, in, now);
         });
         app.noContent(x);
@@ -181,14 +175,13 @@ final class EntityOperations {
 
     void replaceAttribute(Exchange x) {
         String id = entityId(x);
+        List<String> types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
         var in = parser.attributeValue(x.route.attribute(), attributeBody(x), false);
         long now = now();
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return EntityEditor.replaceAttribute(current, name, in, now);
         });
         app.noContent(x);
@@ -196,7 +189,9 @@ final class EntityOperations {
 
     void deleteAttribute(Exchange x) {
         String id = entityId(x);
-        String name = parser(x).attributeName(x.route.attribute());
+        List<String> types = typeSelector(x);
+        // DELETE .../attrs/scope removes the entity's scopes (4.18)
+        String name = x.route.attribute().equals("scope") ? EntityEditor.SCOPE : parser(x).attributeName(x.route.attribute());
         String datasetId = x.params.get("datasetId");
         if (datasetId != null && !Syntax.isUri(datasetId)) {
             throw NgsiLdException.badData("datasetId '" + datasetId + "' is not a URI");
@@ -204,9 +199,7 @@ final class EntityOperations {
         boolean deleteAll = x.params.bool("deleteAll", false);
         long now = now();
         config.store().write(x.tenant, id, current -> {
-            if (current == null) {
-                throw NgsiLdException.notFound("no entity " + id);
-            }
+            existing(current, id, types);
             return EntityEditor.deleteAttribute(current, name, datasetId, deleteAll, now);
         });
         app.noContent(x);
@@ -439,6 +432,33 @@ final class EntityOperations {
             throw NgsiLdException.badData("the entity id '" + id + "' is not a URI");
         }
         return id;
+    }
+
+    /** The expanded types of the {@code type} parameter of a write ({@code null}: none given). */
+    private List<String> typeSelector(Exchange x) {
+        String t = x.params.get("type");
+        if (t == null) {
+            return null;
+        }
+        List<String> types = new ArrayList<>();
+        for (String term : t.split(",")) {
+            types.add(parser(x).typeName(term.trim()));
+        }
+        return types;
+    }
+
+    /**
+     * Checks, inside a write, that the entity exists and - when the request names types - is of
+     * one of them (§ 5.6.x.4: ResourceNotFound otherwise, and nothing changes).
+     */
+    private static Entity existing(Entity current, String id, List<String> types) {
+        if (current == null) {
+            throw NgsiLdException.notFound("no entity " + id);
+        }
+        if (types != null && !hasAny(current.types(), types)) {
+            throw NgsiLdException.notFound("entity " + id + " is not of the type asked for");
+        }
+        return current;
     }
 
     private static void checkBodyId(String id, EntityInput in) {

@@ -20,6 +20,9 @@ import dev.cor.ngsild.api.NgsiLdException;
  * {@code now} is the time of the write (epoch milliseconds), the same for every change it makes.
  */
 public final class EntityEditor {
+    /** The scope's IRI: how an UpdateResult names it. */
+    public static final String SCOPE = "https://uri.etsi.org/ngsi-ld/scope";
+
     private EntityEditor() {
     }
 
@@ -81,8 +84,14 @@ public final class EntityEditor {
                 updated.add(name);
             }
         }
+        List<String> scopes = current.scopes();
+        if (in.scopes() != null) {
+            // noOverwrite adds the scopes to the entity's, an overwrite replaces them (4.18)
+            scopes = noOverwrite ? union(current.scopes(), in.scopes()) : in.scopes();
+            updated.add(SCOPE);
+        }
         List<String> types = mergedTypes(current.types(), in.types());
-        return new Result(withAttributes(current, types, in.scopes(), attrs, now), updated, notUpdated);
+        return new Result(withAttributes(current, types, scopes, attrs, now), updated, notUpdated);
     }
 
     /**
@@ -106,18 +115,24 @@ public final class EntityEditor {
                 }
                 continue;
             }
+            if (have == null) {
+                notUpdated.add(new NotUpdated(name, "the attribute does not exist"));
+                continue;
+            }
             boolean changed = false;
             for (AttributeInput i : e.getValue()) {
                 Attribute existing = have == null ? null : have.instance(i.datasetId());
-                if (existing == null) {
-                    notUpdated.add(new NotUpdated(name, "the attribute does not exist"
-                            + (i.datasetId() != null ? " with datasetId " + i.datasetId() : "")));
-                    continue;
-                }
                 if (i.isNull()) {
+                    if (existing == null) {
+                        notUpdated.add(new NotUpdated(name, "the attribute has no instance"
+                                + (i.datasetId() != null ? " with datasetId " + i.datasetId() : " without datasetId")));
+                        continue;
+                    }
                     have = have.without(i.datasetId());
                 } else {
-                    have = have.with(toAttribute(name, i, existing.createdAt(), now));
+                    // an instance of another datasetId is added beside the others (5.5.8)
+                    Attribute next = toAttribute(name, i, existing == null ? now : existing.createdAt(), now);
+                    have = have == null ? AttributeList.of(next) : have.with(next);
                 }
                 changed = true;
             }
@@ -130,7 +145,18 @@ public final class EntityEditor {
                 updated.add(name);
             }
         }
-        return new Result(withAttributes(current, current.types(), null, attrs, now), updated, notUpdated);
+        List<String> scopes = current.scopes();
+        if (in.scopes() != null) {
+            // an update replaces the scopes the entity has, and adds none where it has none (4.18)
+            if (current.scopes().isEmpty()) {
+                notUpdated.add(new NotUpdated(SCOPE, "the entity has no scope to update"));
+            } else {
+                scopes = in.scopes();
+                updated.add(SCOPE);
+            }
+        }
+        return new Result(withAttributes(current, mergedTypes(current.types(), in.types()), scopes, attrs, now),
+                updated, notUpdated);
     }
 
     /**
@@ -222,6 +248,12 @@ public final class EntityEditor {
      * @throws NgsiLdException ResourceNotFound when there is no such attribute or instance
      */
     public static Entity deleteAttribute(Entity current, String name, String datasetId, boolean deleteAll, long now) {
+        if (name.equals(SCOPE)) {
+            if (current.scopes().isEmpty()) {
+                throw NgsiLdException.notFound("entity " + current.id() + " has no scope");
+            }
+            return new Entity(current.id(), current.types(), List.of(), current.attributes(), current.createdAt(), now);
+        }
         AttributeList have = current.attributes().get(name);
         if (have == null) {
             throw NgsiLdException.notFound("entity " + current.id() + " has no attribute " + name);
@@ -361,6 +393,16 @@ public final class EntityEditor {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    private static List<String> union(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        for (String x : b) {
+            if (!out.contains(x)) {
+                out.add(x);
+            }
+        }
+        return out;
+    }
 
     private static List<String> mergedTypes(List<String> current, List<String> added) {
         if (added == null || current.containsAll(added)) {

@@ -300,6 +300,10 @@ public final class EntityParser {
         String datasetId = null;
         JsonNode ds = node.get("datasetId");
         if (ds != null) {
+            if (isNgsiLdNull(ds)) {
+                throw NgsiLdException.badData("attribute '" + key + "': a datasetId cannot be removed with NGSI-LD Null"
+                        + " (delete the instance instead)");
+            }
             if (!ds.isTextual() || !Syntax.isUri(ds.asText())) {
                 throw NgsiLdException.badData("attribute '" + key + "' has a datasetId that is not a URI: " + ds);
             }

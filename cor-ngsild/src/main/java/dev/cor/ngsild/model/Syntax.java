@@ -57,7 +57,8 @@ public final class Syntax {
     /** Whether a code point may appear (unescaped) after the scheme of an IRI. */
     private static boolean isIriChar(int cp) {
         if (cp < 0x80) {
-            return cp > 0x20 && cp < 0x7F && "\"<>\\^`{|}".indexOf(cp) < 0;
+            // brackets only delimit an IPv6 host (RFC 3986 § 3.2.2), which no NGSI-LD id needs
+            return cp > 0x20 && cp < 0x7F && "\"<>\\^`{|}[]".indexOf(cp) < 0;
         }
         if (invisible(cp)) {
             return false;
