@@ -30,6 +30,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private final SocketChannel ch;
     private final HttpTls tls;
     private final long openedNanos = System.nanoTime();
+    /** The key last seen valid: a rebuilt selector cancels it, {@link #key()} then looks the new one up. */
     private SelectionKey key;
     private ByteBuffer in = ByteBuffer.allocate(INITIAL_BUFFER); // write mode between reads
     private final HttpRequestParser parser;
@@ -492,9 +493,29 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     }
 
     private void interest(int ops) {
-        if (!closed && key != null && key.isValid()) {
-            key.interestOps(ops);
+        if (!closed) {
+            SelectionKey k = key();
+            if (k != null) {
+                k.interestOps(ops);
+            }
         }
+    }
+
+    /**
+     * The channel's current key, or null once it is gone. Not only {@link #onReady} calls for it:
+     * an answer from the hop or from a coroutine arrives after a selector rebuild may have
+     * cancelled the key seen last, and an interest set on that one would be lost.
+     */
+    private SelectionKey key() {
+        SelectionKey k = key;
+        if (k == null || !k.isValid()) {
+            k = owner.loop.keyFor(ch);
+            key = k;
+            if (k != null && !k.isValid()) {
+                return null; // cancelled by close, not moved
+            }
+        }
+        return k;
     }
 
     void close() {
@@ -506,8 +527,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (tls != null && !lingering) {
             tls.closeOutbound();
         }
-        if (key != null) {
-            key.cancel();
+        SelectionKey k = key();
+        if (k != null) {
+            k.cancel();
         }
         closeQuietly(ch);
         owner.removed(this);
