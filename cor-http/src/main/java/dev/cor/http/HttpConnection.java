@@ -22,6 +22,7 @@ import dev.cor.rest.CorRestResponder;
  * coroutine, or after the hop through the loop's inbox).
  */
 final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
+    private static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int INITIAL_BUFFER = 4096;
 
@@ -41,6 +42,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private boolean dispatching;
     private boolean headRequest;
     private boolean closeAfterAnswer;
+    private boolean writingFallback;
     private boolean answerStarted;
     private boolean continueSent;
     private boolean draining;
@@ -247,15 +249,21 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             return;
         }
         answerStarted = true;
-        ByteBuffer head = head(req);
-        byte[] body = req.responseBody();
-        boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
-        ByteBuffer[] out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        ByteBuffer[] out;
+        try {
+            ByteBuffer head = head(req);
+            byte[] body = req.responseBody();
+            boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
+            out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        } catch (RuntimeException e) {
+            answerFailed(req, e);
+            return;
+        }
         boolean done;
         try {
             done = writeSome(out);
-        } catch (IOException e) {
-            close();
+        } catch (IOException | RuntimeException e) {
+            close(); // some of it may be out: only a close ends the answer cleanly now
             return;
         }
         if (!done) {
@@ -271,6 +279,30 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             }
         }
         answered();
+    }
+
+    /**
+     * The answer's head could not be written (a header without a value, a status HTTP cannot
+     * send as a final answer): nothing of it is out, so a 500 goes in its place, and the
+     * connection closes after it - the application's state for it is in doubt. If even that
+     * fails, the connection closes: never an answer left pending.
+     */
+    private void answerFailed(CorRest req, RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "cor-http: the answer to " + req + " cannot be written; answering 500", e);
+        if (writingFallback) {
+            close();
+            return;
+        }
+        CorRest fallback = CorRest.builder(req.method(), req.path()).build();
+        fallback.fail(new CorRestException(500, "Internal Server Error", "the answer could not be written: " + e.getMessage()));
+        closeAfterAnswer = true;
+        inFlight = fallback;
+        writingFallback = true;
+        try {
+            respond(fallback);
+        } finally {
+            writingFallback = false;
+        }
     }
 
     /** In a coroutine: a full send buffer waits for OP_WRITE through the loop's wait. */
@@ -355,6 +387,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     /** The status line, fields and blank line, written into the connection's reusable head buffer. */
     private ByteBuffer head(CorRest req) {
         int status = req.status();
+        if (status < 200) {
+            throw new IllegalStateException("status " + status + " is informational, not a final answer");
+        }
         HeadWriter w = headWriter;
         w.reset();
         w.bytes(HttpStatusLines.of(status));

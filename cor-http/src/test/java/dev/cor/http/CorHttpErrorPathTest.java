@@ -1,0 +1,108 @@
+package dev.cor.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import dev.cor.base.CorCo;
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestApplication;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Every request gets one answer - or its connection closes - whatever fails on the way; nothing leaks. */
+class CorHttpErrorPathTest {
+    private final List<CorHttpServer> servers = new ArrayList<>();
+
+    @AfterEach
+    void stopAll() {
+        for (CorHttpServer s : servers) {
+            s.stop(1000);
+        }
+    }
+
+    /**
+     * {@code /bad-status?via=P} answers status 1000, {@code /informational?via=P} 103 as a final
+     * answer, {@code /null-header?via=P} a header without a value; anything else 200.
+     */
+    private static final class Broken implements CorRestApplication {
+        @Override
+        public boolean canWait(CorRest r) {
+            return !"inline".equals(r.queryParam("via"));
+        }
+
+        @Override
+        public void handle(CorRest r) throws Exception {
+            if (CorCo.current() != null) {
+                CorCo.sleep(1); // a coroutine that waited: its answer leaves from the coroutine, not from onReady
+            }
+            switch (r.path()) {
+                case "/bad-status" -> r.respond(1000, "text/plain", "x".getBytes(StandardCharsets.UTF_8));
+                case "/informational" -> r.respond(103, null, null);
+                case "/null-header" -> {
+                    r.responseHeaders().add("X-Missing", null);
+                    r.respond(200, "text/plain", "x".getBytes(StandardCharsets.UTF_8));
+                }
+                default -> r.respond(200, "text/plain", r.path().getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    private CorHttpServer server(Consumer<CorHttpServer.Builder> config) {
+        CorHttpServer.Builder b = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new Broken())
+                .coroutineHook(r -> !"hop".equals(r.queryParam("via"))).workerThreads(2);
+        config.accept(b);
+        CorHttpServer s = b.build().start();
+        servers.add(s);
+        return s;
+    }
+
+    private static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\nHost: t\r\n\r\n";
+    }
+
+    private static void awaitNoConnection(CorHttpServer s) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s.connectionsOpen() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertEquals(0, s.connectionsOpen(), "connections left open");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"inline", "coroutine", "hop"})
+    void aStatusOutsideTheRangeIsAnswered500OnThatPath(String via) throws Exception {
+        CorHttpServer s = server(b -> { });
+        try (RawHttp c = new RawHttp(s.port())) {
+            RawHttp.Answer a = c.send(get("/bad-status?via=" + via)).read();
+            assertEquals(500, a.status());
+            assertTrue(a.text().contains("1000"), a.text());
+            assertEquals("/ok", c.send(get("/ok?via=" + via)).read().text(), "the connection goes on");
+        }
+        awaitNoConnection(s);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"/null-header,inline", "/null-header,coroutine", "/null-header,hop", "/informational,inline",
+        "/informational,coroutine", "/informational,hop"})
+    void anAnswerWhoseHeadCannotBeWrittenBecomesA500AndAClose(String route, String via) throws Exception {
+        CorHttpServer s = server(b -> { });
+        try (RawHttp c = new RawHttp(s.port())) {
+            RawHttp.Answer a = c.send(get(route + "?via=" + via)).read();
+            assertEquals(500, a.status());
+            assertEquals("close", a.fields().get("connection"));
+            assertTrue(c.closedByServer(), "closed after the 500");
+        }
+        awaitNoConnection(s);
+        try (RawHttp c = new RawHttp(s.port())) {
+            assertEquals("/ok", c.send(get("/ok?via=" + via)).read().text(), "the server goes on");
+        }
+    }
+}
