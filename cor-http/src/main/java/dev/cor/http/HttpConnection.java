@@ -99,6 +99,16 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
     }
 
+    /**
+     * {@link #onReady} threw (a coroutine hook that failed inside the dispatch, an I/O error of a
+     * TLS flush) and the loop logged it: close the way every other end does, so that the
+     * connection leaves its loop's table and the open count.
+     */
+    @Override
+    public void failed(SelectionKey k, Throwable failure) {
+        close();
+    }
+
     /** After a TLS delegated task ran off the loop: go on where the handshake stopped. */
     private void resumeTls() {
         if (closed) {

@@ -13,6 +13,7 @@ import dev.cor.base.CorCo;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -103,6 +104,27 @@ class CorHttpErrorPathTest {
         awaitNoConnection(s);
         try (RawHttp c = new RawHttp(s.port())) {
             assertEquals("/ok", c.send(get("/ok?via=" + via)).read().text(), "the server goes on");
+        }
+    }
+
+    @Test
+    void aCoroutineHookThatThrowsClosesTheConnectionThroughItsOwnCloseAndTheServerGoesOn() throws Exception {
+        CorHttpServer s = server(b -> b.coroutineHook(r -> {
+            if (r.path().equals("/hook-throws")) {
+                throw new IllegalStateException("the hook failed");
+            }
+            return true;
+        }));
+        for (int i = 0; i < 3; i++) {
+            try (RawHttp c = new RawHttp(s.port())) {
+                c.send(get("/hook-throws?via=coroutine"));
+                assertTrue(c.closedByServer(), "the connection is closed");
+            }
+        }
+        awaitNoConnection(s);
+        assertEquals(0, s.connectionsPerLoop()[0], "the loop's table is empty");
+        try (RawHttp c = new RawHttp(s.port())) {
+            assertEquals("/ok", c.send(get("/ok?via=coroutine")).read().text(), "the server goes on");
         }
     }
 }
