@@ -526,12 +526,17 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
     }
 
-    /** Past the grace period: a request without an answer yet gets 503; then the connection closes. */
+    /**
+     * Past the grace period: a request without an answer yet gets 503; then the connection closes.
+     * The 503 is a fresh request's answer: the one in flight may still be written by its worker
+     * or coroutine, and nothing of it is touched here (its late answer finds the connection closed).
+     */
     void abort() {
         if (busy && !answerStarted && inFlight != null) {
-            CorRest req = inFlight;
+            CorRest req = CorRest.builder(inFlight.method(), inFlight.path()).build();
             req.fail(new CorRestException(503, "Service Unavailable", "the server stopped before the answer was ready"));
             closeAfterAnswer = true;
+            inFlight = req;
             respond(req);
         }
         close();

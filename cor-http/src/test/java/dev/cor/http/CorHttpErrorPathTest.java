@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import dev.cor.base.CorCo;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
+import dev.cor.rest.CorRestWorkers;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -125,6 +128,58 @@ class CorHttpErrorPathTest {
         assertEquals(0, s.connectionsPerLoop()[0], "the loop's table is empty");
         try (RawHttp c = new RawHttp(s.port())) {
             assertEquals("/ok", c.send(get("/ok?via=coroutine")).read().text(), "the server goes on");
+        }
+    }
+
+    @Test
+    void aHopRequestPastTheGraceGets503FromAFreshAnswerAndTheWorkersLaterWritesTouchNothing() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch finished = new CountDownLatch(1);
+        AtomicReference<String> seen = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CorRestApplication late = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest r) {
+                return true;
+            }
+
+            @Override
+            public void handle(CorRest r) throws Exception {
+                started.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                    // What the worker finds of its own request once the server has answered 503 for it.
+                    seen.set(r.status() + " " + r.responseHeaders().size() + " " + r.responseBody().length);
+                    r.responseHeaders().add("X-Worker", "late");
+                    r.respond(200, "text/plain", "late".getBytes(StandardCharsets.UTF_8));
+                } catch (Throwable t) {
+                    failure.set(t);
+                    throw t;
+                } finally {
+                    finished.countDown();
+                }
+            }
+        };
+        try (CorRestWorkers pool = CorRestWorkers.create(2)) { // the test's: stop() does not interrupt its worker
+            CorHttpServer s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(late)
+                    .workers(pool).stopGraceMs(200).build().start();
+            try (RawHttp c = new RawHttp(s.port())) {
+                c.send(get("/late"));
+                assertTrue(started.await(10, TimeUnit.SECONDS), "the worker took the request");
+                long t0 = System.nanoTime();
+                s.stop();
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                RawHttp.Answer a = c.read();
+                assertEquals(503, a.status());
+                assertTrue(a.text().contains("stopped"), a.text());
+                assertTrue(c.closedByServer(), "one answer, then the end");
+                assertTrue(ms < 5000, "stop took " + ms + " ms");
+                release.countDown();
+                assertTrue(finished.await(10, TimeUnit.SECONDS));
+                assertEquals(null, failure.get(), "the worker's writes failed");
+                assertEquals("200 0 0", seen.get(), "the 503 was written into the worker's own request");
+            }
         }
     }
 }
