@@ -30,7 +30,8 @@ import dev.cor.rest.CorRestWorkers;
  * on its loop, as a coroutine of it that answers from inside itself, or on a worker. Limits are
  * enforced on every input, with the status RFC 9110/9112 asks for.
  * <p>
- * Build it with {@link #builder()}, then {@link #start()}; {@link #stop()} from any thread.
+ * Build it with {@link #builder()}, then {@link #start()}; {@link #stop()} from any thread (from
+ * one of its own loops or workers it returns at once and the stop goes on by itself).
  */
 public final class CorHttpServer {
     private static final System.Logger LOG = System.getLogger(CorHttpServer.class.getName());
@@ -152,7 +153,12 @@ public final class CorHttpServer {
     /**
      * Stops: no new connections; idle connections close at once; requests in flight may finish
      * within {@code graceMs}, after which each still unanswered gets a 503. Returns when the loops
-     * have ended - promptly when nothing was in flight. Any thread; idempotent.
+     * have ended - promptly when nothing was in flight. Idempotent.
+     * <p>
+     * Any thread. On a thread the stop would wait for - one of the server's loops (a request
+     * inline or in a coroutine), or one of its workers (a request on the hop) - it starts the
+     * stop on a thread of its own and returns at once: that request then finishes and is
+     * answered like any other in flight, and the loops end after it.
      */
     public void stop(long graceMs) {
         synchronized (this) {
@@ -161,6 +167,14 @@ public final class CorHttpServer {
             }
             stopped = true;
         }
+        if (CorCoLoop.current() != null || workers.isWorker(Thread.currentThread())) {
+            Thread.ofPlatform().name("cor-http-stop").daemon(false).start(() -> stopNow(graceMs));
+            return;
+        }
+        stopNow(graceMs);
+    }
+
+    private void stopNow(long graceMs) {
         // The acceptor first, so no connection arrives after its loop drained.
         runOnEach(List.of(loops.get(0)), l -> {
             try {

@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestWorkers;
@@ -181,5 +183,42 @@ class CorHttpErrorPathTest {
                 assertEquals("200 0 0", seen.get(), "the 503 was written into the worker's own request");
             }
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"inline", "coroutine", "hop"})
+    void stopCalledByARequestOnThatPathReturnsAtOnceAndTheRequestIsAnsweredAndTheServerEnds(String via) throws Exception {
+        AtomicReference<CorHttpServer> self = new AtomicReference<>();
+        AtomicLong stopCallMs = new AtomicLong(-1);
+        CorRestApplication stopper = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest r) {
+                return !via.equals("inline");
+            }
+
+            @Override
+            public void handle(CorRest r) {
+                long t0 = System.nanoTime();
+                self.get().stop();
+                stopCallMs.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                r.respond(200, "text/plain", "stopping".getBytes(StandardCharsets.UTF_8));
+            }
+        };
+        CorHttpServer s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(2).application(stopper)
+                .coroutineHook(r -> via.equals("coroutine")).workerThreads(2).stopGraceMs(2000).build();
+        self.set(s);
+        s.start();
+        try (RawHttp c = new RawHttp(s.port())) {
+            RawHttp.Answer a = c.send(get("/stop")).read();
+            assertEquals(200, a.status());
+            assertEquals("stopping", a.text());
+            assertTrue(c.closedByServer(), "closed by the stop");
+        }
+        assertTrue(stopCallMs.get() >= 0 && stopCallMs.get() < 1000, "stop() took " + stopCallMs.get() + " ms on the " + via + " path");
+        for (CorCoLoop l : s.loops()) {
+            assertTrue(l.awaitTermination(15, TimeUnit.SECONDS), l.name() + " ended");
+        }
+        assertEquals(via.equals("coroutine") ? 1 : 0, s.coroutineCount());
+        assertEquals(via.equals("hop") ? 1 : 0, s.hopCount());
     }
 }
