@@ -248,6 +248,11 @@ public final class CorHttpServer {
 
     // ---------------------------------------------------------------- for the connections
 
+    /** The per-loop state, for tests that look inside on the loops. */
+    List<HttpLoop> httpLoops() {
+        return loops;
+    }
+
     javax.net.ssl.SSLContext sslContext() {
         return sslContext;
     }

@@ -485,6 +485,11 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private long lingerStartNanos;
     private long discarded;
 
+    /** The capacity of the body buffer of the request being read, or -1 when none is being read. */
+    int bodyCapacity() {
+        return parser.bodyCapacity();
+    }
+
     void checkTimeouts(long now) {
         if (closed) {
             return;

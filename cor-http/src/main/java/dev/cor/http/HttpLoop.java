@@ -86,6 +86,19 @@ final class HttpLoop {
         }
     }
 
+    /** Connections reading a request body now, and the bytes their body buffers take; on the loop. */
+    long[] bodyBuffers() {
+        long[] n = new long[2];
+        for (HttpConnection c : connections) {
+            int capacity = c.bodyCapacity();
+            if (capacity >= 0) {
+                n[0]++;
+                n[1] += capacity;
+            }
+        }
+        return n;
+    }
+
     int connectionCount() {
         return connections.size();
     }
