@@ -36,11 +36,15 @@ import dev.cor.rest.CorRestWorkers;
 public final class CorHttpServer {
     private static final System.Logger LOG = System.getLogger(CorHttpServer.class.getName());
 
+    /** Default cap of open connections. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
     private final String host;
     private final int requestedPort;
     private final HttpLimits limits;
     private final long stopGraceMs;
     private final javax.net.ssl.SSLContext sslContext;
+    private final int maxConnections;
     private final CorRestDispatcher dispatcher;
     private final CorRestWorkers workers;
     private final boolean ownWorkers;
@@ -48,6 +52,7 @@ public final class CorHttpServer {
     private ServerSocketChannel listener;
     private int port;
     private int nextLoop;
+    private HttpRefusal.Acceptor refusals; // the acceptor loop's
     private volatile boolean started;
     private volatile boolean stopped;
 
@@ -56,6 +61,7 @@ public final class CorHttpServer {
     private final LongAdder requests = new LongAdder();
     private final LongAdder answered = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder refused = new LongAdder();
 
     private CorHttpServer(Builder b) {
         this.host = b.host;
@@ -64,6 +70,7 @@ public final class CorHttpServer {
                 b.maxHeaderCount, b.maxBodyBytes, b.headerTimeoutMs, b.idleTimeoutMs, b.writeTimeoutMs);
         this.stopGraceMs = b.stopGraceMs;
         this.sslContext = b.sslContext;
+        this.maxConnections = b.maxConnections;
         this.ownWorkers = b.workers == null;
         this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
         CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)
@@ -102,6 +109,7 @@ public final class CorHttpServer {
             l.start();
         }
         CorCoLoop acceptor = loops.get(0).loop;
+        refusals = new HttpRefusal.Acceptor(acceptor);
         acceptor.execute(() -> {
             try {
                 acceptor.register(listener, SelectionKey.OP_ACCEPT, key -> accept());
@@ -135,12 +143,20 @@ public final class CorHttpServer {
                 continue;
             }
             accepted.increment();
+            // Counted from here, not from its adoption: connections in transit to their loops count against the cap.
+            if (open.get() >= maxConnections) {
+                refused.increment();
+                HttpRefusal.refuse(refusals, ch, sslContext != null);
+                continue;
+            }
+            open.incrementAndGet();
             HttpLoop target = loops.get(nextLoop);
             nextLoop = (nextLoop + 1) % loops.size();
             try {
                 target.loop.execute(() -> target.adopt(ch));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 HttpConnection.closeQuietly(ch);
+                open.decrementAndGet();
             }
         }
     }
@@ -182,6 +198,7 @@ public final class CorHttpServer {
             } catch (IOException e) {
                 // closing: nothing more to do
             }
+            refusals.closeAll();
         });
         runOnEach(loops, HttpLoop::drain);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
@@ -261,10 +278,7 @@ public final class CorHttpServer {
         return limits;
     }
 
-    void connectionOpened() {
-        open.incrementAndGet();
-    }
-
+    /** A connection counted at its accept has closed, or was never adopted. */
     void connectionClosed() {
         open.decrementAndGet();
     }
@@ -313,6 +327,15 @@ public final class CorHttpServer {
     /** Connections accepted since start. */
     public long connectionsAccepted() {
         return accepted.sum();
+    }
+
+    /**
+     * Connections refused since start because {@link Builder#maxConnections} were open: each got
+     * a 503 with {@code Connection: close} (over TLS: closed at once), and is counted in
+     * {@link #connectionsAccepted()} too.
+     */
+    public long connectionsRefused() {
+        return refused.sum();
     }
 
     /** Requests read and dispatched since start. */
@@ -364,7 +387,7 @@ public final class CorHttpServer {
      * Builds a {@link CorHttpServer}. Defaults: 0.0.0.0, port 8080, one loop per core, 1024
      * coroutines per loop, 32 workers, header section 8 KiB (431), request target 8 KiB (414),
      * body 1 MiB (413), 100 header fields, header-read timeout 10 s (408), idle timeout 60 s,
-     * write timeout 30 s, stop grace 5 s, plain HTTP (TLS with {@code tls(SSLContext)}). The application is required; with no coroutine hook
+     * write timeout 30 s, stop grace 5 s, 10 000 connections, plain HTTP (TLS with {@code tls(SSLContext)}). The application is required; with no coroutine hook
      * every request that can wait takes the worker hop.
      */
     public static final class Builder {
@@ -387,6 +410,7 @@ public final class CorHttpServer {
         private long idleTimeoutMs = 60_000;
         private long writeTimeoutMs = 30_000;
         private long stopGraceMs = 5_000;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private javax.net.ssl.SSLContext sslContext;
 
         private Builder() {
@@ -508,6 +532,16 @@ public final class CorHttpServer {
         /** Time an answer may wait for a peer that does not read before the connection is closed. */
         public Builder writeTimeoutMs(long ms) {
             this.writeTimeoutMs = positive(ms, "write timeout");
+            return this;
+        }
+
+        /**
+         * Connections open at once (default {@value CorHttpServer#DEFAULT_MAX_CONNECTIONS}); past it a
+         * new one is answered 503 with {@code Connection: close} and closed (over TLS, closed), and
+         * counted in {@link CorHttpServer#connectionsRefused()}.
+         */
+        public Builder maxConnections(int n) {
+            this.maxConnections = positive(n, "max connections");
             return this;
         }
 

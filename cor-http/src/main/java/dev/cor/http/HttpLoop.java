@@ -35,22 +35,24 @@ final class HttpLoop {
         loop.execute(() -> loop.schedule(SWEEP_MS, this::sweep));
     }
 
-    /** Takes a connection the acceptor dealt to this loop; on the loop. */
+    /** Takes a connection the acceptor dealt (and counted) to this loop; on the loop. */
     void adopt(SocketChannel ch) {
         if (draining) {
             HttpConnection.closeQuietly(ch);
+            server.connectionClosed();
             return;
         }
-        HttpConnection c = new HttpConnection(this, ch);
+        HttpConnection c;
         try {
+            c = new HttpConnection(this, ch);
             c.open();
-        } catch (java.io.IOException e) {
+        } catch (java.io.IOException | RuntimeException e) {
             HttpConnection.closeQuietly(ch);
+            server.connectionClosed();
             return;
         }
         c.index = connections.size();
         connections.add(c);
-        server.connectionOpened();
     }
 
     void removed(HttpConnection c) {

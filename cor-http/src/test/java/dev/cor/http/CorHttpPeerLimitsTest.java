@@ -92,4 +92,43 @@ class CorHttpPeerLimitsTest {
         chunked.send(rest).send("\r\n0\r\n\r\n");
         assertArrayEquals(want.toByteArray(), chunked.read().body());
     }
+
+    private static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\nHost: t\r\n\r\n";
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+        assertTrue(condition.getAsBoolean(), what);
+    }
+
+    @Test
+    void pastMaxConnectionsANewConnectionIsAnswered503AndClosedAndCountedUntilOneCloses() throws Exception {
+        CorHttpServer s = server(b -> b.maxConnections(2).loops(2));
+        RawHttp first = client(s);
+        RawHttp second = client(s);
+        assertEquals(200, first.send(get("/hello")).read().status());
+        assertEquals(200, second.send(get("/hello")).read().status());
+        for (int i = 1; i <= 3; i++) {
+            RawHttp over = client(s);
+            RawHttp.Answer a = over.send(get("/hello")).read();
+            assertEquals(503, a.status(), "refused past the cap");
+            assertEquals("close", a.fields().get("connection"));
+            assertTrue(over.closedByServer(), "closed after the 503");
+            assertEquals(i, s.connectionsRefused());
+        }
+        assertEquals(2, s.connectionsOpen());
+        first.close();
+        await(() -> s.connectionsOpen() == 1, "the closed connection is counted out");
+        assertEquals(200, client(s).send(get("/hello")).read().status(), "served again below the cap");
+        assertEquals(3, s.connectionsRefused());
+    }
+
+    @Test
+    void theConnectionCapMustBePositive() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> CorHttpServer.builder().maxConnections(0));
+    }
 }
