@@ -45,6 +45,8 @@ public final class CorHttpServer {
     private final long stopGraceMs;
     private final javax.net.ssl.SSLContext sslContext;
     private final int maxConnections;
+    /** TLS handshakes' delegated tasks, off the loops, on a bounded queue; null without TLS. */
+    private final java.util.concurrent.ThreadPoolExecutor tlsTasks;
     private final CorRestDispatcher dispatcher;
     private final CorRestWorkers workers;
     private final boolean ownWorkers;
@@ -71,6 +73,7 @@ public final class CorHttpServer {
         this.stopGraceMs = b.stopGraceMs;
         this.sslContext = b.sslContext;
         this.maxConnections = b.maxConnections;
+        this.tlsTasks = b.sslContext == null ? null : tlsTaskPool(b.tlsTaskThreads, b.tlsTaskQueue);
         this.ownWorkers = b.workers == null;
         this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
         CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)
@@ -88,6 +91,18 @@ public final class CorHttpServer {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    private static java.util.concurrent.ThreadPoolExecutor tlsTaskPool(int threads, int queue) {
+        AtomicInteger n = new AtomicInteger();
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads,
+                30, TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(queue), r -> {
+                    Thread t = new Thread(r, "cor-http-tls-" + n.getAndIncrement());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Binds the port and starts the loops. */
@@ -230,6 +245,9 @@ public final class CorHttpServer {
         if (ownWorkers) {
             workers.close();
         }
+        if (tlsTasks != null) {
+            tlsTasks.shutdownNow();
+        }
     }
 
     /** Runs {@code action} on each of {@code targets}' loops and waits (up to 5 s) until each has run it. */
@@ -272,6 +290,11 @@ public final class CorHttpServer {
 
     javax.net.ssl.SSLContext sslContext() {
         return sslContext;
+    }
+
+    /** Where the connections' TLS handshakes run their delegated tasks; null without TLS. */
+    java.util.concurrent.ThreadPoolExecutor tlsTasks() {
+        return tlsTasks;
     }
 
     HttpLimits limits() {
@@ -387,7 +410,9 @@ public final class CorHttpServer {
      * Builds a {@link CorHttpServer}. Defaults: 0.0.0.0, port 8080, one loop per core, 1024
      * coroutines per loop, 32 workers, header section 8 KiB (431), request target 8 KiB (414),
      * body 1 MiB (413), 100 header fields, header-read timeout 10 s (408), idle timeout 60 s,
-     * write timeout 30 s, stop grace 5 s, 10 000 connections, plain HTTP (TLS with {@code tls(SSLContext)}). The application is required; with no coroutine hook
+     * write timeout 30 s, stop grace 5 s, 10 000 connections, plain HTTP (TLS with {@code tls(SSLContext)}: the
+     * handshakes' delegated tasks run on one thread per core of the server's own, at most 1024 waiting - past
+     * that a new handshake is closed rather than queued). The application is required; with no coroutine hook
      * every request that can wait takes the worker hop.
      */
     public static final class Builder {
@@ -411,6 +436,8 @@ public final class CorHttpServer {
         private long writeTimeoutMs = 30_000;
         private long stopGraceMs = 5_000;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int tlsTaskThreads = Runtime.getRuntime().availableProcessors();
+        private int tlsTaskQueue = 1024;
         private javax.net.ssl.SSLContext sslContext;
 
         private Builder() {
@@ -542,6 +569,13 @@ public final class CorHttpServer {
          */
         public Builder maxConnections(int n) {
             this.maxConnections = positive(n, "max connections");
+            return this;
+        }
+
+        /** The threads and the queue bound of the TLS handshake tasks (tests shrink them). */
+        Builder tlsTaskPool(int threads, int queue) {
+            this.tlsTaskThreads = positive(threads, "TLS task threads");
+            this.tlsTaskQueue = positive(queue, "TLS task queue");
             return this;
         }
 

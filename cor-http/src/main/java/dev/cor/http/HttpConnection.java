@@ -63,7 +63,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (ssl != null) {
             javax.net.ssl.SSLEngine engine = ssl.createSSLEngine();
             engine.setUseClientMode(false);
-            this.tls = new HttpTls(engine, ch);
+            this.tls = new HttpTls(engine, ch, owner.server.tlsTasks());
         } else {
             this.tls = null;
         }
