@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.cor.base.CorCoAcceptBackoff;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
@@ -55,6 +56,7 @@ public final class CorHttpServer {
     private int port;
     private int nextLoop;
     private HttpRefusal.Acceptor refusals; // the acceptor loop's
+    private final CorCoAcceptBackoff acceptBackoff = new CorCoAcceptBackoff("cor-http"); // the acceptor loop's
     private volatile boolean started;
     private volatile boolean stopped;
 
@@ -127,7 +129,7 @@ public final class CorHttpServer {
         refusals = new HttpRefusal.Acceptor(acceptor);
         acceptor.execute(() -> {
             try {
-                acceptor.register(listener, SelectionKey.OP_ACCEPT, key -> accept());
+                acceptor.register(listener, SelectionKey.OP_ACCEPT, this::accept);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "cor-http: cannot accept on port " + port, e);
             }
@@ -138,18 +140,19 @@ public final class CorHttpServer {
     }
 
     /** On the accepting loop: takes every waiting connection and deals them out in turn. */
-    private void accept() throws IOException {
+    private void accept(SelectionKey key) {
         for (int i = 0; i < 256; i++) {
             SocketChannel ch;
             try {
                 ch = listener.accept();
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "cor-http: accept failed", e);
+                acceptBackoff.failed(key, e); // out of descriptors, say: pause rather than spin
                 return;
             }
             if (ch == null) {
                 return;
             }
+            acceptBackoff.accepted();
             try {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
