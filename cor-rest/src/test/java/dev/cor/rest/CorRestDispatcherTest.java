@@ -259,6 +259,58 @@ class CorRestDispatcherTest {
     }
 
     @Test
+    void aStormOf500sLogsOneStackTraceAndAnswersEveryRequest() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestApplication failing = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return request.path().startsWith("/wait");
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                throw new IllegalStateException("broken " + request.path());
+            }
+        };
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(CorRestDispatcher.class.getName());
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(capture);
+        try {
+            CorRestDispatcher d = dispatcher(failing, r -> !r.path().endsWith("hop"), null);
+            Answers answers = new Answers(60);
+            onLoop(l, () -> {
+                for (int i = 0; i < 20; i++) {
+                    d.dispatch(CorRest.builder("GET", "/inline").build(), answers);
+                    d.dispatch(CorRest.builder("GET", "/wait-co").build(), answers);
+                    d.dispatch(CorRest.builder("GET", "/wait-hop").build(), answers);
+                }
+                return null;
+            });
+            answers.await();
+            assertEquals(60, answers.got.stream().filter(a -> a.startsWith("500 ")).count(), "every one answered 500");
+            List<java.util.logging.LogRecord> traces = records.stream().filter(r -> r.getThrown() != null).toList();
+            assertEquals(1, traces.size(), "one stack trace for 60 failures within the interval: " + records.size() + " records");
+            assertTrue(traces.get(0).getThrown() instanceof IllegalStateException);
+        } finally {
+            jul.removeHandler(capture);
+        }
+    }
+
+    @Test
     void theCurrentRequestFollowsItsCoroutineAcrossInterleavedYields() throws Exception {
         CorCoLoop l = loop(16);
         ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
