@@ -76,6 +76,13 @@ public final class CorHttpServer {
         this.sslContext = b.sslContext;
         this.maxConnections = b.maxConnections;
         this.tlsTasks = b.sslContext == null ? null : tlsTaskPool(b.tlsTaskThreads, b.tlsTaskQueue);
+        if (sslContext != null) {
+            // The context's first engine initialises the provider's session machinery (tens of
+            // milliseconds): here, on the caller's thread, not on the loop of the first connection.
+            javax.net.ssl.SSLEngine warm = sslContext.createSSLEngine();
+            warm.setUseClientMode(false);
+            warm.getSession().getPacketBufferSize();
+        }
         this.ownWorkers = b.workers == null;
         this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
         CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)

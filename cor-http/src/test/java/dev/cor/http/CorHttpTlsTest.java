@@ -219,4 +219,66 @@ class CorHttpTlsTest {
         SSLException e = assertThrows(SSLException.class, () -> HttpTls.grow(grown, 1));
         assertTrue(e.getMessage().contains(String.valueOf(HttpTls.MAX_BUFFER)), e.getMessage());
     }
+
+    /** An SSLContext over the test's that records which thread creates each engine. */
+    private static SSLContext recording(SSLContext real, List<String> creators) {
+        javax.net.ssl.SSLContextSpi spi = new javax.net.ssl.SSLContextSpi() {
+            @Override
+            protected void engineInit(javax.net.ssl.KeyManager[] km, javax.net.ssl.TrustManager[] tm, java.security.SecureRandom sr) {
+                throw new UnsupportedOperationException("already initialised");
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSocketFactory engineGetSocketFactory() {
+                return real.getSocketFactory();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLServerSocketFactory engineGetServerSocketFactory() {
+                return real.getServerSocketFactory();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLEngine engineCreateSSLEngine() {
+                creators.add(Thread.currentThread().getName());
+                return real.createSSLEngine();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLEngine engineCreateSSLEngine(String host, int port) {
+                creators.add(Thread.currentThread().getName());
+                return real.createSSLEngine(host, port);
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSessionContext engineGetServerSessionContext() {
+                return real.getServerSessionContext();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSessionContext engineGetClientSessionContext() {
+                return real.getClientSessionContext();
+            }
+        };
+        return new SSLContext(spi, real.getProvider(), real.getProtocol()) { };
+    }
+
+    @Test
+    void theFirstSslEngineIsMadeWhenTheServerIsBuiltNotOnALoop() throws Exception {
+        List<String> creators = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CorHttpServer s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new TestApp())
+                .tls(recording(serverCtx, creators)).build();
+        assertEquals(List.of(Thread.currentThread().getName()), creators, "made by build(), on the caller's thread");
+        s.start();
+        List<javax.net.ssl.SSLSocket> sockets = new ArrayList<>();
+        try {
+            assertEquals(200, handshakeAndGet(s.port(), sockets));
+            assertEquals(2, creators.size(), "then one per connection: " + creators);
+        } finally {
+            for (javax.net.ssl.SSLSocket socket : sockets) {
+                socket.close();
+            }
+            s.stop(500);
+        }
+    }
 }
