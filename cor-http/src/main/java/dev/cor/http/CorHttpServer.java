@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.cor.base.CorCoAcceptBackoff;
+import dev.cor.base.CorCoLogLimiter;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
@@ -66,6 +67,8 @@ public final class CorHttpServer {
     private final LongAdder answered = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder refused = new LongAdder();
+    /** Answers that could not be written (each became a 500): one stack trace per 10 s. */
+    private final CorCoLogLimiter answerFailures = new CorCoLogLimiter(HttpConnection.LOG, 10_000);
 
     private CorHttpServer(Builder b) {
         this.host = b.host;
@@ -300,6 +303,10 @@ public final class CorHttpServer {
 
     javax.net.ssl.SSLContext sslContext() {
         return sslContext;
+    }
+
+    CorCoLogLimiter answerFailures() {
+        return answerFailures;
     }
 
     /** Where the connections' TLS handshakes run their delegated tasks; null without TLS. */

@@ -22,7 +22,7 @@ import dev.cor.rest.CorRestResponder;
  * coroutine, or after the hop through the loop's inbox).
  */
 final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
-    private static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
+    static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int INITIAL_BUFFER = 4096;
 
@@ -298,7 +298,8 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
      * fails, the connection closes: never an answer left pending.
      */
     private void answerFailed(CorRest req, RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "cor-http: the answer to " + req + " cannot be written; answering 500", e);
+        owner.server.answerFailures().log(System.Logger.Level.WARNING,
+                () -> "cor-http: the answer to " + req + " cannot be written; answering 500", e);
         if (writingFallback) {
             close();
             return;

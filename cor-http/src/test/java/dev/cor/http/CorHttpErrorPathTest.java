@@ -113,6 +113,40 @@ class CorHttpErrorPathTest {
     }
 
     @Test
+    void manyAnswersThatCannotBeWrittenLogOneStackTrace() throws Exception {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(HttpConnection.class.getName());
+        java.util.concurrent.atomic.AtomicInteger traces = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getThrown() != null) {
+                    traces.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(capture);
+        try {
+            CorHttpServer s = server(b -> { });
+            for (int i = 0; i < 20; i++) {
+                try (RawHttp c = new RawHttp(s.port())) {
+                    assertEquals(500, c.send(get("/null-header?via=inline")).read().status());
+                }
+            }
+            assertEquals(1, traces.get(), "one stack trace for 20 answers that failed within the interval");
+        } finally {
+            jul.removeHandler(capture);
+        }
+    }
+
+    @Test
     void aCoroutineHookThatThrowsClosesTheConnectionThroughItsOwnCloseAndTheServerGoesOn() throws Exception {
         CorHttpServer s = server(b -> b.coroutineHook(r -> {
             if (r.path().equals("/hook-throws")) {
