@@ -116,9 +116,29 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
         try {
             read();
-        } catch (IOException e) {
-            close();
+        } catch (IOException | RuntimeException e) {
+            failedOffReady(e);
         }
+    }
+
+    /** Pipelined requests picked up from the loop's inbox, after a coroutine's answer. */
+    private void resumeInput() {
+        try {
+            processInput();
+        } catch (RuntimeException e) {
+            failedOffReady(e);
+        }
+    }
+
+    /**
+     * What {@link #failed} is for onReady, for work the connection runs from its loop's inbox: the
+     * loop would only log it, leaving the connection busy and counted for ever.
+     */
+    private void failedOffReady(Exception e) {
+        if (!(e instanceof IOException)) {
+            LOG.log(System.Logger.Level.WARNING, "cor-http: a connection failed; closing it", e);
+        }
+        close();
     }
 
     private void read() throws IOException {
@@ -378,7 +398,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             if (tls != null && in.position() == 0) {
                 owner.loop.execute(this::resumeTls);
             } else if (CorCo.current() != null) {
-                owner.loop.execute(this::processInput); // pipelined: out of the finishing coroutine first
+                owner.loop.execute(this::resumeInput); // pipelined: out of the finishing coroutine first
             } else {
                 processInput();
             }

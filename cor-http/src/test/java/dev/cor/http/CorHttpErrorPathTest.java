@@ -113,6 +113,23 @@ class CorHttpErrorPathTest {
     }
 
     @Test
+    void aHookThatThrowsForAPipelinedRequestPickedUpAfterACoroutinesAnswerClosesTheConnection() throws Exception {
+        CorHttpServer s = server(b -> b.coroutineHook(r -> {
+            if (r.path().equals("/hook-throws")) {
+                throw new IllegalStateException("the hook failed");
+            }
+            return true;
+        }));
+        try (RawHttp c = new RawHttp(s.port())) {
+            // The first answers from its coroutine; the second is then dispatched from the loop's inbox.
+            c.send(get("/ok?via=coroutine") + get("/hook-throws?via=coroutine"));
+            assertEquals("/ok", c.read().text());
+            assertTrue(c.closedByServer(), "the connection is closed");
+        }
+        awaitNoConnection(s);
+    }
+
+    @Test
     void manyAnswersThatCannotBeWrittenLogOneStackTrace() throws Exception {
         java.util.logging.Logger jul = java.util.logging.Logger.getLogger(HttpConnection.class.getName());
         java.util.concurrent.atomic.AtomicInteger traces = new java.util.concurrent.atomic.AtomicInteger();
