@@ -14,13 +14,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.LogCapture;
 import dev.cor.rest.proto.CorProtoServer;
 
 /**
@@ -38,23 +37,7 @@ public final class AcceptFailureMain {
         for (Handler h : root.getHandlers()) {
             root.removeHandler(h); // a spinning acceptor would print a stack trace per round
         }
-        AtomicInteger acceptLogs = new AtomicInteger();
-        root.addHandler(new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                if (r.getMessage() != null && r.getMessage().contains("accept")) {
-                    acceptLogs.incrementAndGet();
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        });
+        LogCapture log = LogCapture.of("");
         CorHttpServer http = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new TestApp()).build().start();
         CorCoLoop loop = http.loops().get(0);
         CorProtoServer proto = CorProtoServer.builder().loops(http.loops()).dispatcher(http.dispatcher()).build().start();
@@ -75,10 +58,10 @@ public final class AcceptFailureMain {
         protoClient.connect(new InetSocketAddress("127.0.0.1", proto.port()));
         Thread.sleep(100);
         long cpu0 = threads.getThreadCpuTime(loop.thread().threadId());
-        int logs0 = acceptLogs.get();
+        long logs0 = acceptLogLines(log);
         Thread.sleep(1000);
         long cpuMs = TimeUnit.NANOSECONDS.toMillis(threads.getThreadCpuTime(loop.thread().threadId()) - cpu0);
-        int logs = acceptLogs.get() - logs0;
+        long logs = acceptLogLines(log) - logs0;
         for (InputStream in : hog) {
             in.close();
         }
@@ -93,7 +76,7 @@ public final class AcceptFailureMain {
         System.out.println("descriptorsTaken=" + hog.size());
         System.out.println("loopCpuMs=" + cpuMs);
         System.out.println("acceptLogLines=" + logs);
-        System.out.println("acceptLogLinesInAll=" + acceptLogs.get());
+        System.out.println("acceptLogLinesInAll=" + acceptLogLines(log));
         System.out.println("httpAnswer=" + new String(status, StandardCharsets.US_ASCII).trim());
         System.out.println("protoAccepted=" + proto.connectionsAccepted());
         httpClient.close();
@@ -101,6 +84,10 @@ public final class AcceptFailureMain {
         proto.stop();
         http.stop(500);
         System.exit(0);
+    }
+
+    private static long acceptLogLines(LogCapture log) {
+        return log.records().stream().filter(r -> r.getMessage() != null && r.getMessage().contains("accept")).count();
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.LogCapture;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestWorkers;
@@ -131,35 +132,14 @@ class CorHttpErrorPathTest {
 
     @Test
     void manyAnswersThatCannotBeWrittenLogOneStackTrace() throws Exception {
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(HttpConnection.class.getName());
-        java.util.concurrent.atomic.AtomicInteger traces = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                if (r.getThrown() != null) {
-                    traces.incrementAndGet();
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(capture);
-        try {
+        try (LogCapture log = LogCapture.of(HttpConnection.class.getName())) {
             CorHttpServer s = server(b -> { });
             for (int i = 0; i < 20; i++) {
                 try (RawHttp c = new RawHttp(s.port())) {
                     assertEquals(500, c.send(get("/null-header?via=inline")).read().status());
                 }
             }
-            assertEquals(1, traces.get(), "one stack trace for 20 answers that failed within the interval");
-        } finally {
-            jul.removeHandler(capture);
+            assertEquals(1, log.withStackTraces().size(), "one stack trace for 20 answers that failed within the interval");
         }
     }
 

@@ -151,6 +151,12 @@ class CorHttpTlsTest {
         return Integer.parseInt(new String(status, 9, 3, StandardCharsets.US_ASCII));
     }
 
+    private static void closeAll(List<javax.net.ssl.SSLSocket> sockets) throws IOException {
+        for (javax.net.ssl.SSLSocket s : sockets) {
+            s.close();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(30, TimeUnit.SECONDS);
@@ -182,9 +188,7 @@ class CorHttpTlsTest {
             assertEquals(200, handshakeAndGet(bounded.port(), sockets), "served once the tasks drained");
         } finally {
             hold.countDown();
-            for (javax.net.ssl.SSLSocket s : sockets) {
-                s.close();
-            }
+            closeAll(sockets);
             bounded.stop(500);
         }
     }
@@ -201,9 +205,7 @@ class CorHttpTlsTest {
             assertEquals(1, capped.connectionsRefused());
             assertEquals(1, capped.connectionsOpen());
         } finally {
-            for (javax.net.ssl.SSLSocket s : sockets) {
-                s.close();
-            }
+            closeAll(sockets);
             capped.stop(500);
         }
     }
@@ -275,9 +277,7 @@ class CorHttpTlsTest {
             assertEquals(200, handshakeAndGet(s.port(), sockets));
             assertEquals(2, creators.size(), "then one per connection: " + creators);
         } finally {
-            for (javax.net.ssl.SSLSocket socket : sockets) {
-                socket.close();
-            }
+            closeAll(sockets);
             s.stop(500);
         }
     }

@@ -1,5 +1,6 @@
 package dev.cor.rest;
 
+import dev.cor.base.LogCapture;
 import dev.cor.base.LoopTesting;
 import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -272,24 +273,7 @@ class CorRestDispatcherTest {
                 throw new IllegalStateException("broken " + request.path());
             }
         };
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(CorRestDispatcher.class.getName());
-        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(capture);
-        try {
+        try (LogCapture log = LogCapture.of(CorRestDispatcher.class.getName())) {
             CorRestDispatcher d = dispatcher(failing, r -> !r.path().endsWith("hop"), null);
             Answers answers = new Answers(60);
             onLoop(l, () -> {
@@ -302,11 +286,9 @@ class CorRestDispatcherTest {
             });
             answers.await();
             assertEquals(60, answers.got.stream().filter(a -> a.startsWith("500 ")).count(), "every one answered 500");
-            List<java.util.logging.LogRecord> traces = records.stream().filter(r -> r.getThrown() != null).toList();
-            assertEquals(1, traces.size(), "one stack trace for 60 failures within the interval: " + records.size() + " records");
+            List<java.util.logging.LogRecord> traces = log.withStackTraces();
+            assertEquals(1, traces.size(), "one stack trace for 60 failures within the interval: " + log.records().size() + " records");
             assertTrue(traces.get(0).getThrown() instanceof IllegalStateException);
-        } finally {
-            jul.removeHandler(capture);
         }
     }
 
