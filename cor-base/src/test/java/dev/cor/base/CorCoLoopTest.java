@@ -22,9 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -530,24 +528,7 @@ class CorCoLoopTest {
 
     @Test
     void watchdogReportsABlockedLoopOnceWithItsStack() throws Exception {
-        Logger jul = Logger.getLogger(CorCoLoop.class.getName());
-        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(capture);
-        try {
+        try (LogCapture log = LogCapture.of(CorCoLoop.class.getName())) {
             CorCoLoop l = loop(CorCoLoop.builder().name("stalled").watchdogMs(150));
             onLoop(l, () -> {
                 Thread.sleep(800); // what a loop must never do
@@ -555,12 +536,10 @@ class CorCoLoopTest {
             });
             onLoop(l, () -> null);
             Thread.sleep(300); // idle in select now: nothing more to report
-            List<LogRecord> stalls = records.stream()
+            List<LogRecord> stalls = log.records().stream()
                     .filter(r -> r.getMessage().contains("loop stalled has not come back to select")).toList();
             assertEquals(1, stalls.size(), "reported once: " + stalls.size());
             assertTrue(stalls.get(0).getMessage().contains("java.lang.Thread.sleep"), stalls.get(0).getMessage());
-        } finally {
-            jul.removeHandler(capture);
         }
     }
 

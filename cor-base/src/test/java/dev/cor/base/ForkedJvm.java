@@ -7,11 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Runs a main class of the test classpath in a fresh JVM with the flags given, and collects its output. */
-final class ForkedJvm {
-    final int exitCode;
-    final String stdout;
-    final String stderr;
+/**
+ * Runs a main class of the test classpath in a fresh JVM with the flags given, and collects its
+ * output (cor-base's test-jar: every module's tests may fork). Any test thread.
+ */
+public final class ForkedJvm {
+    public final int exitCode;
+    public final String stdout;
+    public final String stderr;
 
     private ForkedJvm(int exitCode, String stdout, String stderr) {
         this.exitCode = exitCode;
@@ -19,9 +22,17 @@ final class ForkedJvm {
         this.stderr = stderr;
     }
 
-    static ForkedJvm run(Class<?> main, List<String> jvmFlags) throws IOException, InterruptedException {
+    public static ForkedJvm run(Class<?> main, List<String> jvmFlags) throws IOException, InterruptedException {
+        return run(List.of(), main, jvmFlags);
+    }
+
+    /**
+     * As {@link #run(Class, List)}, the java command placed after {@code wrapper}: e.g.
+     * {@code bash -c 'ulimit -n 256 && exec "$0" "$@"'} to run it under a lower limit.
+     */
+    public static ForkedJvm run(List<String> wrapper, Class<?> main, List<String> jvmFlags) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(java);
         cmd.addAll(jvmFlags);
         cmd.add("-cp");

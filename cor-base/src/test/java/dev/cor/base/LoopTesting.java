@@ -69,6 +69,18 @@ public final class LoopTesting {
         }
     }
 
+    /**
+     * Rebuilds the loop's selector now, as the epoll-spin remedy does (every registration moves
+     * to a new selector, the old keys are cancelled), and returns once it has: for tests of code
+     * that must not hold on to a key. Any test thread.
+     */
+    public static void rebuildSelector(CorCoLoop loop) throws Exception {
+        onLoop(loop, () -> {
+            loop.rebuildSelector();
+            return null;
+        });
+    }
+
     /** Stops the loop and waits (up to 10 s) until it has ended. */
     public static void stop(CorCoLoop loop) throws InterruptedException {
         loop.stop();

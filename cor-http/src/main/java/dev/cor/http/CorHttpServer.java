@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.cor.base.CorCoAcceptBackoff;
+import dev.cor.base.CorCoLogLimiter;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
@@ -30,16 +32,23 @@ import dev.cor.rest.CorRestWorkers;
  * on its loop, as a coroutine of it that answers from inside itself, or on a worker. Limits are
  * enforced on every input, with the status RFC 9110/9112 asks for.
  * <p>
- * Build it with {@link #builder()}, then {@link #start()}; {@link #stop()} from any thread.
+ * Build it with {@link #builder()}, then {@link #start()}; {@link #stop()} from any thread (from
+ * one of its own loops or workers it returns at once and the stop goes on by itself).
  */
 public final class CorHttpServer {
     private static final System.Logger LOG = System.getLogger(CorHttpServer.class.getName());
+
+    /** Default cap of open connections. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
 
     private final String host;
     private final int requestedPort;
     private final HttpLimits limits;
     private final long stopGraceMs;
     private final javax.net.ssl.SSLContext sslContext;
+    private final int maxConnections;
+    /** TLS handshakes' delegated tasks, off the loops, on a bounded queue; null without TLS. */
+    private final java.util.concurrent.ThreadPoolExecutor tlsTasks;
     private final CorRestDispatcher dispatcher;
     private final CorRestWorkers workers;
     private final boolean ownWorkers;
@@ -47,6 +56,8 @@ public final class CorHttpServer {
     private ServerSocketChannel listener;
     private int port;
     private int nextLoop;
+    private HttpRefusal.Acceptor refusals; // the acceptor loop's
+    private final CorCoAcceptBackoff acceptBackoff = new CorCoAcceptBackoff("cor-http"); // the acceptor loop's
     private volatile boolean started;
     private volatile boolean stopped;
 
@@ -55,6 +66,9 @@ public final class CorHttpServer {
     private final LongAdder requests = new LongAdder();
     private final LongAdder answered = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    /** Answers that could not be written (each became a 500): one stack trace per 10 s. */
+    private final CorCoLogLimiter answerFailures = new CorCoLogLimiter(HttpConnection.LOG, 10_000);
 
     private CorHttpServer(Builder b) {
         this.host = b.host;
@@ -63,6 +77,15 @@ public final class CorHttpServer {
                 b.maxHeaderCount, b.maxBodyBytes, b.headerTimeoutMs, b.idleTimeoutMs, b.writeTimeoutMs);
         this.stopGraceMs = b.stopGraceMs;
         this.sslContext = b.sslContext;
+        this.maxConnections = b.maxConnections;
+        this.tlsTasks = b.sslContext == null ? null : tlsTaskPool(b.tlsTaskThreads, b.tlsTaskQueue);
+        if (sslContext != null) {
+            // The context's first engine initialises the provider's session machinery (tens of
+            // milliseconds): here, on the caller's thread, not on the loop of the first connection.
+            javax.net.ssl.SSLEngine warm = sslContext.createSSLEngine();
+            warm.setUseClientMode(false);
+            warm.getSession().getPacketBufferSize();
+        }
         this.ownWorkers = b.workers == null;
         this.workers = b.workers != null ? b.workers : CorRestWorkers.create(b.workerThreads);
         CorRestDispatcher.Builder d = CorRestDispatcher.builder().application(b.application).workers(workers)
@@ -80,6 +103,18 @@ public final class CorHttpServer {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    private static java.util.concurrent.ThreadPoolExecutor tlsTaskPool(int threads, int queue) {
+        AtomicInteger n = new AtomicInteger();
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads,
+                30, TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(queue), r -> {
+                    Thread t = new Thread(r, "cor-http-tls-" + n.getAndIncrement());
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Binds the port and starts the loops. */
@@ -101,9 +136,10 @@ public final class CorHttpServer {
             l.start();
         }
         CorCoLoop acceptor = loops.get(0).loop;
+        refusals = new HttpRefusal.Acceptor(acceptor);
         acceptor.execute(() -> {
             try {
-                acceptor.register(listener, SelectionKey.OP_ACCEPT, key -> accept());
+                acceptor.register(listener, SelectionKey.OP_ACCEPT, this::accept);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "cor-http: cannot accept on port " + port, e);
             }
@@ -114,18 +150,19 @@ public final class CorHttpServer {
     }
 
     /** On the accepting loop: takes every waiting connection and deals them out in turn. */
-    private void accept() throws IOException {
+    private void accept(SelectionKey key) {
         for (int i = 0; i < 256; i++) {
             SocketChannel ch;
             try {
                 ch = listener.accept();
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "cor-http: accept failed", e);
+                acceptBackoff.failed(key, e); // out of descriptors, say: pause rather than spin
                 return;
             }
             if (ch == null) {
                 return;
             }
+            acceptBackoff.accepted();
             try {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -134,12 +171,20 @@ public final class CorHttpServer {
                 continue;
             }
             accepted.increment();
+            // Counted from here, not from its adoption: connections in transit to their loops count against the cap.
+            if (open.get() >= maxConnections) {
+                refused.increment();
+                HttpRefusal.refuse(refusals, ch, sslContext != null);
+                continue;
+            }
+            open.incrementAndGet();
             HttpLoop target = loops.get(nextLoop);
             nextLoop = (nextLoop + 1) % loops.size();
             try {
                 target.loop.execute(() -> target.adopt(ch));
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 HttpConnection.closeQuietly(ch);
+                open.decrementAndGet();
             }
         }
     }
@@ -152,7 +197,12 @@ public final class CorHttpServer {
     /**
      * Stops: no new connections; idle connections close at once; requests in flight may finish
      * within {@code graceMs}, after which each still unanswered gets a 503. Returns when the loops
-     * have ended - promptly when nothing was in flight. Any thread; idempotent.
+     * have ended - promptly when nothing was in flight. Idempotent.
+     * <p>
+     * Any thread. On a thread the stop would wait for - one of the server's loops (a request
+     * inline or in a coroutine), or one of its workers (a request on the hop) - it starts the
+     * stop on a thread of its own and returns at once: that request then finishes and is
+     * answered like any other in flight, and the loops end after it.
      */
     public void stop(long graceMs) {
         synchronized (this) {
@@ -161,6 +211,14 @@ public final class CorHttpServer {
             }
             stopped = true;
         }
+        if (CorCoLoop.current() != null || workers.isWorker(Thread.currentThread())) {
+            Thread.ofPlatform().name("cor-http-stop").daemon(false).start(() -> stopNow(graceMs));
+            return;
+        }
+        stopNow(graceMs);
+    }
+
+    private void stopNow(long graceMs) {
         // The acceptor first, so no connection arrives after its loop drained.
         runOnEach(List.of(loops.get(0)), l -> {
             try {
@@ -168,6 +226,7 @@ public final class CorHttpServer {
             } catch (IOException e) {
                 // closing: nothing more to do
             }
+            refusals.closeAll();
         });
         runOnEach(loops, HttpLoop::drain);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
@@ -198,6 +257,9 @@ public final class CorHttpServer {
         }
         if (ownWorkers) {
             workers.close();
+        }
+        if (tlsTasks != null) {
+            tlsTasks.shutdownNow();
         }
     }
 
@@ -234,18 +296,29 @@ public final class CorHttpServer {
 
     // ---------------------------------------------------------------- for the connections
 
+    /** The per-loop state, for tests that look inside on the loops. */
+    List<HttpLoop> httpLoops() {
+        return loops;
+    }
+
     javax.net.ssl.SSLContext sslContext() {
         return sslContext;
+    }
+
+    CorCoLogLimiter answerFailures() {
+        return answerFailures;
+    }
+
+    /** Where the connections' TLS handshakes run their delegated tasks; null without TLS. */
+    java.util.concurrent.ThreadPoolExecutor tlsTasks() {
+        return tlsTasks;
     }
 
     HttpLimits limits() {
         return limits;
     }
 
-    void connectionOpened() {
-        open.incrementAndGet();
-    }
-
+    /** A connection counted at its accept has closed, or was never adopted. */
     void connectionClosed() {
         open.decrementAndGet();
     }
@@ -294,6 +367,15 @@ public final class CorHttpServer {
     /** Connections accepted since start. */
     public long connectionsAccepted() {
         return accepted.sum();
+    }
+
+    /**
+     * Connections refused since start because {@link Builder#maxConnections} were open: each got
+     * a 503 with {@code Connection: close} (over TLS: closed at once), and is counted in
+     * {@link #connectionsAccepted()} too.
+     */
+    public long connectionsRefused() {
+        return refused.sum();
     }
 
     /** Requests read and dispatched since start. */
@@ -345,7 +427,9 @@ public final class CorHttpServer {
      * Builds a {@link CorHttpServer}. Defaults: 0.0.0.0, port 8080, one loop per core, 1024
      * coroutines per loop, 32 workers, header section 8 KiB (431), request target 8 KiB (414),
      * body 1 MiB (413), 100 header fields, header-read timeout 10 s (408), idle timeout 60 s,
-     * write timeout 30 s, stop grace 5 s, plain HTTP (TLS with {@code tls(SSLContext)}). The application is required; with no coroutine hook
+     * write timeout 30 s, stop grace 5 s, 10 000 connections, plain HTTP (TLS with {@code tls(SSLContext)}: the
+     * handshakes' delegated tasks run on one thread per core of the server's own, at most 1024 waiting - past
+     * that a new handshake is closed rather than queued). The application is required; with no coroutine hook
      * every request that can wait takes the worker hop.
      */
     public static final class Builder {
@@ -368,6 +452,9 @@ public final class CorHttpServer {
         private long idleTimeoutMs = 60_000;
         private long writeTimeoutMs = 30_000;
         private long stopGraceMs = 5_000;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int tlsTaskThreads = Runtime.getRuntime().availableProcessors();
+        private int tlsTaskQueue = 1024;
         private javax.net.ssl.SSLContext sslContext;
 
         private Builder() {
@@ -489,6 +576,23 @@ public final class CorHttpServer {
         /** Time an answer may wait for a peer that does not read before the connection is closed. */
         public Builder writeTimeoutMs(long ms) {
             this.writeTimeoutMs = positive(ms, "write timeout");
+            return this;
+        }
+
+        /**
+         * Connections open at once (default {@value CorHttpServer#DEFAULT_MAX_CONNECTIONS}); past it a
+         * new one is answered 503 with {@code Connection: close} and closed (over TLS, closed), and
+         * counted in {@link CorHttpServer#connectionsRefused()}.
+         */
+        public Builder maxConnections(int n) {
+            this.maxConnections = positive(n, "max connections");
+            return this;
+        }
+
+        /** The threads and the queue bound of the TLS handshake tasks (tests shrink them). */
+        Builder tlsTaskPool(int threads, int queue) {
+            this.tlsTaskThreads = positive(threads, "TLS task threads");
+            this.tlsTaskQueue = positive(queue, "TLS task queue");
             return this;
         }
 

@@ -22,6 +22,7 @@ import dev.cor.rest.CorRestResponder;
  * coroutine, or after the hop through the loop's inbox).
  */
 final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
+    static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int INITIAL_BUFFER = 4096;
 
@@ -30,6 +31,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private final SocketChannel ch;
     private final HttpTls tls;
     private final long openedNanos = System.nanoTime();
+    /** The key last seen valid: a rebuilt selector cancels it, {@link #key()} then looks the new one up. */
     private SelectionKey key;
     private ByteBuffer in = ByteBuffer.allocate(INITIAL_BUFFER); // write mode between reads
     private final HttpRequestParser parser;
@@ -40,6 +42,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private boolean dispatching;
     private boolean headRequest;
     private boolean closeAfterAnswer;
+    private boolean writingFallback;
     private boolean answerStarted;
     private boolean continueSent;
     private boolean draining;
@@ -60,7 +63,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (ssl != null) {
             javax.net.ssl.SSLEngine engine = ssl.createSSLEngine();
             engine.setUseClientMode(false);
-            this.tls = new HttpTls(engine, ch);
+            this.tls = new HttpTls(engine, ch, owner.server.tlsTasks());
         } else {
             this.tls = null;
         }
@@ -96,6 +99,16 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
     }
 
+    /**
+     * {@link #onReady} threw (a coroutine hook that failed inside the dispatch, an I/O error of a
+     * TLS flush) and the loop logged it: close the way every other end does, so that the
+     * connection leaves its loop's table and the open count.
+     */
+    @Override
+    public void failed(SelectionKey k, Throwable failure) {
+        close();
+    }
+
     /** After a TLS delegated task ran off the loop: go on where the handshake stopped. */
     private void resumeTls() {
         if (closed) {
@@ -103,9 +116,29 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
         try {
             read();
-        } catch (IOException e) {
-            close();
+        } catch (IOException | RuntimeException e) {
+            failedOffReady(e);
         }
+    }
+
+    /** Pipelined requests picked up from the loop's inbox, after a coroutine's answer. */
+    private void resumeInput() {
+        try {
+            processInput();
+        } catch (RuntimeException e) {
+            failedOffReady(e);
+        }
+    }
+
+    /**
+     * What {@link #failed} is for onReady, for work the connection runs from its loop's inbox: the
+     * loop would only log it, leaving the connection busy and counted for ever.
+     */
+    private void failedOffReady(Exception e) {
+        if (!(e instanceof IOException)) {
+            LOG.log(System.Logger.Level.WARNING, "cor-http: a connection failed; closing it", e);
+        }
+        close();
     }
 
     private void read() throws IOException {
@@ -246,15 +279,21 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             return;
         }
         answerStarted = true;
-        ByteBuffer head = head(req);
-        byte[] body = req.responseBody();
-        boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
-        ByteBuffer[] out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        ByteBuffer[] out;
+        try {
+            ByteBuffer head = head(req);
+            byte[] body = req.responseBody();
+            boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
+            out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+        } catch (RuntimeException e) {
+            answerFailed(req, e);
+            return;
+        }
         boolean done;
         try {
             done = writeSome(out);
-        } catch (IOException e) {
-            close();
+        } catch (IOException | RuntimeException e) {
+            close(); // some of it may be out: only a close ends the answer cleanly now
             return;
         }
         if (!done) {
@@ -270,6 +309,31 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             }
         }
         answered();
+    }
+
+    /**
+     * The answer's head could not be written (a header without a value, a status HTTP cannot
+     * send as a final answer): nothing of it is out, so a 500 goes in its place, and the
+     * connection closes after it - the application's state for it is in doubt. If even that
+     * fails, the connection closes: never an answer left pending.
+     */
+    private void answerFailed(CorRest req, RuntimeException e) {
+        owner.server.answerFailures().log(System.Logger.Level.WARNING,
+                () -> "cor-http: the answer to " + req + " cannot be written; answering 500", e);
+        if (writingFallback) {
+            close();
+            return;
+        }
+        CorRest fallback = CorRest.builder(req.method(), req.path()).build();
+        fallback.fail(new CorRestException(500, "Internal Server Error", "the answer could not be written: " + e.getMessage()));
+        closeAfterAnswer = true;
+        inFlight = fallback;
+        writingFallback = true;
+        try {
+            respond(fallback);
+        } finally {
+            writingFallback = false;
+        }
     }
 
     /** In a coroutine: a full send buffer waits for OP_WRITE through the loop's wait. */
@@ -334,7 +398,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             if (tls != null && in.position() == 0) {
                 owner.loop.execute(this::resumeTls);
             } else if (CorCo.current() != null) {
-                owner.loop.execute(this::processInput); // pipelined: out of the finishing coroutine first
+                owner.loop.execute(this::resumeInput); // pipelined: out of the finishing coroutine first
             } else {
                 processInput();
             }
@@ -354,6 +418,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     /** The status line, fields and blank line, written into the connection's reusable head buffer. */
     private ByteBuffer head(CorRest req) {
         int status = req.status();
+        if (status < 200) {
+            throw new IllegalStateException("status " + status + " is informational, not a final answer");
+        }
         HeadWriter w = headWriter;
         w.reset();
         w.bytes(HttpStatusLines.of(status));
@@ -439,6 +506,11 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private long lingerStartNanos;
     private long discarded;
 
+    /** The capacity of the body buffer of the request being read, or -1 when none is being read. */
+    int bodyCapacity() {
+        return parser.bodyCapacity();
+    }
+
     void checkTimeouts(long now) {
         if (closed) {
             return;
@@ -480,21 +552,46 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
     }
 
-    /** Past the grace period: a request without an answer yet gets 503; then the connection closes. */
+    /**
+     * Past the grace period: a request without an answer yet gets 503; then the connection closes.
+     * The 503 is a fresh request's answer: the one in flight may still be written by its worker
+     * or coroutine, and nothing of it is touched here (its late answer finds the connection closed).
+     */
     void abort() {
         if (busy && !answerStarted && inFlight != null) {
-            CorRest req = inFlight;
+            CorRest req = CorRest.builder(inFlight.method(), inFlight.path()).build();
             req.fail(new CorRestException(503, "Service Unavailable", "the server stopped before the answer was ready"));
             closeAfterAnswer = true;
+            inFlight = req;
             respond(req);
         }
         close();
     }
 
     private void interest(int ops) {
-        if (!closed && key != null && key.isValid()) {
-            key.interestOps(ops);
+        if (!closed) {
+            SelectionKey k = key();
+            if (k != null) {
+                k.interestOps(ops);
+            }
         }
+    }
+
+    /**
+     * The channel's current key, or null once it is gone. Not only {@link #onReady} calls for it:
+     * an answer from the hop or from a coroutine arrives after a selector rebuild may have
+     * cancelled the key seen last, and an interest set on that one would be lost.
+     */
+    private SelectionKey key() {
+        SelectionKey k = key;
+        if (k == null || !k.isValid()) {
+            k = owner.loop.keyFor(ch);
+            key = k;
+            if (k != null && !k.isValid()) {
+                return null; // cancelled by close, not moved
+            }
+        }
+        return k;
     }
 
     void close() {
@@ -506,8 +603,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         if (tls != null && !lingering) {
             tls.closeOutbound();
         }
-        if (key != null) {
-            key.cancel();
+        SelectionKey k = key();
+        if (k != null) {
+            k.cancel();
         }
         closeQuietly(ch);
         owner.removed(this);

@@ -35,22 +35,24 @@ final class HttpLoop {
         loop.execute(() -> loop.schedule(SWEEP_MS, this::sweep));
     }
 
-    /** Takes a connection the acceptor dealt to this loop; on the loop. */
+    /** Takes a connection the acceptor dealt (and counted) to this loop; on the loop. */
     void adopt(SocketChannel ch) {
         if (draining) {
             HttpConnection.closeQuietly(ch);
+            server.connectionClosed();
             return;
         }
-        HttpConnection c = new HttpConnection(this, ch);
+        HttpConnection c;
         try {
+            c = new HttpConnection(this, ch);
             c.open();
-        } catch (java.io.IOException e) {
+        } catch (java.io.IOException | RuntimeException e) {
             HttpConnection.closeQuietly(ch);
+            server.connectionClosed();
             return;
         }
         c.index = connections.size();
         connections.add(c);
-        server.connectionOpened();
     }
 
     void removed(HttpConnection c) {
@@ -84,6 +86,19 @@ final class HttpLoop {
         for (HttpConnection c : connections.toArray(new HttpConnection[0])) {
             c.abort();
         }
+    }
+
+    /** Connections reading a request body now, and the bytes their body buffers take; on the loop. */
+    long[] bodyBuffers() {
+        long[] n = new long[2];
+        for (HttpConnection c : connections) {
+            int capacity = c.bodyCapacity();
+            if (capacity >= 0) {
+                n[0]++;
+                n[1] += capacity;
+            }
+        }
+        return n;
     }
 
     int connectionCount() {

@@ -92,6 +92,11 @@ final class HttpRequestParser {
         return exact;
     }
 
+    /** The capacity of the body buffer while a body is read, or -1 when none is. */
+    int bodyCapacity() {
+        return body != null && state != State.DONE ? body.length : -1;
+    }
+
     /** Whether the connection stays open after this request (HTTP/1.1 default, 1.0 on request). */
     boolean keepAlive() {
         if (headers.hasToken("Connection", "close")) {
@@ -155,6 +160,10 @@ final class HttpRequestParser {
                 case BODY -> {
                     int want = (int) (contentLength - bodyLength);
                     int take = Math.min(want, in.remaining());
+                    if (take == 0) {
+                        return Result.NEED_MORE;
+                    }
+                    growBody(bodyLength + take, contentLength);
                     in.get(body, bodyLength, take);
                     bodyLength += take;
                     if (bodyLength < contentLength) {
@@ -190,12 +199,15 @@ final class HttpRequestParser {
                     if (bodyLength + size > limits.maxBodyBytes()) {
                         return error(413, "chunked body larger than " + limits.maxBodyBytes() + " bytes");
                     }
-                    ensureBody((int) (bodyLength + size));
                     chunkLeft = size;
                     state = State.CHUNK_DATA;
                 }
                 case CHUNK_DATA -> {
                     int take = (int) Math.min(chunkLeft, in.remaining());
+                    if (take == 0) {
+                        return Result.NEED_MORE;
+                    }
+                    growBody(bodyLength + take, limits.maxBodyBytes());
                     in.get(body, bodyLength, take);
                     bodyLength += take;
                     chunkLeft -= take;
@@ -340,7 +352,6 @@ final class HttpRequestParser {
                 return fail(400, "Transfer-Encoding in an HTTP/1.0 request");
             }
             chunked = true;
-            ensureBody(0);
             state = State.CHUNK_SIZE;
             return true;
         }
@@ -357,8 +368,7 @@ final class HttpRequestParser {
                 return fail(413, "body of " + contentLength + " bytes, more than " + limits.maxBodyBytes());
             }
             if (contentLength > 0) {
-                body = new byte[(int) contentLength];
-                state = State.BODY;
+                state = State.BODY; // the buffer grows as the bytes come: a declared length costs nothing yet
                 return true;
             }
         }
@@ -366,13 +376,20 @@ final class HttpRequestParser {
         return true;
     }
 
-    private void ensureBody(int size) {
+    /**
+     * Makes room for {@code need} bytes of body, doubling up to {@code cap} (the declared length,
+     * or the limit for a chunked body): memory follows the bytes that arrived, not what a peer
+     * declared, and a body read in full by its length ends in an array of exactly that length.
+     */
+    private void growBody(int need, long cap) {
         if (body == null) {
-            body = new byte[Math.max(size, 256)];
-        } else if (body.length < size) {
-            body = java.util.Arrays.copyOf(body, Math.max(size, Math.min(body.length * 2, limits.maxBodyBytes())));
+            body = new byte[(int) Math.min(cap, Math.max(need, INITIAL_BODY))];
+        } else if (body.length < need) {
+            body = java.util.Arrays.copyOf(body, (int) Math.min(cap, Math.max(need, 2L * body.length)));
         }
     }
+
+    private static final int INITIAL_BODY = 4096;
 
     /** {@link #lineEnd}: no line terminator yet. */
     private static final int NOT_YET = -1;

@@ -13,15 +13,23 @@ import dev.cor.base.CorCoLoop;
 /**
  * TLS under one server connection: an {@link SSLEngine} between the socket and the HTTP parser,
  * driven by readiness like the plain socket (nothing here blocks). The handshake runs as bytes
- * arrive; delegated tasks (NEED_TASK) run off the loop on a helper thread and the connection is
- * resumed through its loop's inbox. BUFFER_OVERFLOW grows the buffer, BUFFER_UNDERFLOW reads
- * more, CLOSED ends the stream. Its connection's loop thread only.
+ * arrive; delegated tasks (NEED_TASK) run off the loop on the server's bounded task pool and the
+ * connection is resumed through its loop's inbox - a pool that refuses them ends the connection.
+ * BUFFER_OVERFLOW grows the buffer (up to {@link #MAX_BUFFER}), BUFFER_UNDERFLOW reads more,
+ * CLOSED ends the stream. Its connection's loop thread only.
  */
 final class HttpTls {
+    /**
+     * The most any of the three buffers may grow to: several times the largest record an engine
+     * asks room for (16 KiB of plaintext, ~33 KiB for a packet with large fragments). An engine
+     * that asks for more is treated as a broken stream, not obeyed.
+     */
+    static final int MAX_BUFFER = 256 * 1024;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final SSLEngine engine;
     private final SocketChannel ch;
+    private final java.util.concurrent.Executor tasks;
     private ByteBuffer netIn;  // write mode: bytes read from the socket, not yet unwrapped
     private ByteBuffer netOut; // write mode: records wrapped, not yet written
     private ByteBuffer appIn;  // write mode: plaintext unwrapped, not yet handed over
@@ -29,9 +37,10 @@ final class HttpTls {
     private boolean taskRunning;
     private boolean inboundClosed;
 
-    HttpTls(SSLEngine engine, SocketChannel ch) {
+    HttpTls(SSLEngine engine, SocketChannel ch, java.util.concurrent.Executor tasks) {
         this.engine = engine;
         this.ch = ch;
+        this.tasks = tasks;
         int packet = engine.getSession().getPacketBufferSize();
         this.netIn = ByteBuffer.allocate(packet);
         this.netOut = ByteBuffer.allocate(packet);
@@ -172,19 +181,25 @@ final class HttpTls {
                         tasks.add(task);
                     }
                     // Certificate checks and key generation can take milliseconds: never on the loop.
-                    loop.blockingExecutor().execute(() -> {
-                        for (Runnable t : tasks) {
-                            t.run();
-                        }
-                        try {
-                            loop.execute(() -> {
-                                taskRunning = false;
-                                resume.run();
-                            });
-                        } catch (java.util.concurrent.RejectedExecutionException e) {
-                            // the loop has ended: so has the connection
-                        }
-                    });
+                    try {
+                        this.tasks.execute(() -> {
+                            for (Runnable t : tasks) {
+                                t.run();
+                            }
+                            try {
+                                loop.execute(() -> {
+                                    taskRunning = false;
+                                    resume.run();
+                                });
+                            } catch (java.util.concurrent.RejectedExecutionException e) {
+                                // the loop has ended: so has the connection
+                            }
+                        });
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        taskRunning = false;
+                        throw new SSLException("TLS handshake tasks are queued to their bound (or the server is stopping): "
+                                + "closing rather than waiting");
+                    }
                     return false;
                 }
                 case NEED_WRAP -> {
@@ -268,8 +283,13 @@ final class HttpTls {
         return n;
     }
 
-    private static ByteBuffer grow(ByteBuffer b, int atLeast) {
-        ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + atLeast));
+    /** A copy of {@code b} (write mode) with room for {@code atLeast} more: doubled, never past {@link #MAX_BUFFER}. */
+    static ByteBuffer grow(ByteBuffer b, int atLeast) throws SSLException {
+        long need = (long) b.position() + atLeast;
+        if (need > MAX_BUFFER) {
+            throw new SSLException("a TLS buffer would grow past " + MAX_BUFFER + " bytes (to " + need + ")");
+        }
+        ByteBuffer bigger = ByteBuffer.allocate((int) Math.min(MAX_BUFFER, Math.max(2L * b.capacity(), need)));
         b.flip();
         bigger.put(b);
         return bigger;

@@ -1,21 +1,31 @@
 package dev.cor.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.EOFException;
 import java.io.FileInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -27,6 +37,8 @@ import org.junit.jupiter.api.Test;
 class CorHttpTlsTest {
     private static CorHttpServer server;
     private static HttpClient client;
+    private static SSLContext serverCtx;
+    private static SSLContext clientCtx;
 
     @BeforeAll
     static void start() throws Exception {
@@ -44,11 +56,11 @@ class CorHttpTlsTest {
         }
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, pass);
-        SSLContext serverCtx = SSLContext.getInstance("TLS");
+        serverCtx = SSLContext.getInstance("TLS");
         serverCtx.init(kmf.getKeyManagers(), null, null);
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(ks);
-        SSLContext clientCtx = SSLContext.getInstance("TLS");
+        clientCtx = SSLContext.getInstance("TLS");
         clientCtx.init(null, tmf.getTrustManagers(), null);
         server = CorHttpServer.builder().host("127.0.0.1").port(0).loops(2).application(new TestApp())
                 .coroutineHook(r -> true).tls(serverCtx).headerTimeoutMs(500).build().start();
@@ -121,6 +133,152 @@ class CorHttpTlsTest {
             return false;
         } catch (java.net.SocketException e) {
             return true;
+        }
+    }
+
+    /** A TLS client's handshake and one GET on a raw socket; the status, or what it threw. */
+    private static int handshakeAndGet(int port, List<javax.net.ssl.SSLSocket> keep) throws IOException {
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) clientCtx.getSocketFactory().createSocket("127.0.0.1", port);
+        keep.add(s);
+        s.setSoTimeout(10_000);
+        s.startHandshake();
+        s.getOutputStream().write("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        byte[] status = s.getInputStream().readNBytes(12);
+        if (status.length < 12) {
+            throw new EOFException("no answer");
+        }
+        return Integer.parseInt(new String(status, 9, 3, StandardCharsets.US_ASCII));
+    }
+
+    private static void closeAll(List<javax.net.ssl.SSLSocket> sockets) throws IOException {
+        for (javax.net.ssl.SSLSocket s : sockets) {
+            s.close();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void handshakeTasksPastTheirQueueCloseTheConnectionAtOnceAndTheServerServesAgainOnceTheyDrain() throws Exception {
+        CorHttpServer bounded = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new TestApp())
+                .tls(serverCtx).tlsTaskPool(1, 1).headerTimeoutMs(20_000).build().start();
+        CountDownLatch hold = new CountDownLatch(1);
+        List<javax.net.ssl.SSLSocket> sockets = new ArrayList<>();
+        try {
+            CountDownLatch running = new CountDownLatch(1);
+            bounded.tlsTasks().execute(() -> {
+                running.countDown();
+                awaitQuietly(hold);
+            });
+            assertTrue(running.await(10, TimeUnit.SECONDS));
+            bounded.tlsTasks().execute(() -> awaitQuietly(hold)); // the queue of one is full now
+            long t0 = System.nanoTime();
+            IOException refused = assertThrows(IOException.class, () -> handshakeAndGet(bounded.port(), sockets));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertFalse(refused instanceof SocketTimeoutException, "the handshake stalled: " + refused);
+            assertTrue(ms < 5000, "closed after " + ms + " ms");
+            hold.countDown();
+            assertEquals(200, handshakeAndGet(bounded.port(), sockets), "served once the tasks drained");
+        } finally {
+            hold.countDown();
+            closeAll(sockets);
+            bounded.stop(500);
+        }
+    }
+
+    @Test
+    void pastMaxConnectionsATlsConnectionIsClosedBeforeItsHandshakeAndCounted() throws Exception {
+        CorHttpServer capped = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new TestApp())
+                .tls(serverCtx).maxConnections(1).build().start();
+        List<javax.net.ssl.SSLSocket> sockets = new ArrayList<>();
+        try {
+            assertEquals(200, handshakeAndGet(capped.port(), sockets));
+            IOException refused = assertThrows(IOException.class, () -> handshakeAndGet(capped.port(), sockets));
+            assertFalse(refused instanceof SocketTimeoutException, "the handshake stalled: " + refused);
+            assertEquals(1, capped.connectionsRefused());
+            assertEquals(1, capped.connectionsOpen());
+        } finally {
+            closeAll(sockets);
+            capped.stop(500);
+        }
+    }
+
+    @Test
+    void aTlsBufferDoesNotGrowPastItsCap() throws Exception {
+        ByteBuffer half = ByteBuffer.allocate(HttpTls.MAX_BUFFER / 2 + 1);
+        half.position(half.capacity());
+        ByteBuffer grown = HttpTls.grow(half, 1);
+        assertEquals(HttpTls.MAX_BUFFER, grown.capacity(), "doubled, but only up to the cap");
+        assertEquals(half.capacity(), grown.position(), "what it held is kept");
+        grown.position(grown.capacity());
+        SSLException e = assertThrows(SSLException.class, () -> HttpTls.grow(grown, 1));
+        assertTrue(e.getMessage().contains(String.valueOf(HttpTls.MAX_BUFFER)), e.getMessage());
+    }
+
+    /** An SSLContext over the test's that records which thread creates each engine. */
+    private static SSLContext recording(SSLContext real, List<String> creators) {
+        javax.net.ssl.SSLContextSpi spi = new javax.net.ssl.SSLContextSpi() {
+            @Override
+            protected void engineInit(javax.net.ssl.KeyManager[] km, javax.net.ssl.TrustManager[] tm, java.security.SecureRandom sr) {
+                throw new UnsupportedOperationException("already initialised");
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSocketFactory engineGetSocketFactory() {
+                return real.getSocketFactory();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLServerSocketFactory engineGetServerSocketFactory() {
+                return real.getServerSocketFactory();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLEngine engineCreateSSLEngine() {
+                creators.add(Thread.currentThread().getName());
+                return real.createSSLEngine();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLEngine engineCreateSSLEngine(String host, int port) {
+                creators.add(Thread.currentThread().getName());
+                return real.createSSLEngine(host, port);
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSessionContext engineGetServerSessionContext() {
+                return real.getServerSessionContext();
+            }
+
+            @Override
+            protected javax.net.ssl.SSLSessionContext engineGetClientSessionContext() {
+                return real.getClientSessionContext();
+            }
+        };
+        return new SSLContext(spi, real.getProvider(), real.getProtocol()) { };
+    }
+
+    @Test
+    void theFirstSslEngineIsMadeWhenTheServerIsBuiltNotOnALoop() throws Exception {
+        List<String> creators = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CorHttpServer s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).application(new TestApp())
+                .tls(recording(serverCtx, creators)).build();
+        assertEquals(List.of(Thread.currentThread().getName()), creators, "made by build(), on the caller's thread");
+        s.start();
+        List<javax.net.ssl.SSLSocket> sockets = new ArrayList<>();
+        try {
+            assertEquals(200, handshakeAndGet(s.port(), sockets));
+            assertEquals(2, creators.size(), "then one per connection: " + creators);
+        } finally {
+            closeAll(sockets);
+            s.stop(500);
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.cor.http;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 import dev.cor.base.CorCo;
 import dev.cor.rest.CorRest;
@@ -12,15 +14,17 @@ import dev.cor.rest.CorRestException;
  * The server tests' application: {@code /hello} inline, {@code /slow?ms=N} may wait (sleeps on
  * the loop as a coroutine, on the worker otherwise), {@code /nowait} may wait and never does,
  * {@code /echo} answers the body and its type, {@code /big?bytes=N} a large body,
- * {@code /id?n=X} answers X, {@code /defer} adds post-response work.
+ * {@code /id?n=X} answers X, {@code /defer} adds post-response work, {@code /gated-big?bytes=N}
+ * may wait: it waits until {@link #gate} opens, then answers like {@code /big}.
  */
 final class TestApp implements CorRestApplication {
     final ConcurrentLinkedQueue<String> deferredRan = new ConcurrentLinkedQueue<>();
+    final CompletableFuture<Void> gate = new CompletableFuture<>();
 
     @Override
     public boolean canWait(CorRest r) {
         return r.path().equals("/slow") || r.path().equals("/nowait") || r.path().equals("/defer")
-                || r.path().equals("/big-co");
+                || r.path().equals("/big-co") || r.path().equals("/gated-big");
     }
 
     @Override
@@ -38,7 +42,10 @@ final class TestApp implements CorRestApplication {
             }
             case "/nowait", "/id" -> text(r, String.valueOf(r.queryParam("n")), "text/plain");
             case "/echo" -> r.respond(200, r.headers().get("Content-Type"), r.body());
-            case "/big", "/big-co" -> {
+            case "/big", "/big-co", "/gated-big" -> {
+                if (r.path().equals("/gated-big")) {
+                    awaitGate();
+                }
                 int n = Integer.parseInt(r.queryParam("bytes"));
                 byte[] b = new byte[n];
                 for (int i = 0; i < n; i++) {
@@ -52,6 +59,21 @@ final class TestApp implements CorRestApplication {
                 text(r, "deferred " + tag, "text/plain");
             }
             default -> throw new CorRestException(404, "Not Found", "no route " + r.path());
+        }
+    }
+
+    /** Waits (at most 30 s) for the gate: yielding as a coroutine, blocking on a worker. */
+    private void awaitGate() throws Exception {
+        if (CorCo.current() == null) {
+            gate.get(30, TimeUnit.SECONDS);
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!gate.isDone()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the gate did not open within 30 s");
+            }
+            CorCo.sleep(5);
         }
     }
 

@@ -192,9 +192,13 @@ public final class CorRest {
         return responseBody;
     }
 
-    /** Sets the response: status, Content-Type (may be {@code null} for no body) and body. */
+    /**
+     * Sets the response: status, Content-Type (may be {@code null} for no body) and body.
+     *
+     * @throws IllegalArgumentException for a status outside 100..599, which no carrier can send
+     */
     public CorRest respond(int status, String contentType, byte[] body) {
-        this.status = status;
+        this.status = checkStatus(status);
         this.responseBody = body != null ? body : EMPTY;
         if (contentType != null) {
             responseHeaders.set("Content-Type", contentType);
@@ -204,8 +208,9 @@ public final class CorRest {
         return this;
     }
 
-    /** Sets a JSON response. */
+    /** Sets a JSON response; a status outside 100..599 is refused as by {@link #respond}. */
     public CorRest respondJson(int status, JsonNode body) {
+        checkStatus(status);
         try {
             return respond(status, "application/json", CorRestJson.mapper().writeValueAsBytes(body));
         } catch (JsonProcessingException e) {
@@ -227,6 +232,14 @@ public final class CorRest {
         } catch (JsonProcessingException x) {
             throw new IllegalStateException(x);
         }
+    }
+
+    /** {@code status} if HTTP can carry it (RFC 9110 § 15: three digits, 1xx to 5xx). */
+    static int checkStatus(int status) {
+        if (status < 100 || status > 599) {
+            throw new IllegalArgumentException("status " + status + " is outside 100..599");
+        }
+        return status;
     }
 
     // ---------------------------------------------------------------- after the answer

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
 import dev.cor.base.CorCoListener;
+import dev.cor.base.CorCoLogLimiter;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
 
@@ -202,13 +203,20 @@ public final class CorRestDispatcher {
         }
     }
 
-    private static void failRequest(CorRest request, Throwable t) {
+    /** How often a handler's failure (a 500) is logged with its stack trace, per dispatcher, i.e. per server. */
+    static final long ERROR_LOG_INTERVAL_MS = 10_000;
+
+    /** Handlers' failures answered 500: one stack trace per interval, the others counted into the next line. */
+    private final CorCoLogLimiter errorLog = new CorCoLogLimiter(LOG, ERROR_LOG_INTERVAL_MS);
+
+    private void failRequest(CorRest request, Throwable t) {
         if (t instanceof CorRestException e) {
             request.fail(e);
         } else if (t instanceof CorCoCancelledException) {
             request.fail(new CorRestException(503, "Service Unavailable", "the server is stopping"));
         } else {
-            LOG.log(System.Logger.Level.WARNING, "cor: " + request + " failed", t);
+            // On the loop, synchronously: a storm of 500s must not become a storm of stack traces.
+            errorLog.log(System.Logger.Level.WARNING, () -> "cor: " + request + " failed", t);
             request.fail(new CorRestException(500, "Internal Server Error", t.getClass().getSimpleName()
                     + (t.getMessage() != null ? ": " + t.getMessage() : "")));
         }

@@ -11,13 +11,15 @@ public class CorRestException extends RuntimeException {
     private final String type;
     private final String title;
 
+    /** @throws IllegalArgumentException for a status outside 100..599 */
     public CorRestException(int status, String title, String detail) {
         this(status, "about:blank", title, detail, null);
     }
 
+    /** @throws IllegalArgumentException for a status outside 100..599 */
     public CorRestException(int status, String type, String title, String detail, Throwable cause) {
         super(detail, cause);
-        this.status = status;
+        this.status = CorRest.checkStatus(status);
         this.type = type;
         this.title = title;
     }

@@ -1,5 +1,6 @@
 package dev.cor.rest;
 
+import dev.cor.base.LogCapture;
 import dev.cor.base.LoopTesting;
 import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -255,6 +256,39 @@ class CorRestDispatcherTest {
                 assertNotNull(p.get("type"));
                 assertTrue(p.get("detail").asText().contains(missing ? "no entity" : "bug"), p.toString());
             }
+        }
+    }
+
+    @Test
+    void aStormOf500sLogsOneStackTraceAndAnswersEveryRequest() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestApplication failing = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return request.path().startsWith("/wait");
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                throw new IllegalStateException("broken " + request.path());
+            }
+        };
+        try (LogCapture log = LogCapture.of(CorRestDispatcher.class.getName())) {
+            CorRestDispatcher d = dispatcher(failing, r -> !r.path().endsWith("hop"), null);
+            Answers answers = new Answers(60);
+            onLoop(l, () -> {
+                for (int i = 0; i < 20; i++) {
+                    d.dispatch(CorRest.builder("GET", "/inline").build(), answers);
+                    d.dispatch(CorRest.builder("GET", "/wait-co").build(), answers);
+                    d.dispatch(CorRest.builder("GET", "/wait-hop").build(), answers);
+                }
+                return null;
+            });
+            answers.await();
+            assertEquals(60, answers.got.stream().filter(a -> a.startsWith("500 ")).count(), "every one answered 500");
+            List<java.util.logging.LogRecord> traces = log.withStackTraces();
+            assertEquals(1, traces.size(), "one stack trace for 60 failures within the interval: " + log.records().size() + " records");
+            assertTrue(traces.get(0).getThrown() instanceof IllegalStateException);
         }
     }
 

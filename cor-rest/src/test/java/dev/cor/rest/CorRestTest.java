@@ -50,6 +50,29 @@ class CorRestTest {
     }
 
     @Test
+    void aStatusOutside100To599IsRefusedAtRespondNamingIt() {
+        CorRest r = CorRest.builder("GET", "/x").build();
+        for (int bad : new int[] {0, 99, 600, 1000, -200}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> r.respond(bad, "text/plain", new byte[1]));
+            assertTrue(e.getMessage().contains(String.valueOf(bad)), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> r.respondJson(bad, CorRestJson.mapper().createObjectNode()));
+        }
+        assertEquals(200, r.status(), "a refused status leaves the response as it was");
+        assertEquals(100, r.respond(100, null, null).status());
+        assertEquals(599, r.respond(599, null, null).status());
+    }
+
+    @Test
+    void aCorRestExceptionWithAStatusOutside100To599IsRefusedNamingIt() {
+        for (int bad : new int[] {0, 99, 600, 700}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new CorRestException(bad, "T", "d"));
+            assertTrue(e.getMessage().contains(String.valueOf(bad)), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> new CorRestException(bad, "about:blank", "T", "d", null));
+        }
+        assertEquals(599, new CorRestException(599, "T", "d").status());
+    }
+
+    @Test
     void aBodyThatIsNotJsonHasNoTree() {
         CorRest r = CorRest.builder("POST", "/x").header("Content-Type", "text/plain").body("{}").build();
         assertFalse(r.isJson());

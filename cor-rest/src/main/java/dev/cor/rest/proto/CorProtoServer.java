@@ -16,6 +16,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.cor.base.CorCoAcceptBackoff;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRestDispatcher;
 
@@ -54,6 +55,7 @@ public final class CorProtoServer implements AutoCloseable {
     private ServerSocketChannel listener;
     private volatile int port = -1;
     private int nextLoop; // the acceptor loop's only
+    private final CorCoAcceptBackoff acceptBackoff = new CorCoAcceptBackoff("cor:// server"); // the acceptor loop's only
     private volatile boolean started;
     private volatile boolean stopping;
 
@@ -154,12 +156,13 @@ public final class CorProtoServer implements AutoCloseable {
             try {
                 ch = listener.accept();
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "cor:// server " + name + ": accept failed", e);
+                acceptBackoff.failed(key, e); // out of descriptors, say: pause rather than spin
                 return;
             }
             if (ch == null) {
                 return;
             }
+            acceptBackoff.accepted();
             accepted.increment();
             try {
                 ch.configureBlocking(false);

@@ -31,8 +31,10 @@ public final class HelloMain {
                 + " loop(s), coroutines " + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop")
                 + ", " + o.workers() + " workers)");
         CountDownLatch stopped = new CountDownLatch(1);
+        // SIGTERM ends the JVM with or without this hook; the hook lets the requests in flight be answered first.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.stop();
+            System.out.println("hello: stopped after " + server.answersWritten() + " answer(s)");
             stopped.countDown();
         }, "hello-stop"));
         stopped.await();

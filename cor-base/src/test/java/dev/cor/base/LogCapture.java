@@ -1,0 +1,59 @@
+package dev.cor.base;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Test support for every module's tests (cor-base's test-jar): collects what is logged to one
+ * logger - {@code System.Logger} goes to java.util.logging by default - while it is open. Any
+ * thread logs into it; any test thread reads it.
+ */
+public final class LogCapture implements AutoCloseable {
+    private final Logger jul;
+    private final List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            records.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    private LogCapture(String loggerName) {
+        this.jul = Logger.getLogger(loggerName);
+        jul.addHandler(handler);
+    }
+
+    /** Starts collecting what reaches the logger of that name ({@code ""}: every logger). */
+    public static LogCapture of(String loggerName) {
+        return new LogCapture(loggerName);
+    }
+
+    /** What was logged so far, in order (a copy). */
+    public List<LogRecord> records() {
+        synchronized (records) {
+            return List.copyOf(records);
+        }
+    }
+
+    /** The records logged with an exception: the stack traces written. */
+    public List<LogRecord> withStackTraces() {
+        return records().stream().filter(r -> r.getThrown() != null).toList();
+    }
+
+    @Override
+    public void close() {
+        jul.removeHandler(handler);
+    }
+}
