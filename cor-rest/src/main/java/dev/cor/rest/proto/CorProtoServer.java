@@ -37,6 +37,10 @@ public final class CorProtoServer implements AutoCloseable {
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     /** Default cap of open connections. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** Default idle timeout: a connection with nothing in flight that receives nothing this long is closed (spec § 9.1). */
+    public static final long DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+    /** Default write timeout: answers the peer does not read for this long close its connection (spec § 9.1). */
+    public static final long DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
     final String host;
     private final int requestedPort;
@@ -49,6 +53,8 @@ public final class CorProtoServer implements AutoCloseable {
     final int nameTable;
     final long handshakeTimeoutMs;
     final long frameTimeoutMs;
+    final long idleTimeoutMs;
+    final long writeTimeoutMs;
     final int maxConnections;
 
     private ServerSocketChannel listener;
@@ -62,6 +68,7 @@ public final class CorProtoServer implements AutoCloseable {
     final LongAdder requests = new LongAdder();
     final LongAdder responses = new LongAdder();
     final LongAdder violations = new LongAdder();
+    final LongAdder timedOut = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
     final LongAdder writes = new LongAdder();
@@ -78,6 +85,8 @@ public final class CorProtoServer implements AutoCloseable {
         this.nameTable = b.nameTable;
         this.handshakeTimeoutMs = b.handshakeTimeoutMs;
         this.frameTimeoutMs = b.frameTimeoutMs;
+        this.idleTimeoutMs = b.idleTimeoutMs;
+        this.writeTimeoutMs = b.writeTimeoutMs;
         this.maxConnections = b.maxConnections;
         if (loops.isEmpty()) {
             throw new IllegalArgumentException("a cor:// server needs at least one loop");
@@ -299,6 +308,14 @@ public final class CorProtoServer implements AutoCloseable {
         return violations.sum();
     }
 
+    /**
+     * Connections closed because the peer was idle past the idle timeout, or left its answers
+     * unread past the write timeout (spec § 9.1).
+     */
+    public long connectionsTimedOut() {
+        return timedOut.sum();
+    }
+
     public long bytesRead() {
         return bytesRead.sum();
     }
@@ -323,7 +340,8 @@ public final class CorProtoServer implements AutoCloseable {
     /**
      * Builds a server. Required: the loops (started) and the dispatcher. Defaults: 127.0.0.1,
      * an ephemeral port, the name "cor", no token, frames of 1 MiB, 256 streams, a name table of
-     * 4 096, handshake and frame timeouts of 10 s, 10 000 connections.
+     * 4 096, handshake and frame timeouts of 10 s, an idle timeout of 120 s, a write timeout of
+     * 30 s, 10 000 connections.
      */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -337,6 +355,8 @@ public final class CorProtoServer implements AutoCloseable {
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
         private long handshakeTimeoutMs = DEFAULT_TIMEOUT_MS;
         private long frameTimeoutMs = DEFAULT_TIMEOUT_MS;
+        private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+        private long writeTimeoutMs = DEFAULT_WRITE_TIMEOUT_MS;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
         private Builder() {
@@ -411,6 +431,25 @@ public final class CorProtoServer implements AutoCloseable {
         /** How long a frame begun may stay unfinished (spec § 3.6). */
         public Builder frameTimeoutMs(long ms) {
             this.frameTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "frame timeout");
+            return this;
+        }
+
+        /**
+         * How long a connection past HELLO may stay idle - nothing in flight, nothing unsent, nothing
+         * received - before it is closed with GOAWAY {@code NO_ERROR} (spec § 9.1). A peer that
+         * wants to keep an idle connection sends PING.
+         */
+        public Builder idleTimeoutMs(long ms) {
+            this.idleTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "idle timeout");
+            return this;
+        }
+
+        /**
+         * How long answers may wait unsent while the peer reads none of them before the
+         * connection is closed and they are dropped (spec § 9.1).
+         */
+        public Builder writeTimeoutMs(long ms) {
+            this.writeTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "write timeout");
             return this;
         }
 
