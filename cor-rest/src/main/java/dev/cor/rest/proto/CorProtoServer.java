@@ -100,8 +100,10 @@ public final class CorProtoServer implements AutoCloseable {
     // ---------------------------------------------------------------- life
 
     /**
-     * Binds the port and starts accepting on the first loop. Any thread but one of the server's
-     * loops (it waits for the acceptor to be registered); returns once connections are accepted.
+     * Binds the port and starts accepting on the first loop. Any thread: from a thread that is no
+     * loop's it returns once the acceptor loop has taken the listener; on the acceptor loop
+     * itself it registers the listener at once; on another loop it does not wait - a loop never
+     * blocks - and connections wait in the listen backlog until the acceptor loop takes it.
      */
     public CorProtoServer start() throws IOException {
         synchronized (this) {
@@ -120,19 +122,31 @@ public final class CorProtoServer implements AutoCloseable {
             CorCoLoop acceptor = loops.get(0);
             CountDownLatch registered = new CountDownLatch(1);
             IOException[] failure = new IOException[1];
-            acceptor.execute(() -> {
+            // A loop thread never waits: not for itself (it would wait for ever), not for another.
+            boolean inline = acceptor.inLoop();
+            boolean reported = inline || CorCoLoop.current() == null;
+            Runnable register = () -> {
                 try {
                     acceptor.register(ch, SelectionKey.OP_ACCEPT, this::onAcceptable);
                 } catch (IOException e) {
                     failure[0] = e;
+                    if (!reported) { // nobody is there to throw it to
+                        LOG.log(System.Logger.Level.ERROR, "cor:// server " + name + " cannot accept on " + acceptor.name(), e);
+                        ProtoChecks.closeQuietly(ch);
+                    }
                 } finally {
                     registered.countDown();
                 }
-            });
-            if (!registered.await(10, TimeUnit.SECONDS)) {
-                throw new IOException("loop " + acceptor.name() + " did not take the listener within 10 s");
+            };
+            if (inline) {
+                register.run();
+            } else {
+                acceptor.execute(register);
+                if (reported && !registered.await(10, TimeUnit.SECONDS)) {
+                    throw new IOException("loop " + acceptor.name() + " did not take the listener within 10 s");
+                }
             }
-            if (failure[0] != null) {
+            if (registered.getCount() == 0 && failure[0] != null) {
                 throw failure[0];
             }
         } catch (IOException | RuntimeException e) {
