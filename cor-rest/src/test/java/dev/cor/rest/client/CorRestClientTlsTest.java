@@ -196,7 +196,8 @@ class CorRestClientTlsTest {
             assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
             assertTrue(e.getMessage().contains("handshake"), e.getMessage());
             assertTrue(ms >= 490 && ms < 3000, "the handshake deadline was 500 ms, it took " + ms);
-            assertTrue(during >= 10, "the ticker ticked " + during + " times in " + ms + " ms: the handshake held the loop");
+            // A loop held for the handshake would tick once at most; a loaded machine may tick slowly.
+            assertTrue(during >= 3, "the ticker ticked " + during + " times in " + ms + " ms: the handshake held the loop");
             assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(client.openConnections(), loop.liveCoroutines())));
 
             // from a plain thread the same deadline holds

@@ -75,7 +75,8 @@ class CorRestResolverTest {
 
             assertEquals("host slowname.test:" + server.port(), first);
             assertTrue(firstMs >= 500, "the lookup did not take its 500 ms: " + firstMs);
-            assertTrue(during >= 10, "the ticker ticked " + during + " times in " + firstMs + " ms: the lookup held the loop");
+            // A loop held for the lookup would tick once at most; a loaded machine may tick slowly.
+            assertTrue(during >= 3, "the ticker ticked " + during + " times in " + firstMs + " ms: the lookup held the loop");
             assertNotNull(lookupThread.get());
             assertNotEquals(loop.thread(), lookupThread.get(), "the lookup ran on the loop thread");
 

@@ -208,7 +208,8 @@ class CorProtoPeerDeathTest {
             // Every deadline is 1 s from its call's start, all started after t0: none may fail sooner.
             assertTrue(first >= 1000, "a call failed after " + first + " ms, before its 1 s deadline");
             assertTrue(last < 8000, "every call failed near its 1 s deadline, not later: " + last + " ms");
-            assertTrue(ticksDuring >= 10, "another task of the loop ticked " + ticksDuring + " times in the "
+            // A loop held for the stall would tick once at most; a loaded machine may tick slowly.
+            assertTrue(ticksDuring >= 3, "another task of the loop ticked " + ticksDuring + " times in the "
                     + first + " ms the calls waited: the stall held the loop");
             assertTrue(client.bytesSent() < (long) calls * body.length, "the peer took only part of it");
             assertEquals(0, ProtoFixture.liveCoroutines(clientLoop), "no coroutine is left waiting on the socket");
