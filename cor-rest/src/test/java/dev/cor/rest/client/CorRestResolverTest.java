@@ -91,6 +91,20 @@ class CorRestResolverTest {
     }
 
     @Test
+    void aNamePastItsTimeToLiveIsLookedUpAgainAndTheNewAddressUsed() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        CorRestResolver resolver = CorRestResolver.of(host -> {
+            int n = lookups.incrementAndGet(); // each lookup answers another address
+            return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, (byte) n})};
+        }, 50);
+        // On a plain thread the lookup runs right here.
+        assertEquals("127.0.0.1", resolver.resolve("ttl.test").getHostAddress());
+        Thread.sleep(150); // past the 50 ms time to live
+        assertEquals("127.0.0.2", resolver.resolve("TTL.test").getHostAddress(), "the expired entry was used");
+        assertEquals(2, lookups.get());
+    }
+
+    @Test
     void numericAddressesAndLocalhostNeedNoLookup() throws Exception {
         CorRestResolver resolver = CorRestResolver.of(host -> {
             throw new AssertionError("looked up " + host);
