@@ -21,17 +21,25 @@ import dev.cor.base.CorCo;
  * Buffers are kept in write mode between calls: {@code netIn} holds bytes read and not yet
  * unwrapped, {@code appIn} bytes decrypted and not yet handed out - both are used up before the
  * next wait, or a wait would stall on data already here.
+ * <p>
+ * Every wrap must make progress - consume or produce bytes - or the conduit does what the engine
+ * asks for instead (a task, the peer's bytes, through a wait with the deadline); a few wraps in a
+ * row that do neither fail the call rather than spin on the loop.
  */
 final class TlsConduit extends Conduit {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     // A record is at most ~16.7 KiB (~33 KiB if the peer allows large ones): past this, it is garbage.
     private static final int MAX_NET_BUFFER = 1 << 17;
+    // Wraps in a row that consume and produce nothing: an engine that does this is stuck.
+    private static final int MAX_IDLE_WRAPS = 16;
 
     private final SSLEngine engine;
     private ByteBuffer netIn;
     private ByteBuffer netOut;
     private ByteBuffer appIn;
     private boolean inboundDone;
+    /** Bytes the last wrap consumed and produced: 0 is a wrap that made no progress. */
+    private int wrapped;
 
     TlsConduit(SocketChannel channel, SSLEngine engine) {
         super(channel);
@@ -46,9 +54,13 @@ final class TlsConduit extends Conduit {
     void handshake(long deadlineNanos, Waits.Phase phase) throws IOException {
         engine.beginHandshake();
         HandshakeStatus hs = engine.getHandshakeStatus();
+        int idleWraps = 0;
         while (true) {
             switch (hs) {
-                case NEED_WRAP -> hs = wrap(EMPTY, deadlineNanos, phase);
+                case NEED_WRAP -> {
+                    hs = wrap(EMPTY, deadlineNanos, phase);
+                    idleWraps = wrapped > 0 || hs != HandshakeStatus.NEED_WRAP ? 0 : idleWrap(idleWraps, deadlineNanos, phase);
+                }
                 case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> hs = unwrapForHandshake(deadlineNanos, phase);
                 case NEED_TASK -> {
                     runDelegatedTasks();
@@ -156,30 +168,56 @@ final class TlsConduit extends Conduit {
 
     /** After the handshake the peer may still send handshake messages (tickets, key updates). */
     private void afterHandshakeMessage(HandshakeStatus hs, long deadlineNanos, Waits.Phase phase) throws IOException {
+        int idleWraps = 0;
         while (hs == HandshakeStatus.NEED_TASK || hs == HandshakeStatus.NEED_WRAP) {
             if (hs == HandshakeStatus.NEED_TASK) {
                 runDelegatedTasks();
                 hs = engine.getHandshakeStatus();
             } else {
                 hs = wrap(EMPTY, deadlineNanos, phase);
+                idleWraps = wrapped > 0 || hs != HandshakeStatus.NEED_WRAP ? 0 : idleWrap(idleWraps, deadlineNanos, phase);
             }
         }
     }
 
     @Override
     void write(ByteBuffer src, long deadlineNanos, Waits.Phase phase) throws IOException {
+        int idleWraps = 0;
         while (src.hasRemaining()) {
             HandshakeStatus hs = wrap(src, deadlineNanos, phase);
             if (hs == HandshakeStatus.NEED_TASK) {
                 runDelegatedTasks();
+            } else if (hs == HandshakeStatus.NEED_UNWRAP || hs == HandshakeStatus.NEED_UNWRAP_AGAIN) {
+                // The peer's handshake messages first (a renegotiation, a key update): read them
+                // through the wait, under the deadline, instead of wrapping on in vain.
+                unwrapForHandshake(deadlineNanos, phase);
             }
+            idleWraps = wrapped > 0 ? 0 : idleWrap(idleWraps, deadlineNanos, phase);
         }
+    }
+
+    /**
+     * One more wrap in a row that made no progress: past the deadline a timeout, past a few a
+     * TLS failure - never a spin.
+     *
+     * @return the wraps without progress so far
+     */
+    private int idleWrap(int idleWraps, long deadlineNanos, Waits.Phase phase) throws CorRestClientException {
+        if (deadlineNanos - System.nanoTime() <= 0) {
+            throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT, phase.timeoutMessage());
+        }
+        if (++idleWraps >= MAX_IDLE_WRAPS) {
+            throw new CorRestClientException(CorRestClientException.Kind.TLS, "TLS made no progress: " + idleWraps
+                    + " wraps in a row consumed and produced nothing (handshake status " + engine.getHandshakeStatus() + ")");
+        }
+        return idleWraps;
     }
 
     /** Wraps once from {@code src} and sends the record(s) it made. */
     private HandshakeStatus wrap(ByteBuffer src, long deadlineNanos, Waits.Phase phase) throws IOException {
         while (true) {
             SSLEngineResult r = engine.wrap(src, netOut);
+            wrapped = r.bytesConsumed() + r.bytesProduced();
             switch (r.getStatus()) {
                 case OK -> {
                     flush(deadlineNanos, phase);

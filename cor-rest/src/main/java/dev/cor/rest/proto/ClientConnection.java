@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoLoopHandler;
+import dev.cor.base.CorCoTimer;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
 
@@ -36,6 +37,15 @@ import dev.cor.rest.CorRestHeaders;
  * every wait through {@link CorRest#waitFd} (a blocking wait there).
  * <p>
  * Either way, a dead connection fails every call and every waiter at once and leaves its table.
+ * <p>
+ * <b>Liveness</b> (spec § 9.2). A peer can stop answering and keep its TCP connection open. A
+ * connection silent for the ping idle time is PINGed - while calls wait on it (a loop
+ * connection's watch timer; a thread's own wait), and before a call reuses it - and one whose
+ * PONG does not come within the ping timeout dies. A call that passes its deadline abandons its
+ * stream, which stays reserved for the late answer (spec § 5.5); once half the streams are
+ * abandoned the connection is retired: it leaves its table, new calls open a fresh one, and it
+ * closes when its last live call is done.
+ * <p>
  * Touched only by its owner: the loop's thread, or the thread.
  */
 final class ClientConnection implements CorCoLoopHandler {
@@ -46,6 +56,10 @@ final class ClientConnection implements CorCoLoopHandler {
     static final int DEAD = 2;
 
     private static final int READS_PER_WAKE = 8;
+    /** {@link #send}: the call went out, or failed here. */
+    static final boolean TAKEN = true;
+    /** {@link #send}: the connection was retired or died before the call was written: try a fresh one. */
+    static final boolean ELSEWHERE = false;
     /** Unsent output up to which a request waits for the round's one write rather than writing itself. */
     static final int BATCH_LIMIT = 64 * 1024;
 
@@ -67,6 +81,21 @@ final class ClientConnection implements CorCoLoopHandler {
 
     private final IntMap<CorProtoCall> streams = new IntMap<>(16);
     private int nextStream = 1;
+    /** Streams whose calls stopped waiting, still reserved for their late answers (spec § 5.5). */
+    private int abandoned;
+    /** Takes no new call (too many streams abandoned); closes when its last live call is done. */
+    private boolean retired;
+
+    // Liveness (spec § 9.2).
+    private long lastReadNanos;
+    private boolean pingOutstanding;
+    private long pingSentNanos;
+    private long pingData;
+    /** Loop connections: armed while calls wait for answers or a PING waits for its PONG. */
+    private CorCoTimer watch;
+    private long watchDueNanos;
+    private final Runnable watchCheck = this::watchCheck;
+    private final ArrayDeque<CorCo> pongWaiters = new ArrayDeque<>(2);
 
     // Loop connections: who waits for what. Loop thread only.
     private final ArrayDeque<CorCo> openWaiters = new ArrayDeque<>(2);
@@ -119,6 +148,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 loop.register(channel, interest, this);
             }
             state = READY;
+            lastReadNanos = System.nanoTime();
             client.opened(this);
             LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connected to " + peerName + " at " + host + ":" + port);
         } catch (CorProtoException e) {
@@ -224,27 +254,29 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /**
      * Sends a request: waits for the write turn and a free stream, encodes it, writes it out.
-     * Never throws what the network does: the call fails instead. Returns with the call sent,
-     * or done.
+     * Never throws what the network does: the call fails instead.
+     *
+     * @return {@link #TAKEN} with the call sent, or done; {@link #ELSEWHERE} if the connection
+     *         was retired or died before the call was written - it is untouched, send it on a fresh one
      */
-    void send(CorProtoCall call, String method, String path, String query, CorRestHeaders headers, JsonNode json, byte[] body) {
+    boolean send(CorProtoCall call, String method, String path, String query, CorRestHeaders headers, JsonNode json, byte[] body) {
         if (loop == null) {
-            sendFromThread(call, method, path, query, headers, json, body);
-            return;
+            return sendFromThread(call, method, path, query, headers, json, body);
         }
         CorCo me = CorCo.current();
         boolean turn = false;
         try {
-            turn = takeTurn(me, call);
-            if (!turn) {
-                return;
+            int t = takeTurn(me, call);
+            if (t != TURN) {
+                return t == NO_TURN_ELSEWHERE ? ELSEWHERE : TAKEN;
             }
+            turn = true;
             if (!encode(call, method, path, query, headers, json, body)) {
-                return;
+                return TAKEN;
             }
             if (codec.pendingOutput() <= BATCH_LIMIT) {
                 queueFlush();
-                return;
+                return TAKEN;
             }
             int left = flushOut();
             while (left > 0 && state == READY) {
@@ -275,31 +307,46 @@ final class ClientConnection implements CorCoLoopHandler {
                 }
             }
         }
+        return TAKEN;
     }
 
-    /** Waits for the write turn and a free stream; {@code false} with the call failed if that cannot be. */
-    private boolean takeTurn(CorCo me, CorProtoCall call) {
+    private static final int TURN = 0;
+    private static final int NO_TURN_FAILED = 1;
+    private static final int NO_TURN_ELSEWHERE = 2;
+
+    /**
+     * Waits for the write turn and a free stream: {@link #TURN}; {@link #NO_TURN_FAILED} with
+     * the call failed (its deadline); {@link #NO_TURN_ELSEWHERE} when the connection was retired
+     * or died meanwhile.
+     */
+    private int takeTurn(CorCo me, CorProtoCall call) {
         while (true) {
-            if (state != READY) {
-                call.fail(failureFor(true));
-                return false;
+            if (state != READY || retired) {
+                return NO_TURN_ELSEWHERE;
             }
             // The deadline first: a request already late is not sent at all (and stays retryable).
             long ms = remainingMs(call.deadlineNanos);
             if (ms == 0) {
                 call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream or write turn before the deadline ("
                         + streams.size() + " of " + maxStreams + " streams in flight)", true));
-                return false;
+                return NO_TURN_FAILED;
             }
             if (writer == null && streams.size() < maxStreams && (turnQueue.isEmpty() || turnQueue.peekFirst() == me)) {
                 turnQueue.remove(me);
                 writer = me;
-                return true;
+                return TURN;
+            }
+            long wakeBy = call.deadlineNanos;
+            if (streams.size() >= maxStreams) {
+                wakeBy = abandonOverdue(wakeBy);
+                if (state != READY || retired) {
+                    return NO_TURN_ELSEWHERE;
+                }
             }
             if (!turnQueue.contains(me)) {
                 turnQueue.addLast(me);
             }
-            CorCo.park(ms);
+            CorCo.park(remainingMs(wakeBy));
         }
     }
 
@@ -310,21 +357,24 @@ final class ClientConnection implements CorCoLoopHandler {
         }
     }
 
-    private void sendFromThread(CorProtoCall call, String method, String path, String query, CorRestHeaders headers,
+    private boolean sendFromThread(CorProtoCall call, String method, String path, String query, CorRestHeaders headers,
             JsonNode json, byte[] body) {
         try {
-            while (state == READY && streams.size() >= maxStreams) {
-                if (!pump(call.deadlineNanos)) {
+            while (state == READY && !retired && streams.size() >= maxStreams) {
+                long wakeBy = abandonOverdue(call.deadlineNanos);
+                if (state != READY || retired) {
+                    break;
+                }
+                if (!pump(wakeBy) && call.remainingMs() == 0) {
                     call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream before the deadline", true));
-                    return;
+                    return TAKEN;
                 }
             }
-            if (state != READY) {
-                call.fail(failureFor(true));
-                return;
+            if (state != READY || retired) {
+                return ELSEWHERE;
             }
             if (!encode(call, method, path, query, headers, json, body)) {
-                return;
+                return TAKEN;
             }
             while (flushOut() > 0 && state == READY) {
                 if (!pump(call.deadlineNanos)) {
@@ -335,6 +385,7 @@ final class ClientConnection implements CorCoLoopHandler {
         } catch (IOException e) {
             die(closed("writing to", e), -1);
         }
+        return TAKEN;
     }
 
     /** Numbers the request and encodes it; {@code false} with the call failed if it does not fit. */
@@ -355,6 +406,9 @@ final class ClientConnection implements CorCoLoopHandler {
         }
         call.stream = id;
         streams.put(id, call);
+        if (loop != null && watch == null) {
+            armWatch(client.pingIdleNanos);
+        }
         return true;
     }
 
@@ -419,10 +473,24 @@ final class ClientConnection implements CorCoLoopHandler {
         }
         try {
             while (!call.isDone()) {
-                if (!pump(call.deadlineNanos)) {
-                    if (call.remainingMs() == 0) {
-                        abandon(call);
+                // A thread's own connection has no watch: its wait pings a silent peer itself.
+                long until = call.deadlineNanos;
+                if (state == READY) {
+                    long now = System.nanoTime();
+                    if (pingOutstanding && now - pingSentNanos >= client.pingTimeoutNanos) {
+                        die(noPong(now), -1);
+                        continue;
                     }
+                    if (!pingOutstanding && now - lastReadNanos >= client.pingIdleNanos) {
+                        sendPing(now);
+                    }
+                    long next = pingOutstanding ? pingSentNanos + client.pingTimeoutNanos : lastReadNanos + client.pingIdleNanos;
+                    if (next - until < 0) {
+                        until = next;
+                    }
+                }
+                if (!pump(until) && call.remainingMs() == 0) {
+                    abandon(call);
                 }
             }
         } catch (IOException e) {
@@ -430,10 +498,51 @@ final class ClientConnection implements CorCoLoopHandler {
         }
     }
 
-    /** The caller stops waiting; the stream stays reserved until its answer comes (spec § 5.5). */
+    /**
+     * Every stream is taken: the calls past their deadlines give them up now, awaited or not
+     * (a call started and not awaited yet must not hold a stream past its deadline). May retire
+     * the connection, or kill it.
+     *
+     * @return the earlier of {@code wakeBy} and the next deadline of a call still waiting
+     */
+    private long abandonOverdue(long wakeBy) {
+        long now = System.nanoTime();
+        for (int i = 0; i < streams.slots() && state == READY; i++) {
+            CorProtoCall c = streams.valueAt(i);
+            if (c == null || c.abandoned) {
+                continue;
+            }
+            if (c.deadlineNanos - now <= 0) {
+                abandon(c);
+            } else if (c.deadlineNanos - wakeBy < 0) {
+                wakeBy = c.deadlineNanos;
+            }
+        }
+        return wakeBy;
+    }
+
+    /**
+     * The caller stops waiting; the stream stays reserved until its answer comes (spec § 5.5).
+     * Half the streams abandoned retire the connection; otherwise a PING asks whether the peer
+     * is there at all.
+     */
     private void abandon(CorProtoCall call) {
         call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
                 + Integer.toUnsignedString(call.stream) + " before the deadline", false));
+        if (state != READY || call.abandoned || call.stream == 0 || streams.get(call.stream) != call) {
+            return;
+        }
+        call.abandoned = true;
+        abandoned++;
+        if (retired) {
+            if (streams.size() == abandoned) {
+                shutdown("retired, its last live call abandoned");
+            }
+        } else if (abandoned * 2 >= maxStreams) {
+            retire(abandoned + " of " + maxStreams + " streams abandoned by callers past their deadlines");
+        } else if (!pingOutstanding) {
+            sendPing(System.nanoTime());
+        }
     }
 
     /**
@@ -502,6 +611,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 return;
             }
             client.received(n);
+            lastReadNanos = System.nanoTime();
             decode();
         }
     }
@@ -540,7 +650,7 @@ final class ClientConnection implements CorCoLoopHandler {
                     die(closed("writing to", e), -1);
                 }
             }
-            case CorProtoCodec.PONG -> codec.readPing();
+            case CorProtoCodec.PONG -> pong(codec.readPing());
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
                 die(new CorProtoException(CorProtoException.Kind.CLOSED, p.code(),
@@ -563,10 +673,181 @@ final class ClientConnection implements CorCoLoopHandler {
     /** The stream is answered: it leaves the table, and a writer waiting for a free one may go. */
     private CorProtoCall finished(CorProtoCall call) {
         streams.remove(call.stream);
-        if (loop != null && writer == null) {
+        if (call.abandoned) {
+            abandoned--;
+        }
+        if (retired) {
+            if (streams.size() == abandoned) {
+                shutdown("retired, its last live call done");
+            }
+        } else if (loop != null && writer == null) {
             wakeNextWriter();
         }
         return call; // an abandoned call is done already: complete/fail drop the late answer
+    }
+
+    // ================================================================ liveness
+
+    /** Sends PING (spec § 7) with fresh bytes; its PONG must carry them back. */
+    private void sendPing(long now) {
+        pingOutstanding = true;
+        pingSentNanos = now;
+        pingData++;
+        codec.writePing(CorProtoCodec.PING, pingData);
+        if (loop != null) {
+            queueFlush();
+            armWatch(client.pingTimeoutNanos);
+            return;
+        }
+        try {
+            flushOut(); // the rest, if the socket is full, when the thread next waits on it
+        } catch (IOException e) {
+            die(closed("writing to", e), -1);
+        }
+    }
+
+    private void pong(long data) {
+        if (pingOutstanding && data == pingData) {
+            pingOutstanding = false;
+            wakeAll(pongWaiters);
+        }
+        // else: a PONG nobody asked for, or for an older PING - ignored (spec § 7)
+    }
+
+    private CorProtoTimeoutException noPong(long now) {
+        return new CorProtoTimeoutException("cor://" + host + ":" + port + " (" + peerName + ") sent no PONG within "
+                + TimeUnit.NANOSECONDS.toMillis(now - pingSentNanos) + " ms: the peer is not answering", false);
+    }
+
+    /** Arms the watch to look again in {@code delayNanos}, or sooner if it is armed for sooner. */
+    private void armWatch(long delayNanos) {
+        if (state != READY) {
+            return;
+        }
+        long due = System.nanoTime() + delayNanos;
+        if (watch != null) {
+            if (watchDueNanos - due <= 0) {
+                return;
+            }
+            watch.cancel(); // a PING sent meanwhile: its timeout comes before the look armed
+        }
+        watchDueNanos = due;
+        watch = loop.schedule(Math.max(1, TimeUnit.NANOSECONDS.toMillis(delayNanos + 999_999)), watchCheck);
+    }
+
+    /**
+     * A loop connection's watch: a PING past its timeout kills the connection; calls waiting on
+     * a connection silent for the ping idle time send one. Idle with no PING out, it disarms:
+     * the probe before reuse takes over.
+     */
+    private void watchCheck() {
+        watch = null;
+        if (state != READY) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (pingOutstanding) {
+            long waited = now - pingSentNanos;
+            if (waited >= client.pingTimeoutNanos) {
+                die(noPong(now), -1);
+            } else {
+                armWatch(client.pingTimeoutNanos - waited);
+            }
+            return;
+        }
+        if (streams.size() == abandoned) {
+            return; // nobody waits for an answer
+        }
+        long silent = now - lastReadNanos;
+        if (silent >= client.pingIdleNanos) {
+            sendPing(now);
+        } else {
+            armWatch(client.pingIdleNanos - silent);
+        }
+    }
+
+    /** Whether a call should make sure the peer is there before it reuses this connection. */
+    boolean needsProbe(long now) {
+        return state == READY && (pingOutstanding || now - lastReadNanos >= client.pingIdleNanos);
+    }
+
+    /**
+     * Before a call reuses a connection silent for the ping idle time: PING, and wait for the
+     * PONG until {@code deadlineNanos} or the ping timeout. No PONG in time: the connection dies.
+     *
+     * @return {@code false} if the deadline passed first, the PONG still awaited
+     */
+    boolean probe(long deadlineNanos) {
+        if (state != READY) {
+            return true;
+        }
+        if (!pingOutstanding) {
+            sendPing(System.nanoTime());
+        }
+        CorCo me = loop == null ? null : CorCo.current();
+        try {
+            while (state == READY && pingOutstanding) {
+                long pongBy = pingSentNanos + client.pingTimeoutNanos;
+                long now = System.nanoTime();
+                if (now - pongBy >= 0) {
+                    die(noPong(now), -1);
+                    return true;
+                }
+                if (now - deadlineNanos >= 0) {
+                    return false;
+                }
+                long until = deadlineNanos - pongBy < 0 ? deadlineNanos : pongBy;
+                if (me == null) {
+                    pump(until);
+                } else {
+                    if (!pongWaiters.contains(me)) {
+                        pongWaiters.addLast(me);
+                    }
+                    CorCo.park(remainingMs(until));
+                }
+            }
+        } catch (IOException e) {
+            die(closed("reading from", e), -1);
+        } finally {
+            if (me != null) {
+                pongWaiters.remove(me);
+            }
+        }
+        return true;
+    }
+
+    /** A thread's connection before reuse: reads what came while it was idle (a GOAWAY, a late answer). */
+    void readIdle() {
+        if (loop == null && state == READY) {
+            try {
+                read();
+            } catch (IOException e) {
+                die(closed("reading from", e), -1);
+            }
+        }
+    }
+
+    /**
+     * Too many streams abandoned: the connection takes no new call - it leaves its table and
+     * the calls waiting for a turn go to a fresh one - and closes once its last live call is done.
+     */
+    private void retire(String why) {
+        if (retired || state != READY) {
+            return;
+        }
+        retired = true;
+        if (slots[slot] == this) {
+            slots[slot] = null;
+        }
+        client.retired(this);
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " retired: " + why);
+        if (streams.size() == abandoned) {
+            shutdown("retired: " + why);
+            return;
+        }
+        if (loop != null) {
+            wakeAll(turnQueue);
+        }
     }
 
     private void setInterest(int ops) {
@@ -607,15 +888,21 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /** The client closes: GOAWAY {@code NO_ERROR}, one write, and every call fails. Owner's thread. */
     void shutdown() {
+        shutdown("client " + client.name + " closing");
+    }
+
+    /** GOAWAY {@code NO_ERROR} with {@code reason}, one write, and every call still on it fails. */
+    private void shutdown(String reason) {
         if (state == READY) {
             try {
-                codec.writeGoAway(0, CorProtoError.NO_ERROR, "client " + client.name + " closing");
+                codec.writeGoAway(0, CorProtoError.NO_ERROR, reason);
                 codec.writeTo(channel);
             } catch (IOException | RuntimeException ignored) {
                 // closing anyway
             }
         }
-        die(new CorProtoException(CorProtoException.Kind.CLOSED, CorProtoError.NO_ERROR, "the cor:// client was closed", false, null), -1);
+        die(new CorProtoException(CorProtoException.Kind.CLOSED, CorProtoError.NO_ERROR,
+                "cor://" + host + ":" + port + ": " + reason, false, null), -1);
     }
 
     /**
@@ -639,9 +926,15 @@ final class ClientConnection implements CorCoLoopHandler {
         client.closed(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " ended: " + cause.getMessage());
         streams.drain(call -> call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0)));
+        abandoned = 0;
+        if (watch != null) {
+            watch.cancel();
+            watch = null;
+        }
         if (wasReady || loop != null) {
             wakeAll(openWaiters);
             wakeAll(turnQueue);
+            wakeAll(pongWaiters);
             if (drainWaiter != null) {
                 drainWaiter.wake();
             }

@@ -29,17 +29,25 @@ import dev.cor.rest.CorRestHeaders;
  * Failures are {@link CorProtoException}s typed by {@link CorProtoException#kind() kind}:
  * {@link CorProtoTimeoutException} for a deadline (a gateway's 504), the others 502. Every wait
  * has a deadline: the connect timeout for connect and HELLO, the request timeout for the rest.
+ * A peer that stops answering without closing is found by PING, and a connection whose streams
+ * callers abandoned at their deadlines is retired for a fresh one (spec § 9.2).
  */
 public final class CorProtoClient implements AutoCloseable {
     /** Default connect (and HELLO) timeout. */
     public static final long DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
     /** Default time a request may take, answer included. */
     public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+    /** Default silence after which a connection is PINGed (spec § 9.2). */
+    public static final long DEFAULT_PING_IDLE_MS = 15_000;
+    /** Default time a PING may go unanswered before the peer is taken for dead (spec § 9.2). */
+    public static final long DEFAULT_PING_TIMEOUT_MS = 5_000;
 
     final String name;
     final String token;
     final long connectTimeoutMs;
     final long requestTimeoutMs;
+    final long pingIdleNanos;
+    final long pingTimeoutNanos;
     final int maxFrame;
     final int maxStreams;
     final int nameTable;
@@ -56,12 +64,15 @@ public final class CorProtoClient implements AutoCloseable {
     private final LongAdder writes = new LongAdder();
     private final LongAdder bytesReceived = new LongAdder();
     private final LongAdder openWaits = new LongAdder();
+    private final LongAdder retired = new LongAdder();
 
     private CorProtoClient(Builder b) {
         this.name = b.name;
         this.token = b.token;
         this.connectTimeoutMs = b.connectTimeoutMs;
         this.requestTimeoutMs = b.requestTimeoutMs;
+        this.pingIdleNanos = TimeUnit.MILLISECONDS.toNanos(b.pingIdleMs);
+        this.pingTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.pingTimeoutMs);
         this.maxFrame = b.maxFrame;
         this.maxStreams = b.maxStreams;
         this.nameTable = b.nameTable;
@@ -128,21 +139,29 @@ public final class CorProtoClient implements AutoCloseable {
         CorProtoCall call = new CorProtoCall(now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs)));
         Table table = table();
         long openDeadline = Math.min(call.deadlineNanos, now + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs));
-        ClientConnection c;
-        try {
-            c = table.acquire(host, port, openDeadline);
-        } catch (CorProtoException e) {
-            call.fail(e);
-            return call;
-        }
-        if (c.state != ClientConnection.READY) {
-            call.fail(c.failure());
-            return call;
-        }
-        call.connection = c;
         requests.increment();
-        c.send(call, method, path, query, headers, json, body);
-        return call;
+        // A connection retired, or dead, before the call was written on it: once more on a fresh one.
+        for (int attempt = 0; ; attempt++) {
+            ClientConnection c;
+            try {
+                c = table.acquire(host, port, openDeadline, call.deadlineNanos);
+            } catch (CorProtoException e) {
+                call.fail(e);
+                return call;
+            }
+            if (c.state != ClientConnection.READY) {
+                call.fail(c.failure());
+                return call;
+            }
+            call.connection = c;
+            if (c.send(call, method, path, query, headers, json, body) == ClientConnection.TAKEN) {
+                return call;
+            }
+            if (attempt > 0) {
+                call.fail(c.failure());
+                return call;
+            }
+        }
     }
 
     /** {@link #start(String, String, int, String, String, CorRestHeaders, JsonNode, byte[], long)} with the request timeout. */
@@ -187,7 +206,11 @@ public final class CorProtoClient implements AutoCloseable {
             this.loop = loop;
         }
 
-        ClientConnection acquire(String host, int port, long openDeadline) throws CorProtoException {
+        /**
+         * The connection to use, open - its peer probed with PING first if it has been silent
+         * for the ping idle time (spec § 9.2); a dead one is replaced here.
+         */
+        ClientConnection acquire(String host, int port, long openDeadline, long callDeadline) throws CorProtoException {
             probe.host = host;
             probe.port = port;
             ClientConnection[] slots = peers.get(probe);
@@ -197,6 +220,14 @@ public final class CorProtoClient implements AutoCloseable {
             }
             int i = slots.length == 1 ? 0 : Math.floorMod(turn++, slots.length);
             ClientConnection c = slots[i];
+            if (c != null && c.state == ClientConnection.READY) {
+                c.readIdle();
+                if (c.needsProbe(System.nanoTime()) && !c.probe(callDeadline)) {
+                    throw new CorProtoTimeoutException("cor://" + host + ":" + port
+                            + ": no PONG from the silent connection before the deadline", true);
+                }
+                c = slots[i]; // null if it died or was retired meanwhile
+            }
             if (c == null || c.state == ClientConnection.DEAD) {
                 c = new ClientConnection(CorProtoClient.this, loop, host, port, slots, i);
                 slots[i] = c; // claimed before the connect
@@ -209,13 +240,11 @@ public final class CorProtoClient implements AutoCloseable {
             return c;
         }
 
-        /** Closes every connection; on the owner's thread. */
+        /** Closes every connection of the owner, retired ones included; on the owner's thread. */
         void closeAll() {
-            for (ClientConnection[] slots : peers.values()) {
-                for (ClientConnection c : slots) {
-                    if (c != null) {
-                        c.shutdown();
-                    }
+            for (ClientConnection c : live) {
+                if (c.loop == loop) {
+                    c.shutdown();
                 }
             }
             peers.clear();
@@ -308,6 +337,18 @@ public final class CorProtoClient implements AutoCloseable {
         return opened.sum();
     }
 
+    /**
+     * Connections retired because too many of their streams were abandoned at their deadlines
+     * (spec § 9.2): new requests went to a fresh connection.
+     */
+    public long connectionsRetired() {
+        return retired.sum();
+    }
+
+    void retired(ClientConnection c) {
+        retired.increment();
+    }
+
     /** Connections open or opening now. */
     public int connectionsLive() {
         return live.size();
@@ -343,13 +384,16 @@ public final class CorProtoClient implements AutoCloseable {
 
     /**
      * Builds a client. Defaults: the name "cor", no token, connect timeout 5 s, request timeout
-     * 30 s, frames of 1 MiB, 256 streams, a name table of 4 096, one connection per loop and peer.
+     * 30 s, a PING after 15 s of silence answered within 5 s, frames of 1 MiB, 256 streams, a name
+     * table of 4 096, one connection per loop and peer.
      */
     public static final class Builder {
         private String name = "cor";
         private String token;
         private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
         private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+        private long pingIdleMs = DEFAULT_PING_IDLE_MS;
+        private long pingTimeoutMs = DEFAULT_PING_TIMEOUT_MS;
         private int maxFrame = CorProtoCodec.DEFAULT_MAX_FRAME;
         private int maxStreams = CorProtoCodec.DEFAULT_MAX_STREAMS;
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
@@ -379,6 +423,25 @@ public final class CorProtoClient implements AutoCloseable {
         /** Deadline of a request, from its start to its answer. */
         public Builder requestTimeoutMs(long ms) {
             this.requestTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "request timeout");
+            return this;
+        }
+
+        /**
+         * Silence after which a connection is PINGed (spec § 9.2): one with requests waiting for
+         * their answers, to find a peer that died without closing it; an idle one before a
+         * request reuses it.
+         */
+        public Builder pingIdleMs(long ms) {
+            this.pingIdleMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "ping idle time");
+            return this;
+        }
+
+        /**
+         * How long a PING may go unanswered: then the peer is taken for dead, the connection
+         * closes and every request on it fails ({@link CorProtoTimeoutException}).
+         */
+        public Builder pingTimeoutMs(long ms) {
+            this.pingTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "ping timeout");
             return this;
         }
 

@@ -5,7 +5,7 @@ package dev.cor.rest.proto;
  * Immutable; any thread.
  */
 public enum CorProtoError {
-    /** Going away normally: the server or the client is stopping. */
+    /** Going away normally: the server or the client is stopping, or an idle connection closes. */
     NO_ERROR(0),
     /** A frame not allowed where it came. */
     PROTOCOL_ERROR(1),

@@ -38,6 +38,10 @@ public final class CorProtoServer implements AutoCloseable {
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     /** Default cap of open connections. */
     public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** Default idle timeout: a connection with nothing in flight that receives nothing this long is closed (spec § 9.1). */
+    public static final long DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+    /** Default write timeout: answers the peer does not read for this long close its connection (spec § 9.1). */
+    public static final long DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 
     final String host;
     private final int requestedPort;
@@ -50,6 +54,8 @@ public final class CorProtoServer implements AutoCloseable {
     final int nameTable;
     final long handshakeTimeoutMs;
     final long frameTimeoutMs;
+    final long idleTimeoutMs;
+    final long writeTimeoutMs;
     final int maxConnections;
 
     private ServerSocketChannel listener;
@@ -64,6 +70,7 @@ public final class CorProtoServer implements AutoCloseable {
     final LongAdder requests = new LongAdder();
     final LongAdder responses = new LongAdder();
     final LongAdder violations = new LongAdder();
+    final LongAdder timedOut = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
     final LongAdder bytesWritten = new LongAdder();
     final LongAdder writes = new LongAdder();
@@ -80,6 +87,8 @@ public final class CorProtoServer implements AutoCloseable {
         this.nameTable = b.nameTable;
         this.handshakeTimeoutMs = b.handshakeTimeoutMs;
         this.frameTimeoutMs = b.frameTimeoutMs;
+        this.idleTimeoutMs = b.idleTimeoutMs;
+        this.writeTimeoutMs = b.writeTimeoutMs;
         this.maxConnections = b.maxConnections;
         if (loops.isEmpty()) {
             throw new IllegalArgumentException("a cor:// server needs at least one loop");
@@ -93,8 +102,10 @@ public final class CorProtoServer implements AutoCloseable {
     // ---------------------------------------------------------------- life
 
     /**
-     * Binds the port and starts accepting on the first loop. Any thread but one of the server's
-     * loops (it waits for the acceptor to be registered); returns once connections are accepted.
+     * Binds the port and starts accepting on the first loop. Any thread: from a thread that is no
+     * loop's it returns once the acceptor loop has taken the listener; on the acceptor loop
+     * itself it registers the listener at once; on another loop it does not wait - a loop never
+     * blocks - and connections wait in the listen backlog until the acceptor loop takes it.
      */
     public CorProtoServer start() throws IOException {
         synchronized (this) {
@@ -113,19 +124,31 @@ public final class CorProtoServer implements AutoCloseable {
             CorCoLoop acceptor = loops.get(0);
             CountDownLatch registered = new CountDownLatch(1);
             IOException[] failure = new IOException[1];
-            acceptor.execute(() -> {
+            // A loop thread never waits: not for itself (it would wait for ever), not for another.
+            boolean inline = acceptor.inLoop();
+            boolean reported = inline || CorCoLoop.current() == null;
+            Runnable register = () -> {
                 try {
                     acceptor.register(ch, SelectionKey.OP_ACCEPT, this::onAcceptable);
                 } catch (IOException e) {
                     failure[0] = e;
+                    if (!reported) { // nobody is there to throw it to
+                        LOG.log(System.Logger.Level.ERROR, "cor:// server " + name + " cannot accept on " + acceptor.name(), e);
+                        ProtoChecks.closeQuietly(ch);
+                    }
                 } finally {
                     registered.countDown();
                 }
-            });
-            if (!registered.await(10, TimeUnit.SECONDS)) {
-                throw new IOException("loop " + acceptor.name() + " did not take the listener within 10 s");
+            };
+            if (inline) {
+                register.run();
+            } else {
+                acceptor.execute(register);
+                if (reported && !registered.await(10, TimeUnit.SECONDS)) {
+                    throw new IOException("loop " + acceptor.name() + " did not take the listener within 10 s");
+                }
             }
-            if (failure[0] != null) {
+            if (registered.getCount() == 0 && failure[0] != null) {
                 throw failure[0];
             }
         } catch (IOException | RuntimeException e) {
@@ -302,6 +325,14 @@ public final class CorProtoServer implements AutoCloseable {
         return violations.sum();
     }
 
+    /**
+     * Connections closed because the peer was idle past the idle timeout, or left its answers
+     * unread past the write timeout (spec § 9.1).
+     */
+    public long connectionsTimedOut() {
+        return timedOut.sum();
+    }
+
     public long bytesRead() {
         return bytesRead.sum();
     }
@@ -326,7 +357,8 @@ public final class CorProtoServer implements AutoCloseable {
     /**
      * Builds a server. Required: the loops (started) and the dispatcher. Defaults: 127.0.0.1,
      * an ephemeral port, the name "cor", no token, frames of 1 MiB, 256 streams, a name table of
-     * 4 096, handshake and frame timeouts of 10 s, 10 000 connections.
+     * 4 096, handshake and frame timeouts of 10 s, an idle timeout of 120 s, a write timeout of
+     * 30 s, 10 000 connections.
      */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -340,6 +372,8 @@ public final class CorProtoServer implements AutoCloseable {
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
         private long handshakeTimeoutMs = DEFAULT_TIMEOUT_MS;
         private long frameTimeoutMs = DEFAULT_TIMEOUT_MS;
+        private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+        private long writeTimeoutMs = DEFAULT_WRITE_TIMEOUT_MS;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
         private Builder() {
@@ -414,6 +448,25 @@ public final class CorProtoServer implements AutoCloseable {
         /** How long a frame begun may stay unfinished (spec § 3.6). */
         public Builder frameTimeoutMs(long ms) {
             this.frameTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "frame timeout");
+            return this;
+        }
+
+        /**
+         * How long a connection past HELLO may stay idle - nothing in flight, nothing unsent, nothing
+         * received - before it is closed with GOAWAY {@code NO_ERROR} (spec § 9.1). A peer that
+         * wants to keep an idle connection sends PING.
+         */
+        public Builder idleTimeoutMs(long ms) {
+            this.idleTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "idle timeout");
+            return this;
+        }
+
+        /**
+         * How long answers may wait unsent while the peer reads none of them before the
+         * connection is closed and they are dropped (spec § 9.1).
+         */
+        public Builder writeTimeoutMs(long ms) {
+            this.writeTimeoutMs = ProtoChecks.range(ms, 1, Long.MAX_VALUE, "write timeout");
             return this;
         }
 

@@ -95,6 +95,17 @@ final class IntMap<V> {
         return old;
     }
 
+    /** How many slots a walk with {@link #valueAt} covers; nothing is allocated for it. */
+    int slots() {
+        return values.length;
+    }
+
+    /** The value in {@code slot}, or {@code null}: a walk over the map that must not change it. */
+    @SuppressWarnings("unchecked")
+    V valueAt(int slot) {
+        return (V) values[slot];
+    }
+
     /** Calls {@code action} for every value, then empties the map. */
     @SuppressWarnings("unchecked")
     void drain(Consumer<V> action) {

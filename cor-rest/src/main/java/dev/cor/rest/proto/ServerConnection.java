@@ -6,6 +6,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoLoopHandler;
@@ -21,6 +22,11 @@ import dev.cor.rest.CorRestResponder;
  * together before the loop selects again, as far as the socket takes them. The rest waits in the
  * codec's output - the connection's own state - for OP_WRITE. Past one maximum frame of unsent
  * output it stops reading until it drains.
+ * <p>
+ * A peer cannot hold it for ever: past HELLO, a connection idle for the idle timeout (nothing in
+ * flight, nothing unsent, nothing received) gets GOAWAY {@code NO_ERROR} and closes; one whose
+ * unsent answers make no progress for the write timeout (the peer reads nothing) closes at once,
+ * its answers dropped. One timer each, armed when it can matter and re-armed from the time kept.
  * <p>
  * Loop thread only: the handler, the responders (called by the dispatcher on this loop, possibly
  * from inside a request's coroutine - nothing here waits) and the timers.
@@ -61,6 +67,13 @@ final class ServerConnection implements CorCoLoopHandler {
     private CorCoTimer handshakeTimer;
     private CorCoTimer frameTimer;
     private CorCoTimer lingerTimer;
+    /** When the peer last sent bytes, or the idle check last found the connection busy. */
+    private long lastActiveNanos;
+    private CorCoTimer idleTimer;
+    /** Unsent output the socket would not take: since when it has made no progress. */
+    private boolean writeStalled;
+    private long writeProgressNanos;
+    private CorCoTimer writeTimer;
 
     ServerConnection(CorProtoServer server, CorCoLoop loop, SocketChannel channel) {
         this.server = server;
@@ -112,6 +125,7 @@ final class ServerConnection implements CorCoLoopHandler {
                 break;
             }
             server.bytesRead.add(n);
+            lastActiveNanos = System.nanoTime();
             decode();
         }
         if (state <= OPEN) {
@@ -188,6 +202,7 @@ final class ServerConnection implements CorCoLoopHandler {
         codec.writeHelloAck(frame, streams, names, server.name);
         codec.agree(frame, names);
         state = OPEN;
+        idleTimer = loop.schedule(server.idleTimeoutMs, this::idleCheck);
     }
 
     private void request() throws CorProtoException {
@@ -277,6 +292,7 @@ final class ServerConnection implements CorCoLoopHandler {
             left = codec.writeTo(channel);
             server.bytesWritten.add(before - left);
             server.writes.increment();
+            watchWrite(left, left < before);
         }
         if (state == CLOSING) {
             if (left == 0 && !outputShut) {
@@ -342,6 +358,68 @@ final class ServerConnection implements CorCoLoopHandler {
                 + " of " + codec.expectedFrameBytes() + " bytes)");
     }
 
+    /**
+     * Idle: nothing in flight, nothing unsent, nothing half-received, and no byte from the peer
+     * for the idle timeout. A busy connection counts as active when seen busy, so the clock
+     * starts again when its last request is answered.
+     */
+    private void idleCheck() {
+        idleTimer = null;
+        if (state != OPEN) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (inFlight.size() > 0 || codec.pendingOutput() > 0 || codec.bufferedInput() > 0) {
+            lastActiveNanos = now;
+        }
+        long idleMs = TimeUnit.NANOSECONDS.toMillis(now - lastActiveNanos);
+        if (idleMs < server.idleTimeoutMs) {
+            idleTimer = loop.schedule(server.idleTimeoutMs - idleMs, this::idleCheck);
+            return;
+        }
+        server.timedOut.increment();
+        goAway(CorProtoError.NO_ERROR, "idle for " + idleMs + " ms (idle timeout " + server.idleTimeoutMs + " ms)");
+    }
+
+    /**
+     * After a write: output the socket would not take starts (or, on progress, restarts) the
+     * write clock; none left stops it. Cheap on the common path: a write that empties the
+     * output only clears a flag.
+     */
+    private void watchWrite(int left, boolean progress) {
+        if (left == 0) {
+            writeStalled = false;
+            return;
+        }
+        if (!writeStalled || progress) {
+            writeStalled = true;
+            writeProgressNanos = System.nanoTime();
+        }
+        if (writeTimer == null) {
+            writeTimer = loop.schedule(server.writeTimeoutMs, this::writeCheck);
+        }
+    }
+
+    /**
+     * Answers unread for the write timeout: the peer reads nothing, so a GOAWAY behind them
+     * would never reach it either - close at once and drop them.
+     */
+    private void writeCheck() {
+        writeTimer = null;
+        if (state == CLOSED || !writeStalled || codec.pendingOutput() == 0) {
+            return;
+        }
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - writeProgressNanos);
+        if (waitedMs < server.writeTimeoutMs) {
+            writeTimer = loop.schedule(server.writeTimeoutMs - waitedMs, this::writeCheck);
+            return;
+        }
+        server.timedOut.increment();
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + codec.pendingOutput()
+                + " bytes unread for " + waitedMs + " ms (write timeout " + server.writeTimeoutMs + " ms): closing");
+        close();
+    }
+
     // ---------------------------------------------------------------- ending
 
     private void endOfStream() {
@@ -363,8 +441,20 @@ final class ServerConnection implements CorCoLoopHandler {
         if (state >= CLOSING) {
             return;
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
         server.violations.increment();
+        goAway(code, reason);
+    }
+
+    /**
+     * GOAWAY with its code and reason, then the closing of spec § 8.4: stop reading requests,
+     * close the sending side once flushed, discard input until the peer closes or the linger
+     * ends - so that the GOAWAY reaches a peer still sending.
+     */
+    private void goAway(CorProtoError code, String reason) {
+        if (state >= CLOSING) {
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
         state = CLOSING;
         cancelTimers();
         inFlight.drain(s -> { });
@@ -411,6 +501,10 @@ final class ServerConnection implements CorCoLoopHandler {
             lingerTimer.cancel();
             lingerTimer = null;
         }
+        if (writeTimer != null) {
+            writeTimer.cancel();
+            writeTimer = null;
+        }
         inFlight.drain(s -> { });
         spare.clear();
         codec.clearInput();
@@ -419,6 +513,7 @@ final class ServerConnection implements CorCoLoopHandler {
         server.connections.remove(this);
     }
 
+    /** The timers of an open connection; the linger and the write timers outlive them into CLOSING. */
     private void cancelTimers() {
         if (handshakeTimer != null) {
             handshakeTimer.cancel();
@@ -427,6 +522,10 @@ final class ServerConnection implements CorCoLoopHandler {
         if (frameTimer != null) {
             frameTimer.cancel();
             frameTimer = null;
+        }
+        if (idleTimer != null) {
+            idleTimer.cancel();
+            idleTimer = null;
         }
     }
 

@@ -122,24 +122,31 @@ class CorRestClientTlsTest {
 
     @Test
     void anHttpsGetInsideACoroutineReadsABodyOfManyRecordsAndKeepsTheConnection() throws Exception {
+        int accepted = https.connections.get();
         List<Object> got = inCoroutine(loop, () -> {
             byte[] big = client.send(CorRestClientRequest.get(url("localhost", "/big"))).body();
-            String small = client.send(CorRestClientRequest.post(url("localhost", "/echo"), "text/plain", "hello".getBytes())).bodyText();
+            String small = null;
+            for (int i = 0; i < 4; i++) {
+                small = client.send(CorRestClientRequest.post(url("localhost", "/echo"), "text/plain", "hello".getBytes())).bodyText();
+            }
             return List.of(big, small, client.openConnections(), client.idleConnections());
         });
         assertArrayEquals(BIG, (byte[]) got.get(0));
         assertEquals("tls localhost:" + https.port() + " hello", got.get(1));
         assertEquals(List.of(1, 1), got.subList(2, 4), "the TLS connection was not kept alive");
+        assertEquals(1, https.connections.get() - accepted, "five requests, one TLS connection accepted by the server");
         assertTrue(offLoop.get() > 0, "the handshake's delegated tasks did not run off the loop");
         assertEquals(0, (int) onLoop(loop, loop::liveCoroutines));
     }
 
     @Test
     void anHttpsGetFromAPlainThreadWorksBlocking() throws Exception {
+        int accepted = https.connections.get();
         CorRestClientResponse big = client.send(CorRestClientRequest.get(url("127.0.0.1", "/big")));
         assertArrayEquals(BIG, big.body());
         assertEquals("tls 127.0.0.1:" + https.port() + " ", client.send(CorRestClientRequest.get(url("127.0.0.1", "/"))).bodyText());
         assertEquals(1, client.idleConnections());
+        assertEquals(1, https.connections.get() - accepted, "two requests, one TLS connection accepted by the server");
     }
 
     @Test
@@ -196,7 +203,8 @@ class CorRestClientTlsTest {
             assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
             assertTrue(e.getMessage().contains("handshake"), e.getMessage());
             assertTrue(ms >= 490 && ms < 3000, "the handshake deadline was 500 ms, it took " + ms);
-            assertTrue(during >= 10, "the ticker ticked " + during + " times in " + ms + " ms: the handshake held the loop");
+            // A loop held for the handshake would tick once at most; a loaded machine may tick slowly.
+            assertTrue(during >= 3, "the ticker ticked " + during + " times in " + ms + " ms: the handshake held the loop");
             assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(client.openConnections(), loop.liveCoroutines())));
 
             // from a plain thread the same deadline holds

@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
@@ -89,9 +91,12 @@ class CorProtoPeerDeathTest {
             request.respond(200, "text/plain", request.path().getBytes());
         }, serverLoop);
         CorProtoClient client = fx.client(b -> b);
+        long t0 = System.nanoTime();
         CompletableFuture<Integer> late = LoopTesting.coroutine(clientLoop,
                 () -> client.send("GET", "127.0.0.1", server.port(), "/slow", null, null, null, null, 200).status());
         CorProtoException e = failureOf(late);
+        long ms = ProtoFixture.msSince(t0);
+        assertTrue(ms >= 200, "failed after " + ms + " ms, before its 200 ms deadline");
         assertInstanceOf(CorProtoTimeoutException.class, e);
         assertEquals(CorProtoException.Kind.TIMEOUT, e.kind());
         assertEquals(504, e.gatewayStatus());
@@ -168,6 +173,16 @@ class CorProtoPeerDeathTest {
             });
             CorCoLoop clientLoop = fx.loop("deaf-client");
             CorProtoClient client = fx.client(b -> b);
+            // Another task of the same loop, ticking while the calls wait: the loop is not held.
+            AtomicInteger ticks = new AtomicInteger();
+            AtomicBoolean ticking = new AtomicBoolean(true);
+            CompletableFuture<Object> ticker = LoopTesting.coroutine(clientLoop, () -> {
+                while (ticking.get()) {
+                    CorCo.sleep(20);
+                    ticks.incrementAndGet();
+                }
+                return null;
+            });
             byte[] body = new byte[256 << 10];
             int calls = 48; // 12 MiB: more than the socket buffers hold
             List<CompletableFuture<Integer>> all = new ArrayList<>();
@@ -176,11 +191,26 @@ class CorProtoPeerDeathTest {
                 all.add(LoopTesting.coroutine(clientLoop,
                         () -> client.send("POST", "127.0.0.1", fake.getLocalPort(), "/", null, null, null, body, 1000).status()));
             }
+            int ticksBefore = ticks.get();
+            List<Long> failedAtMs = new ArrayList<>();
             for (CompletableFuture<Integer> f : all) {
-                failureOf(f);
+                CorProtoException e = failureOf(f);
+                failedAtMs.add(ProtoFixture.msSince(t0));
+                assertInstanceOf(CorProtoTimeoutException.class, e, e.toString());
+                assertEquals(CorProtoException.Kind.TIMEOUT, e.kind());
+                assertEquals(504, e.gatewayStatus());
             }
-            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertTrue(ms < 8000, "every call failed near its 1 s deadline, not later: " + ms + " ms");
+            int ticksDuring = ticks.get() - ticksBefore;
+            ticking.set(false);
+            LoopTesting.get(ticker);
+            long first = failedAtMs.stream().mapToLong(Long::longValue).min().orElseThrow();
+            long last = failedAtMs.stream().mapToLong(Long::longValue).max().orElseThrow();
+            // Every deadline is 1 s from its call's start, all started after t0: none may fail sooner.
+            assertTrue(first >= 1000, "a call failed after " + first + " ms, before its 1 s deadline");
+            assertTrue(last < 8000, "every call failed near its 1 s deadline, not later: " + last + " ms");
+            // A loop held for the stall would tick once at most; a loaded machine may tick slowly.
+            assertTrue(ticksDuring >= 3, "another task of the loop ticked " + ticksDuring + " times in the "
+                    + first + " ms the calls waited: the stall held the loop");
             assertTrue(client.bytesSent() < (long) calls * body.length, "the peer took only part of it");
             assertEquals(0, ProtoFixture.liveCoroutines(clientLoop), "no coroutine is left waiting on the socket");
             release.countDown();

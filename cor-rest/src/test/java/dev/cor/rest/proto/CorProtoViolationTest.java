@@ -6,17 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static dev.cor.rest.proto.ProtoFixture.drain;
 import static dev.cor.rest.proto.ProtoFixture.header;
 
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.rest.CorRestHeaders;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,83 +71,9 @@ class CorProtoViolationTest {
         assertEquals(1, good.connectionsOpened(), "the good client never lost its connection");
     }
 
-    // ---------------------------------------------------------------- the raw peer
-
-    /** A peer that writes whatever bytes it likes and reads frames back with a blocking socket. */
-    private final class RawPeer implements AutoCloseable {
-        final Socket socket;
-        final DataInputStream in;
-        /** Encodes like a client past the handshake, its name table in step with the server's. */
-        final CorProtoCodec codec = CorProtoCodec.open(64 << 10, CorProtoCodec.DEFAULT_NAME_TABLE);
-
-        RawPeer() throws IOException {
-            socket = new Socket("127.0.0.1", server.port());
-            socket.setSoTimeout(5000);
-            in = new DataInputStream(socket.getInputStream());
-        }
-
-        RawPeer write(byte[] bytes) throws IOException {
-            socket.getOutputStream().write(bytes);
-            socket.getOutputStream().flush();
-            return this;
-        }
-
-        RawPeer hello(int version, String token) throws IOException {
-            CorProtoCodec c = new CorProtoCodec();
-            c.writeHello(64 << 10, 16, CorProtoCodec.DEFAULT_NAME_TABLE, "raw-peer", token);
-            byte[] b = drain(c);
-            ByteBuffer.wrap(b).putShort(CorProtoCodec.HEADER_BYTES, (short) version);
-            return write(b);
-        }
-
-        /** HELLO with the right token, and its HELLO-ACK read. */
-        RawPeer open() throws IOException {
-            hello(CorProtoCodec.VERSION, TOKEN);
-            assertEquals(CorProtoCodec.HELLO_ACK, readFrame().frameType());
-            return this;
-        }
-
-        byte[] request(int stream, String path) throws CorProtoException {
-            codec.writeRequest(stream, "GET", path, null, new CorRestHeaders().add("Accept", "text/plain"), null, null);
-            return drain(codec);
-        }
-
-        /** Reads one whole frame into a codec that is left on it. */
-        CorProtoCodec readFrame() throws IOException {
-            CorProtoCodec c = CorProtoCodec.open(CorProtoCodec.HARD_MAX_FRAME, 0);
-            ProtoFixture.readFrame(in, c);
-            return c;
-        }
-
-        /** The GOAWAY the server must send, then the end of the stream. */
-        CorProtoCodec.Problem expectGoAwayAndClose(CorProtoError code) throws IOException {
-            CorProtoCodec c = readFrame();
-            assertEquals(CorProtoCodec.GOAWAY, c.frameType(), "a GOAWAY");
-            CorProtoCodec.Problem p = c.readGoAway();
-            assertEquals(code, p.code(), p.describe());
-            assertTrue(!p.reason().isEmpty(), "GOAWAY carries a reason");
-            assertEquals(-1, readUntilEnd(), "the server closes after GOAWAY");
-            return p;
-        }
-
-        private int readUntilEnd() throws IOException {
-            InputStream s = socket.getInputStream();
-            try {
-                while (true) {
-                    int b = s.read();
-                    if (b < 0) {
-                        return -1;
-                    }
-                }
-            } catch (EOFException e) {
-                return -1;
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
+    /** A raw peer of the server; {@link RawPeer#open()} says HELLO with the right token. */
+    private RawPeer rawPeer() throws IOException {
+        return new RawPeer(server.port(), TOKEN, 0);
     }
 
     // ---------------------------------------------------------------- the violations
@@ -161,7 +81,7 @@ class CorProtoViolationTest {
     @Test
     void aFrameBeforeHelloIsHelloExpected() throws Exception { // spec § 4, § 8.3
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.write(p.request(1, "/x"));
             assertTrue(p.expectGoAwayAndClose(CorProtoError.HELLO_EXPECTED).reason().contains("before HELLO"));
         }
@@ -170,7 +90,7 @@ class CorProtoViolationTest {
     @Test
     void aHelloOfAnotherVersionIsVersionMismatch() throws Exception { // spec § 4.1
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.hello(2, TOKEN);
             assertTrue(p.expectGoAwayAndClose(CorProtoError.VERSION_MISMATCH).reason().contains("version 2"));
         }
@@ -179,7 +99,7 @@ class CorProtoViolationTest {
     @Test
     void aMissingTokenIsUnauthorized() throws Exception { // spec § 4.3
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.hello(CorProtoCodec.VERSION, "");
             assertTrue(p.expectGoAwayAndClose(CorProtoError.UNAUTHORIZED).reason().contains("requires a token"));
         }
@@ -187,7 +107,7 @@ class CorProtoViolationTest {
 
     @Test
     void aWrongTokenIsUnauthorized() throws Exception { // spec § 4.3
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.hello(CorProtoCodec.VERSION, "guess");
             p.expectGoAwayAndClose(CorProtoError.UNAUTHORIZED);
         }
@@ -206,7 +126,7 @@ class CorProtoViolationTest {
     @Test
     void anUnknownFrameTypeIsUnknownType() throws Exception { // spec § 3.2
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.open().write(header(0, 42, 0, 0));
             assertTrue(p.expectGoAwayAndClose(CorProtoError.UNKNOWN_TYPE).reason().contains("42"));
         }
@@ -215,7 +135,7 @@ class CorProtoViolationTest {
     @Test
     void anOversizedFrameIsFrameTooLargeFromItsHeaderAlone() throws Exception { // spec § 3.5
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.open().write(header((64 << 10) + 1, CorProtoCodec.REQUEST, 0, 1)); // no payload follows
             p.expectGoAwayAndClose(CorProtoError.FRAME_TOO_LARGE);
         }
@@ -224,7 +144,7 @@ class CorProtoViolationTest {
     @Test
     void aStreamReusedWhileInFlightIsStreamInUse() throws Exception { // spec § 3.3
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.open().write(p.request(7, "/slow"));
             p.write(p.request(7, "/slow"));
             CorProtoCodec.Problem problem = p.expectGoAwayAndClose(CorProtoError.STREAM_IN_USE);
@@ -235,7 +155,7 @@ class CorProtoViolationTest {
     @Test
     void aFrameTruncatedByTheClosingPeerIsInvalidPayload() throws Exception { // spec § 3.6
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             byte[] frame = p.open().request(1, "/x");
             p.write(java.util.Arrays.copyOf(frame, frame.length / 2));
             p.socket.shutdownOutput();
@@ -246,7 +166,7 @@ class CorProtoViolationTest {
     @Test
     void aFrameLeftUnfinishedByAnIdlePeerIsTimeout() throws Exception { // spec § 3.6
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             byte[] frame = p.open().request(1, "/x");
             p.write(java.util.Arrays.copyOf(frame, frame.length - 1));
             assertTrue(p.expectGoAwayAndClose(CorProtoError.TIMEOUT).reason().contains("unfinished"));
@@ -255,7 +175,7 @@ class CorProtoViolationTest {
 
     @Test
     void noHelloWithinTheHandshakeTimeoutIsTimeout() throws Exception { // spec § 4
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             assertTrue(p.expectGoAwayAndClose(CorProtoError.TIMEOUT).reason().contains("HELLO"));
         }
     }
@@ -263,7 +183,7 @@ class CorProtoViolationTest {
     @Test
     void aMalformedPayloadIsInvalidPayload() throws Exception { // spec § 5.1
         goodRequestInFlight();
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.open().write(header(3, CorProtoCodec.REQUEST, 0, 1)).write(new byte[] {99, 0, 0}); // method code 99
             p.expectGoAwayAndClose(CorProtoError.INVALID_PAYLOAD);
         }
@@ -271,11 +191,11 @@ class CorProtoViolationTest {
 
     @Test
     void aSecondHelloAndAFrameOnlyAClientReceivesAreProtocolErrors() throws Exception { // spec § 8.3
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             p.open().hello(CorProtoCodec.VERSION, TOKEN);
             assertTrue(p.expectGoAwayAndClose(CorProtoError.PROTOCOL_ERROR).reason().contains("second HELLO"));
         }
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             CorProtoCodec c = CorProtoCodec.open(64 << 10, 16);
             c.writeResponse(1, 200, null, null, null);
             p.open().write(drain(c));
@@ -285,7 +205,7 @@ class CorProtoViolationTest {
 
     @Test
     void aPingIsAnsweredWithAPongCarryingTheSameBytes() throws Exception { // spec § 7
-        try (RawPeer p = new RawPeer()) {
+        try (RawPeer p = rawPeer()) {
             CorProtoCodec c = CorProtoCodec.open(64 << 10, 16);
             c.writePing(CorProtoCodec.PING, 0x0123456789ABCDEFL);
             p.open().write(drain(c));

@@ -98,6 +98,21 @@ final class ProtoFixture implements AutoCloseable {
         return into.nextFrame();
     }
 
+    /** Polls {@code condition} every 10 ms until it holds; fails naming {@code what} after 10 s. */
+    static void eventually(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - until > 0) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    static long msSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
     static int liveCoroutines(CorCoLoop loop) throws Exception {
         return LoopTesting.onLoop(loop, loop::liveCoroutines);
     }
