@@ -905,6 +905,21 @@ final class ClientConnection implements CorCoLoopHandler {
                 "cor://" + host + ":" + port + ": " + reason, false, null), -1);
     }
 
+    /** The connection's channel ({@code null} before the connect). */
+    SocketChannel channel() {
+        return channel;
+    }
+
+    /**
+     * A failure out of {@link #onReady} other than the socket's own: the connection dies through
+     * {@link #die}, so that it leaves its slot and every call on it fails instead of waiting.
+     */
+    @Override
+    public void failed(SelectionKey key, Throwable failure) {
+        die(new CorProtoException(CorProtoException.Kind.CLOSED, null, "cor://" + host + ":" + port
+                + ": the connection's reader failed: " + failure, false, failure), -1);
+    }
+
     /**
      * The connection is over: it leaves its table, its channel closes, and every call on it and
      * every coroutine waiting for it fails at once. {@code lastProcessed}: a GOAWAY's last stream

@@ -55,7 +55,8 @@ public final class CorProtoClient implements AutoCloseable {
 
     private final ConcurrentHashMap<CorCoLoop, Table> loopTables = new ConcurrentHashMap<>();
     private final ThreadLocal<Table> threadTables = new ThreadLocal<>();
-    private final Set<ClientConnection> live = ConcurrentHashMap.newKeySet();
+    /** Every connection not dead yet (package-private: the tests reach a connection through it). */
+    final Set<ClientConnection> live = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private final LongAdder opened = new LongAdder();

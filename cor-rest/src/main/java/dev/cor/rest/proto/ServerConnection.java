@@ -491,6 +491,15 @@ final class ServerConnection implements CorCoLoopHandler {
         close();
     }
 
+    /**
+     * A failure out of {@link #onReady} (a throwing hook, a bug - not the peer's doing): the
+     * connection ends through its own close, so that it leaves the server's table and count.
+     */
+    @Override
+    public void failed(SelectionKey key, Throwable failure) {
+        close();
+    }
+
     void close() {
         if (state == CLOSED) {
             return;
