@@ -165,6 +165,13 @@ final class Json {
         }
     }
 
+    /** Whether {@code actual} is what {@code expected} says, by the rules of this class. */
+    static boolean matches(JsonNode expected, JsonNode actual) {
+        List<String> diffs = new ArrayList<>();
+        compare("$", null, expected, actual, diffs);
+        return diffs.isEmpty();
+    }
+
     /** Asserts {@code value} is a DateTime as 4.6.3 wants it. */
     static void assertDateTime(JsonNode value, String what) {
         if (value == null || !value.isTextual() || !DATE_TIME.matcher(value.asText()).matches()) {
