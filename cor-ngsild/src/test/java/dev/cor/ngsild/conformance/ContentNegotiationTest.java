@@ -82,6 +82,20 @@ class ContentNegotiationTest extends ConformanceTest {
     }
 
     @Test
+    @DisplayName("6.3.4: the Accept precondition is a GET's: a create (no answer body) with Accept: application/xml is created")
+    void acceptNotCheckedOnCreate() {
+        String id = Entities.id("Building");
+        Checks.created(api.post("/entities").accept("application/xml").json(Entities.minimal(id, "Building")).send(), id);
+    }
+
+    @Test
+    @DisplayName("6.3.4: the Content-Type precondition is POST's, PATCH's and PUT's: a GET with an odd Content-Type is answered")
+    void contentTypeNotCheckedOnGet() {
+        String id = building();
+        Checks.okJson(api.get(Ngsi.entity(id)).header("Content-Type", "application/xml").send());
+    }
+
+    @Test
     @DisplayName("6.3.4: 406 on a listing too")
     void notAcceptableOnQuery() {
         Checks.problemDetails(api.get("/entities").query("type", "Building").accept("application/xml").send(), 406);

@@ -33,22 +33,19 @@ class InformationModelTest extends ConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"\"text\"", "42", "-3.25", "true", "false", "0", "1e3", "\"\"",
-        "{\"street\": \"Main\", \"nested\": {\"list\": [1, \"two\", null, {\"x\": true}]}}", "[1, 2, 3]", "[{\"a\": 1}]"})
+        "{\"street\": \"Main\", \"nested\": {\"list\": [1, \"two\", {\"x\": true}]}}", "[1, 2, 3]", "[{\"a\": 1}]"})
     @DisplayName("4.5.2: a Property value of any JSON type reads back as sent")
     void propertyValues(String value) {
         roundTrip("{\"brandName\": {\"type\": \"Property\", \"value\": " + value + "}}");
     }
 
     @Test
-    @DisplayName("4.5.2: keys inside a Property value are data, not terms: never expanded or compacted")
-    void valueKeysUntouched() {
-        String id = Entities.id("Vehicle");
-        ObjectNode e = Json.obj("""
-                {"id": "%s", "type": "Vehicle", "brandName": {"type": "Property", "value": {"speed": 3, "type": "Vehicle", "id": "x"}}}""", id);
-        create(e);
-        Json.assertSame(e, retrieve(id));
-        JsonNode plain = Checks.okJson(api.get(Ngsi.entity(id)).send());
-        Json.assertSame(Json.obj("{\"speed\": 3, \"type\": \"Vehicle\", \"id\": \"x\"}"), plain.path(modelIri("brandName")).path("value"));
+    @DisplayName("4.5.2: an object value whose keys are terms (type, id, speed) round-trips under the same context")
+    void valueKeysRoundTrip() {
+        // Whether keys inside a Property value are expanded is left open (JSON-LD would expand them,
+        // Orion-LD keeps them opaque; JsonProperty exists for opaque JSON): under the creating
+        // context both readings give the document back.
+        roundTrip("{\"brandName\": {\"type\": \"Property\", \"value\": {\"speed\": 3, \"type\": \"Vehicle\", \"id\": \"x\"}}}");
     }
 
     @Test
