@@ -112,6 +112,16 @@ final class Checks {
         return a.json();
     }
 
+    /**
+     * 200 with an {@code application/json} body that holds no NGSI-LD terms (the /jsonldContexts
+     * answers): the Content-Type, no Link required.
+     */
+    static JsonNode okPlainJson(Answer a) {
+        status(a, 200);
+        assertEquals(Ngsi.JSON, a.contentType(), () -> "the Content-Type of " + a);
+        return a.json();
+    }
+
     /** 200 with an {@code application/json} body compacted with {@code context} (its Link header). */
     static JsonNode okJson(Answer a, String context) {
         JsonNode body = okJson(a);

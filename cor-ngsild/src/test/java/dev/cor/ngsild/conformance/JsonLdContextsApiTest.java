@@ -67,7 +67,7 @@ class JsonLdContextsApiTest extends ConformanceTest {
 
     /** The metadata of a stored @context (5.13.3.5): the mandatory members, nothing unknown. */
     private static JsonNode details(Answer a, String kind) {
-        JsonNode d = Checks.okJson(a);
+        JsonNode d = Checks.okPlainJson(a);
         for (String k : List.of("URL", "localId", "kind")) {
             assertTrue(d.path(k).isTextual() && !d.path(k).asText().isEmpty(), () -> k + " in " + a);
         }
@@ -148,11 +148,11 @@ class JsonLdContextsApiTest extends ConformanceTest {
     void listEmpty() {
         try (TestBroker fresh = TestBroker.start()) {
             Ngsi freshApi = new Ngsi(fresh.baseUrl());
-            texts(Checks.okJson(freshApi.get("/jsonldContexts").send()));
-            texts(Checks.okJson(freshApi.get("/jsonldContexts").query("details", "false").send()));
-            assertTrue(texts(Checks.okJson(freshApi.get("/jsonldContexts").query("kind", "Hosted").send())).isEmpty());
-            assertTrue(texts(Checks.okJson(freshApi.get("/jsonldContexts").query("kind", "ImplicitlyCreated").send())).isEmpty());
-            texts(Checks.okJson(freshApi.get("/jsonldContexts").query("details", "false").query("kind", "Cached").send()));
+            texts(Checks.okPlainJson(freshApi.get("/jsonldContexts").send()));
+            texts(Checks.okPlainJson(freshApi.get("/jsonldContexts").query("details", "false").send()));
+            assertTrue(texts(Checks.okPlainJson(freshApi.get("/jsonldContexts").query("kind", "Hosted").send())).isEmpty());
+            assertTrue(texts(Checks.okPlainJson(freshApi.get("/jsonldContexts").query("kind", "ImplicitlyCreated").send())).isEmpty());
+            texts(Checks.okPlainJson(freshApi.get("/jsonldContexts").query("details", "false").query("kind", "Cached").send()));
         }
     }
 
@@ -162,7 +162,7 @@ class JsonLdContextsApiTest extends ConformanceTest {
         List<String> ids = List.of(addHosted(hostedDocument()), addHosted(hostedDocument()), addHosted(hostedDocument()));
         for (Ngsi.Request r : List.of(api.get("/jsonldContexts"), api.get("/jsonldContexts").query("kind", "Hosted"),
                 api.get("/jsonldContexts").query("details", "false").query("kind", "Hosted"))) {
-            List<String> urls = texts(Checks.okJson(r.send()));
+            List<String> urls = texts(Checks.okPlainJson(r.send()));
             for (String id : ids) {
                 assertTrue(urls.stream().anyMatch(u -> u.endsWith(PATH + id)), () -> id + " listed in " + urls);
             }
@@ -190,7 +190,7 @@ class JsonLdContextsApiTest extends ConformanceTest {
         for (Ngsi.Request r : List.of(api.get("/jsonldContexts").query("details", "true"),
                 api.get("/jsonldContexts").query("details", "true").query("kind", "Hosted"))) {
             Answer a = r.send();
-            JsonNode list = Checks.okJson(a);
+            JsonNode list = Checks.okPlainJson(a);
             JsonNode mine = null;
             for (JsonNode d : list) {
                 assertTrue(d.isObject() && d.has("URL") && d.has("localId") && d.has("kind"), () -> "metadata objects: " + a);
@@ -209,11 +209,11 @@ class JsonLdContextsApiTest extends ConformanceTest {
         String url = cachedContext();
         Answer a = api.get("/jsonldContexts").query("details", "true").query("kind", "Cached").send();
         boolean found = false;
-        for (JsonNode d : Checks.okJson(a)) {
+        for (JsonNode d : Checks.okPlainJson(a)) {
             found |= url.equals(d.path("URL").asText()) && "Cached".equals(d.path("kind").asText());
         }
         assertTrue(found, () -> url + " listed as Cached: " + a);
-        assertTrue(texts(Checks.okJson(api.get("/jsonldContexts").query("kind", "Cached").send())).contains(url));
+        assertTrue(texts(Checks.okPlainJson(api.get("/jsonldContexts").query("kind", "Cached").send())).contains(url));
     }
 
     @Test
@@ -239,7 +239,7 @@ class JsonLdContextsApiTest extends ConformanceTest {
         String id = addHosted(hostedDocument());
         Checks.noContent(remove(id, null));
         Checks.problem(serve(id, null), 404, "ResourceNotFound");
-        assertFalse(texts(Checks.okJson(api.get("/jsonldContexts").send())).stream().anyMatch(u -> u.endsWith(PATH + id)));
+        assertFalse(texts(Checks.okPlainJson(api.get("/jsonldContexts").send())).stream().anyMatch(u -> u.endsWith(PATH + id)));
     }
 
     @ParameterizedTest(name = "reload={0}")
