@@ -24,16 +24,10 @@ class AppendAttributesTest extends ConformanceTest {
         return api.post(Ngsi.entity(id) + "/attrs").ldJson(Entities.withContext(fragment, model)).send();
     }
 
-    private static String vehicle() {
-        String id = Entities.id("Vehicle");
-        create(Entities.vehicle(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.3 TP 010_01_01: a new attribute is appended (204)")
     void appendNew() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode attr = Json.obj("{\"type\": \"Property\", \"value\": 23, \"unitCode\": \"LTR\"}");
         Checks.noContent(append(id, (ObjectNode) Json.obj("{}").set("fuelLevel", attr)));
         Json.assertSame(Json.with(Entities.vehicle(id), "fuelLevel", attr), retrieve(id));
@@ -42,7 +36,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3 TP 010_01_02: an instance with a new datasetId is appended beside the others")
     void appendNewInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode inst = Json.obj("""
                 {"type": "Property", "value": 60, "datasetId": "urn:ngsi-ld:Dataset:radar"}""");
         Checks.noContent(append(id, (ObjectNode) Json.obj("{}").set("speed", inst)));
@@ -54,7 +48,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3: without noOverwrite an existing default instance is replaced whole, keeping its createdAt")
     void appendOverwrites() {
-        String id = vehicle();
+        String id = createdVehicle();
         JsonNode before = Checks.okJson(retrieve(id, "options", "sysAttrs"));
         Checks.noContent(append(id, Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"BMW\", \"source\": {\"type\": \"Property\", \"value\": \"dealer\"}}}")));
         JsonNode after = Checks.okJson(retrieve(id, "options", "sysAttrs"));
@@ -87,7 +81,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3 TP 010_04_01: noOverwrite keeps an existing attribute and appends the new: 207 UpdateResult with fully qualified names")
     void noOverwritePartial() {
-        String id = vehicle();
+        String id = createdVehicle();
         Answer a = api.post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite").ldJson(Entities.withContext(Json.obj("""
                 {"brandName": {"type": "Property", "value": "BMW"},
                  "attribute_to_be_added": {"type": "Property", "value": 23}}"""), model)).send();
@@ -99,7 +93,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3 TP 010_04_02: noOverwrite with an instance of a new datasetId appends it: 204")
     void noOverwriteNewInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode inst = Json.obj("{\"type\": \"Property\", \"value\": 60, \"datasetId\": \"urn:ngsi-ld:Dataset:radar\"}");
         Checks.noContent(api.post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite")
                 .ldJson(Entities.withContext((ObjectNode) Json.obj("{}").set("speed", inst), model)).send());
@@ -111,7 +105,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.4 TP 010_05_01: a fragment that is not JSON is 400 InvalidRequest")
     void invalidJson() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(api.post(Ngsi.entity(id) + "/attrs").ldJson("{\"speed\": {\"type\": \"Property\",, \"value\": 56}}").send(), 400,
                 "InvalidRequest");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
@@ -120,7 +114,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("4.5.18 TP 010_06_01: a LanguageProperty is appended")
     void appendLanguageProperty() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode attr = Json.obj("{\"type\": \"LanguageProperty\", \"languageMap\": {\"en\": \"Big red car\", \"fr\": \"Grosse voiture rouge\"}}");
         Checks.noContent(append(id, (ObjectNode) Json.obj("{}").set("street", attr)));
         Json.assertSame(Json.with(Entities.vehicle(id), "street", attr), retrieve(id));
@@ -163,7 +157,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("4.5.24 TP 010_10_01: a JsonProperty is appended, its json verbatim")
     void appendJsonProperty() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode attr = Json.obj("{\"type\": \"JsonProperty\", \"json\": {\"speed\": 1, \"type\": \"raw\", \"list\": [1, null]}}");
         Checks.noContent(append(id, (ObjectNode) Json.obj("{}").set("tickets", attr)));
         Json.assertSame(Json.with(Entities.vehicle(id), "tickets", attr), retrieve(id));
@@ -172,7 +166,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("4.5.20 TP 010_11_01: a VocabProperty is appended")
     void appendVocabProperty() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode attr = Json.obj("{\"type\": \"VocabProperty\", \"vocab\": \"monument\"}");
         Checks.noContent(append(id, (ObjectNode) Json.obj("{}").set("category", attr)));
         Json.assertSame(Json.with(Entities.vehicle(id), "category", attr), retrieve(id));
@@ -181,7 +175,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3: a type in the fragment is added to the entity's types")
     void appendType() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(append(id, Json.obj("{\"type\": \"Car\"}")));
         Json.assertSame(Json.with(Entities.vehicle(id), "type", Json.arr("[\"Vehicle\", \"Car\"]")), retrieve(id));
     }
@@ -189,7 +183,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.4: append is no partial update: an NGSI-LD Null in its fragment is 400 BadRequestData, nothing changes")
     void nullRejected() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.badData(append(id, Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"urn:ngsi-ld:null\"}}")), "brandName");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }
@@ -197,7 +191,7 @@ class AppendAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.3: an invalid attribute in the fragment is 400 BadRequestData naming it, and nothing is appended")
     void invalidAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.badData(append(id, Json.obj("""
                 {"fuelLevel": {"type": "Property", "value": 1}, "isBroken": {"type": "Relationship", "object": "not a uri"}}""")), "isBroken");
         Json.assertSame(Entities.vehicle(id), retrieve(id));

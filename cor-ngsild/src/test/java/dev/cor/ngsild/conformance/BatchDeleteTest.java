@@ -24,17 +24,11 @@ class BatchDeleteTest extends ConformanceTest {
         return api.post("/entityOperations/delete").json(a).send();
     }
 
-    private static String building() {
-        String id = Entities.id("Building");
-        create(Entities.building(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.10 TP 006_01_01: two entities are deleted: 204, both gone")
     void deleteTwo() {
-        String a = building();
-        String b = building();
+        String a = createdBuilding();
+        String b = createdBuilding();
         Checks.noContent(delete(a, b));
         assertGone(a);
         assertGone(b);
@@ -43,7 +37,7 @@ class BatchDeleteTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.10 TP 006_02_01: one existing and one unknown: 207, the existing deleted, ResourceNotFound for the other")
     void oneUnknown() {
-        String a = building();
+        String a = createdBuilding();
         String unknown = Entities.id("Building");
         Checks.batchResult(delete(a, unknown), List.of(a), List.of(unknown), List.of("ResourceNotFound"));
         assertGone(a);
@@ -64,7 +58,7 @@ class BatchDeleteTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.10: a null item fails the whole batch: 400 BadRequestData, the sibling stays")
     void nullItem() {
-        String a = building();
+        String a = createdBuilding();
         Checks.problem(api.post("/entityOperations/delete").json("[\"" + a + "\", null]").send(), 400, "BadRequestData");
         Json.assertSame(Entities.building(a), retrieve(a));
     }
@@ -72,7 +66,7 @@ class BatchDeleteTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.11.4 TP 006_04_01: the same id twice: the first deletes it, the second is ResourceNotFound (207)")
     void sameIdTwice() {
-        String a = building();
+        String a = createdBuilding();
         Checks.batchResult(delete(a, a), List.of(a), List.of(a), List.of("ResourceNotFound"));
         assertGone(a);
     }
@@ -80,7 +74,7 @@ class BatchDeleteTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.10: an id that is not a URI fails alone: 207, BadRequestData for it, the other deleted")
     void invalidId() {
-        String a = building();
+        String a = createdBuilding();
         Checks.batchResult(delete(a, "not-a-uri"), List.of(a), List.of("not-a-uri"), List.of("BadRequestData"));
         assertGone(a);
     }
@@ -88,7 +82,7 @@ class BatchDeleteTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.10: the ids may come as application/ld+json too")
     void ldJson() {
-        String a = building();
+        String a = createdBuilding();
         Checks.noContent(api.post("/entityOperations/delete").ldJson("[\"" + a + "\"]").send());
         assertGone(a);
     }

@@ -23,18 +23,10 @@ class BatchMergeTest extends ConformanceTest {
         return api.post("/entityOperations/merge").ldJson(withContexts(entities)).send();
     }
 
-    private static String[] twoBuildings() {
-        String a = Entities.id("Building");
-        String b = Entities.id("Building");
-        create(Entities.building(a));
-        create(Entities.building(b));
-        return new String[] {a, b};
-    }
-
     @Test
     @DisplayName("5.6.20 TP 057_01_01: merging fragments with only id and type: 204, nothing changes")
     void mergeEmpty() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         Checks.noContent(merge(Entities.minimal(ids[0], "Building"), Entities.minimal(ids[1], "Building")));
         Json.assertSame(Entities.building(ids[0]), retrieve(ids[0]));
         Json.assertSame(Entities.building(ids[1]), retrieve(ids[1]));
@@ -43,7 +35,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.20 TP 057_01_02/03: merged Properties and a Relationship replace and add, in each entity")
     void mergeAttributes() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode f = Json.obj("""
                 {"name": {"type": "Property", "value": "Pisa Tower"},
                  "locatedAt": {"type": "Relationship", "object": "urn:ngsi-ld:City:Pisa"}}""");
@@ -62,7 +54,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.12 TP 057_01_04: merging value and observedAt keeps the unitCode")
     void mergePartial() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode f = Json.with(Entities.minimal(ids[0], "Building"), "airQualityLevel",
                 Json.obj("{\"type\": \"Property\", \"value\": 1, \"observedAt\": \"2024-01-01T00:00:00.000Z\"}"));
         Checks.noContent(merge(f));
@@ -74,7 +66,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.20 TP 057_02_01: two existing and one unknown: 207, the two merged, ResourceNotFound for the third")
     void oneUnknown() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         String unknown = Entities.id("Building");
         ObjectNode name = Json.obj("{\"type\": \"Property\", \"value\": \"Louvre\"}");
         Answer r = merge(Json.with(Entities.minimal(ids[0], "Building"), "name", name), Json.with(Entities.minimal(ids[1], "Building"), "name", name),
@@ -93,7 +85,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.4 TP 057_03_02: an entity with a JSON null value: 207, BadRequestData for it")
     void nullValue() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode e = Json.obj("{\"id\": \"%s\", \"type\": \"Building\", \"name\": {\"type\": \"Property\", \"value\": null}}", ids[0]);
         Checks.batchResult(merge(e), List.of(), List.of(ids[0]), List.of("BadRequestData"));
         Json.assertSame(Entities.building(ids[0]), retrieve(ids[0]));
@@ -102,7 +94,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.20 TP 5620_01_01/02: a null item or an empty array is 400 BadRequestData")
     void nullItemAndEmpty() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         Checks.problem(api.post("/entityOperations/merge").json("[{\"id\": \"" + ids[0] + "\", \"type\": \"Building\"}, null]").send(), 400,
                 "BadRequestData");
         Checks.problem(api.post("/entityOperations/merge").json("[]").send(), 400, "BadRequestData");
@@ -111,7 +103,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.20 TP 5620_01_03: an NGSI-LD Null in concise form deletes the attribute; the others stay (204)")
     void nullDeletes() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         Checks.noContent(merge(Json.obj("{\"id\": \"%s\", \"type\": \"Building\", \"subCategory\": \"urn:ngsi-ld:null\"}", ids[0])));
         Answer a = api.get(Ngsi.entity(ids[0])).link(model).send();
         Json.assertSame(Json.without(Entities.building(ids[0]), "subCategory"), Checks.okJson(a));
@@ -121,7 +113,7 @@ class BatchMergeTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.11.5: two fragments of one entity are merged in order")
     void sameIdTwice() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode first = Json.with(Entities.minimal(ids[0], "Building"), "name", Json.obj("{\"type\": \"Property\", \"value\": \"first\"}"));
         ObjectNode second = Json.with(Entities.minimal(ids[0], "Building"), "source", Json.obj("{\"type\": \"Property\", \"value\": \"second\"}"));
         Checks.noContent(merge(first, second));

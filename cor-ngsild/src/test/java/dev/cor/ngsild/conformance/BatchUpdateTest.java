@@ -29,18 +29,10 @@ class BatchUpdateTest extends ConformanceTest {
         return r.send();
     }
 
-    private static String[] twoBuildings() {
-        String a = Entities.id("Building");
-        String b = Entities.id("Building");
-        create(Entities.building(a));
-        create(Entities.building(b));
-        return new String[] {a, b};
-    }
-
     @Test
     @DisplayName("5.6.9 TP 005_01_01: updating with the same attributes: 204, nothing changes")
     void sameAttributes() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         Checks.noContent(update(null, Entities.building(ids[0]), Entities.building(ids[1])));
         Json.assertSame(Entities.building(ids[0]), retrieve(ids[0]));
         Json.assertSame(Entities.building(ids[1]), retrieve(ids[1]));
@@ -49,7 +41,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.9 TP 005_01_02: a new attribute is appended to each entity (204)")
     void newAttribute() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode rel = Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:City:Paris\"}");
         Checks.noContent(update(null, Json.with(Entities.minimal(ids[0], "Building"), "locatedAt", rel),
                 Json.with(Entities.minimal(ids[1], "Building"), "locatedAt", rel)));
@@ -60,7 +52,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.9 TP 005_01_03: an attribute is replaced whole, with its new sub-Relationship")
     void replacedAttribute() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode aql = Json.obj("""
                 {"type": "Property", "value": 9, "providedBy": {"type": "Relationship", "object": "urn:ngsi-ld:Sensor:2"}}""");
         Checks.noContent(update(null, Json.with(Entities.minimal(ids[0], "Building"), "airQualityLevel", aql)));
@@ -72,7 +64,7 @@ class BatchUpdateTest extends ConformanceTest {
     void noOverwriteExisting() {
         // The suite only checks 207 here: what the BatchOperationResult lists for an entity whose
         // attributes were all kept is not specified (Orion-LD answers 204). See conf-notes.
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode changed = Json.with(Entities.minimal(ids[0], "Building"), "name", Json.obj("{\"type\": \"Property\", \"value\": \"Louvre\"}"));
         Answer r = update("noOverwrite", changed);
         Checks.status(r, 207);
@@ -84,7 +76,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.9 TP 005_02_02: noOverwrite with only new attributes: 204, appended")
     void noOverwriteNew() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode rel = Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:City:Paris\"}");
         Checks.noContent(update("noOverwrite", Json.with(Entities.minimal(ids[0], "Building"), "locatedAt", rel)));
         Json.assertSame(Json.with(Entities.building(ids[0]), "locatedAt", rel), retrieve(ids[0]));
@@ -93,7 +85,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.9 TP 005_02_03: noOverwrite with a new and an existing attribute: 207; the new appended, the existing kept")
     void noOverwriteMixed() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode rel = Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:City:Paris\"}");
         ObjectNode f = Json.with(Json.with(Entities.minimal(ids[0], "Building"), "locatedAt", rel), "name",
                 Json.obj("{\"type\": \"Property\", \"value\": \"Louvre\"}"));
@@ -104,7 +96,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.9 TP 005_03_01: two existing and one unknown: 207, the two updated, ResourceNotFound for the third")
     void oneUnknown() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         String unknown = Entities.id("Building");
         ObjectNode name = Json.obj("{\"type\": \"Property\", \"value\": \"Louvre\"}");
         Answer r = update(null, Json.with(Entities.minimal(ids[0], "Building"), "name", name),
@@ -123,7 +115,7 @@ class BatchUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.4 TP 005_04_02: an entity with a JSON null value: 207, BadRequestData for it, it is unchanged")
     void nullValue() {
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         ObjectNode e = Json.obj("{\"id\": \"%s\", \"type\": \"Building\", \"name\": {\"type\": \"Property\", \"value\": null}}", ids[0]);
         Checks.batchResult(update(null, e), List.of(), List.of(ids[0]), List.of("BadRequestData"));
         Json.assertSame(Entities.building(ids[0]), retrieve(ids[0]));
@@ -142,7 +134,7 @@ class BatchUpdateTest extends ConformanceTest {
     @DisplayName("5.6.9: an empty array and a null item are 400 BadRequestData")
     void emptyAndNull() {
         Checks.problem(api.post("/entityOperations/update").ldJson("[]").send(), 400, "BadRequestData");
-        String[] ids = twoBuildings();
+        String[] ids = {createdBuilding(), createdBuilding()};
         Checks.problem(api.post("/entityOperations/update").json("[{\"id\": \"" + ids[0] + "\", \"type\": \"Building\"}, null]").send(), 400,
                 "BadRequestData");
     }

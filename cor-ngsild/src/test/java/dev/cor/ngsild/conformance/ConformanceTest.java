@@ -68,6 +68,20 @@ abstract class ConformanceTest {
         Checks.created(api.post("/entities").json(entity).send(), id);
     }
 
+    /** Creates a fresh {@link Entities#vehicle} with the user context; returns its id. */
+    static String createdVehicle() {
+        String id = Entities.id("Vehicle");
+        create(Entities.vehicle(id));
+        return id;
+    }
+
+    /** Creates a fresh {@link Entities#building} with the user context; returns its id. */
+    static String createdBuilding() {
+        String id = Entities.id("Building");
+        create(Entities.building(id));
+        return id;
+    }
+
     /** The entity as application/json, normalized, compacted with the tests' user context; asserts the 200. */
     static JsonNode retrieve(String id) {
         return Checks.okJson(api.get(Ngsi.entity(id)).link(model).send(), model);

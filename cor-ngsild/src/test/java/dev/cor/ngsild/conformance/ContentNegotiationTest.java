@@ -27,16 +27,10 @@ import dev.cor.ngsild.conformance.Ngsi.Answer;
  */
 class ContentNegotiationTest extends ConformanceTest {
 
-    private static String building() {
-        String id = Entities.id("Building");
-        create(Entities.building(id));
-        return id;
-    }
-
     @Test
     @DisplayName("6.3.4: no Accept header at all means application/json")
     void noAccept() {
-        String id = building();
+        String id = createdBuilding();
         RawHttp.Answer a = RawHttp.exchange(broker.port(), "GET " + Ngsi.PREFIX + "/entities/" + id + " HTTP/1.1\r\nHost: 127.0.0.1", new byte[0]);
         assertEquals(200, a.status(), a::toString);
         assertEquals(Ngsi.JSON, a.field("Content-Type"), a::toString);
@@ -60,7 +54,7 @@ class ContentNegotiationTest extends ConformanceTest {
         "text/html, application/json;q=0.5|application/json"})
     @DisplayName("6.3.4 TP 045_01_01, 045_02_01..04, 045_04_01..04: Accept selects by q-value, then by the list order json, ld+json, geo+json")
     void acceptNegotiation(String accept, String expected) {
-        String id = building();
+        String id = createdBuilding();
         Answer a = api.get(Ngsi.entity(id)).accept(accept).send();
         Checks.status(a, 200);
         assertEquals(expected, a.contentType(), a::toString);
@@ -91,7 +85,7 @@ class ContentNegotiationTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.4: the Content-Type precondition is POST's, PATCH's and PUT's: a GET with an odd Content-Type is answered")
     void contentTypeNotCheckedOnGet() {
-        String id = building();
+        String id = createdBuilding();
         Checks.okJson(api.get(Ngsi.entity(id)).header("Content-Type", "application/xml").send());
     }
 
@@ -187,7 +181,7 @@ class ContentNegotiationTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.6 TP 636_01_03: a 204 carries no Content-Length")
     void noContentLengthOn204() {
-        String id = building();
+        String id = createdBuilding();
         RawHttp.Answer a = RawHttp.exchange(broker.port(), "DELETE " + Ngsi.PREFIX + "/entities/" + id + " HTTP/1.1\r\nHost: 127.0.0.1", new byte[0]);
         assertEquals(204, a.status(), a::toString);
         assertNull(a.field("Content-Length"), () -> "no Content-Length on 204: " + a);
@@ -196,7 +190,7 @@ class ContentNegotiationTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.6: a 207 is application/json whatever the Accept, with fully qualified names and no Link")
     void partialSuccessIsJson() {
-        String id = building();
+        String id = createdBuilding();
         Answer a = api.post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite").accept(Ngsi.LD_JSON)
                 .ldJson(Entities.withContext(Json.obj("{\"name\": {\"type\": \"Property\", \"value\": \"x\"}, \"speed\": {\"type\": \"Property\", \"value\": 1}}"), model))
                 .send();
@@ -222,7 +216,7 @@ class ContentNegotiationTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.6: an application/ld+json answer carries the request's Link context as its @context")
     void ldJsonAnswer() {
-        String id = building();
+        String id = createdBuilding();
         Answer a = api.get(Ngsi.entity(id)).accept(Ngsi.LD_JSON).link(model).send();
         Json.assertSame(Entities.withContext(Entities.building(id), model), Checks.okLdJson(a, model));
     }

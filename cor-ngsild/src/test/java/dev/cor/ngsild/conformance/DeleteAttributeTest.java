@@ -29,16 +29,10 @@ class DeleteAttributeTest extends ConformanceTest {
         return r.send();
     }
 
-    private static String vehicle() {
-        String id = Entities.id("Vehicle");
-        create(Entities.vehicle(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.5 TP 013_01_01: without datasetId the default instance is deleted, the others stay")
     void deleteDefaultInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(delete(id, "speed", null, "false"));
         ObjectNode expected = Entities.vehicle(id);
         expected.set("speed", expected.get("speed").get(1));
@@ -48,7 +42,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.5 TP 013_01_02: with a datasetId that instance is deleted, the others stay")
     void deleteNamedInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(delete(id, "speed", "urn:ngsi-ld:Dataset:gps", "false"));
         ObjectNode expected = Entities.vehicle(id);
         expected.set("speed", expected.get("speed").get(0));
@@ -58,7 +52,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.5 TP 013_01_03: deleteAll=true deletes every instance")
     void deleteAll() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(delete(id, "speed", null, "true"));
         Json.assertSame(Json.without(Entities.vehicle(id), "speed"), retrieve(id));
     }
@@ -66,7 +60,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.5: a single-instance attribute is deleted whole")
     void deleteAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(delete(id, "isParked", null, null));
         Json.assertSame(Json.without(Entities.vehicle(id), "isParked"), retrieve(id));
     }
@@ -86,7 +80,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.2 TP 013_02_03: DELETE on /entities/{id}/attrs/ without an attribute name is 405 (the resource has no DELETE)")
     void noAttributeName() {
-        String id = vehicle();
+        String id = createdVehicle();
         Answer a = api.delete(Ngsi.entity(id) + "/attrs/").send();
         Checks.problemDetails(a, 405);
         assertFalse(a.header("Allow") == null || a.header("Allow").contains("DELETE"), a::toString);
@@ -101,14 +95,14 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.5 TP 013_03_02: an attribute the entity lacks is 404 ResourceNotFound")
     void unknownAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(delete(id, "notFound", null, "false"), 404, "ResourceNotFound");
     }
 
     @Test
     @DisplayName("5.6.5 TP 013_03_03: a datasetId the attribute has no instance of is 404 ResourceNotFound, nothing is deleted")
     void unknownDatasetId() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(delete(id, "speed", "urn:ngsi-ld:Dataset:notFound", "false"), 404, "ResourceNotFound");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }
@@ -158,7 +152,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.5: the attribute name is expanded with the Link context: without it, another attribute (404); by full IRI, found")
     void nameExpandsWithContext() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(api.delete(Ngsi.attr(id, "brandName")).send(), 404, "ResourceNotFound");
         Checks.noContent(api.delete(Ngsi.attr(id, Ngsi.segment(modelIri("brandName")))).send());
         Json.assertSame(Json.without(Entities.vehicle(id), "brandName"), retrieve(id));
@@ -179,7 +173,7 @@ class DeleteAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.5: a datasetId parameter that is not a URI is 400 BadRequestData")
     void invalidDatasetId() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(delete(id, "speed", "not a uri", null), 400, "BadRequestData");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }

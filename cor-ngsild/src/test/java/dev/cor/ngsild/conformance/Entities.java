@@ -83,4 +83,32 @@ final class Entities {
                   ]
                 }""", id);
     }
+
+    /**
+     * A Building with one attribute of the four kinds an NGSI-LD Null deletes (name, locatedAt,
+     * location, street), each with a default instance and one of {@code urn:ngsi-ld:Dataset:01}.
+     */
+    static ObjectNode twoInstancesOfEachKind(String id) {
+        return Json.obj("""
+                {"id": "%s", "type": "Building",
+                 "name": [{"type": "Property", "value": "Eiffel Tower"},
+                          {"type": "Property", "value": "Tour Eiffel", "datasetId": "urn:ngsi-ld:Dataset:01"}],
+                 "locatedAt": [{"type": "Relationship", "object": "urn:ngsi-ld:City:Paris"},
+                               {"type": "Relationship", "object": "urn:ngsi-ld:City:Lyon", "datasetId": "urn:ngsi-ld:Dataset:01"}],
+                 "location": [{"type": "GeoProperty", "value": {"type": "Point", "coordinates": [-8.5, 41.2]}},
+                              {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [2.3, 48.8]}, "datasetId": "urn:ngsi-ld:Dataset:01"}],
+                 "street": [{"type": "LanguageProperty", "languageMap": {"fr": "Grand Place", "nl": "Grote Markt"}},
+                            {"type": "LanguageProperty", "languageMap": {"en": "Main Square"}, "datasetId": "urn:ngsi-ld:Dataset:01"}]}""", id);
+    }
+
+    /** The NGSI-LD Null of an attribute kind (5.2.1, 4.5.0): the value, object or languageMap that deletes. */
+    static ObjectNode nullOf(String kind) {
+        return switch (kind) {
+            case "Property" -> Json.obj("{\"type\": \"Property\", \"value\": \"urn:ngsi-ld:null\"}");
+            case "Relationship" -> Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:null\"}");
+            case "GeoProperty" -> Json.obj("{\"type\": \"GeoProperty\", \"value\": \"urn:ngsi-ld:null\"}");
+            case "LanguageProperty" -> Json.obj("{\"type\": \"LanguageProperty\", \"languageMap\": {\"@none\": \"urn:ngsi-ld:null\"}}");
+            default -> throw new IllegalArgumentException(kind);
+        };
+    }
 }

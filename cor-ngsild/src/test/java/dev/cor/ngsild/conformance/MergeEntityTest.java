@@ -18,31 +18,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 class MergeEntityTest extends ConformanceTest {
 
-    /** A Building with the four attribute kinds the NGSI-LD Null cases delete, two instances of each. */
-    private static ObjectNode nullTarget(String id) {
-        return Json.obj("""
-                {"id": "%s", "type": "Building",
-                 "name": [{"type": "Property", "value": "Eiffel Tower"},
-                          {"type": "Property", "value": "Tour Eiffel", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "locatedAt": [{"type": "Relationship", "object": "urn:ngsi-ld:City:Paris"},
-                               {"type": "Relationship", "object": "urn:ngsi-ld:City:Lyon", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "location": [{"type": "GeoProperty", "value": {"type": "Point", "coordinates": [-8.5, 41.2]}},
-                              {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [2.3, 48.8]}, "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "street": [{"type": "LanguageProperty", "languageMap": {"fr": "Grand Place", "nl": "Grote Markt"}},
-                            {"type": "LanguageProperty", "languageMap": {"en": "Main Square"}, "datasetId": "urn:ngsi-ld:Dataset:01"}]}""", id);
-    }
-
-    /** The NGSI-LD Null of each attribute kind (5.2.1, 4.5.0). */
-    static ObjectNode nullOf(String kind) {
-        return switch (kind) {
-            case "Property" -> Json.obj("{\"type\": \"Property\", \"value\": \"urn:ngsi-ld:null\"}");
-            case "Relationship" -> Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:null\"}");
-            case "GeoProperty" -> Json.obj("{\"type\": \"GeoProperty\", \"value\": \"urn:ngsi-ld:null\"}");
-            case "LanguageProperty" -> Json.obj("{\"type\": \"LanguageProperty\", \"languageMap\": {\"@none\": \"urn:ngsi-ld:null\"}}");
-            default -> throw new IllegalArgumentException(kind);
-        };
-    }
-
     private static void merge(String id, ObjectNode fragment) {
         Checks.noContent(api.patch(Ngsi.entity(id)).ldJson(Entities.withContext(fragment, model)).send());
     }
@@ -140,11 +115,11 @@ class MergeEntityTest extends ConformanceTest {
     @DisplayName("5.6.17 TP 056_03_01..04: an NGSI-LD Null without datasetId deletes the default instance of a Property, Relationship, GeoProperty, LanguageProperty")
     void nullDeletesDefaultInstance(String kind, String attr) {
         String id = Entities.id("Building");
-        create(nullTarget(id));
+        create(Entities.twoInstancesOfEachKind(id));
         ObjectNode fragment = Json.obj("{}");
-        fragment.set(attr, nullOf(kind));
+        fragment.set(attr, Entities.nullOf(kind));
         merge(id, fragment);
-        ObjectNode expected = nullTarget(id);
+        ObjectNode expected = Entities.twoInstancesOfEachKind(id);
         JsonNode kept = expected.get(attr).get(1);
         expected.set(attr, kept);
         Ngsi.Answer a = api.get(Ngsi.entity(id)).link(model).send();
@@ -157,11 +132,11 @@ class MergeEntityTest extends ConformanceTest {
     @DisplayName("5.6.17 TP 056_04_01..04: an NGSI-LD Null with a datasetId deletes that instance only")
     void nullDeletesNamedInstance(String kind, String attr) {
         String id = Entities.id("Building");
-        create(nullTarget(id));
+        create(Entities.twoInstancesOfEachKind(id));
         ObjectNode fragment = Json.obj("{}");
-        fragment.set(attr, nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01"));
+        fragment.set(attr, Entities.nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01"));
         merge(id, fragment);
-        ObjectNode expected = nullTarget(id);
+        ObjectNode expected = Entities.twoInstancesOfEachKind(id);
         expected.set(attr, expected.get(attr).get(0));
         Json.assertSame(expected, retrieve(id));
     }
@@ -171,11 +146,11 @@ class MergeEntityTest extends ConformanceTest {
     @DisplayName("5.6.17 TP 056_05_01..04: an NGSI-LD Null on a single-instance attribute removes the attribute")
     void nullDeletesAttribute(String kind, String attr) {
         String id = Entities.id("Building");
-        ObjectNode start = nullTarget(id);
+        ObjectNode start = Entities.twoInstancesOfEachKind(id);
         start.set(attr, start.get(attr).get(0));
         create(start);
         ObjectNode fragment = Json.obj("{}");
-        fragment.set(attr, nullOf(kind));
+        fragment.set(attr, Entities.nullOf(kind));
         merge(id, fragment);
         Json.assertSame(Json.without(start, attr), retrieve(id));
     }

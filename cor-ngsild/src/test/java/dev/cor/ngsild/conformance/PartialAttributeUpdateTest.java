@@ -23,16 +23,10 @@ class PartialAttributeUpdateTest extends ConformanceTest {
         return api.patch(Ngsi.attr(id, attr)).ldJson(Entities.withContext(fragment, model)).send();
     }
 
-    private static String vehicle() {
-        String id = Entities.id("Vehicle");
-        create(Entities.vehicle(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.4 TP 012_01_01: the members given replace those of the attribute, the others stay")
     void partialUpdate() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(patch(id, "isParked", Json.obj("""
                 {"type": "Relationship", "object": "urn:ngsi-ld:OffStreetParking:Downtown2", "observedAt": "2017-07-29T15:00:04Z"}""")));
         ObjectNode expected = Entities.vehicle(id);
@@ -44,7 +38,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4 TP 012_01_02: with a datasetId, that instance is patched and the others stay")
     void partialUpdateOfInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(patch(id, "speed", Json.obj("{\"value\": 20, \"datasetId\": \"urn:ngsi-ld:Dataset:gps\"}")));
         ObjectNode expected = Entities.vehicle(id);
         ((ObjectNode) expected.get("speed").get(1)).put("value", 20);
@@ -82,7 +76,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4 TP 012_02_03: a fragment of another attribute type is 400 BadRequestData, nothing changes")
     void typeChange() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(patch(id, "brandName", Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:Brand:BMW\"}")), 400,
                 "BadRequestData");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
@@ -91,7 +85,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4 TP 012_02_04: an empty fragment is 400 BadRequestData")
     void emptyFragment() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(api.patch(Ngsi.attr(id, "brandName")).json("{}").link(model).send(), 400, "BadRequestData");
     }
 
@@ -114,7 +108,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4 TP 012_03_03: a datasetId the attribute has no instance of is 404 ResourceNotFound")
     void unknownDatasetId() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(patch(id, "speed", Json.obj("{\"value\": 20, \"datasetId\": \"urn:ngsi-ld:Dataset:unknown\"}")), 404, "ResourceNotFound");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }
@@ -122,7 +116,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4 TP 012_03_04: an attribute the entity lacks is 404 ResourceNotFound")
     void unknownAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(patch(id, "isParked2", Json.obj("{\"object\": \"urn:ngsi-ld:X:1\"}")), 404, "ResourceNotFound");
     }
 
@@ -151,7 +145,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
                  "location": {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [-8.5, 41.2]}},
                  "street": {"type": "LanguageProperty", "languageMap": {"fr": "Grand Place"}}}""", id);
         create(e);
-        Checks.noContent(patch(id, attr, MergeEntityTest.nullOf(kind)));
+        Checks.noContent(patch(id, attr, Entities.nullOf(kind)));
         Json.assertSame(Json.without(e, attr), retrieve(id));
     }
 
@@ -160,18 +154,9 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @DisplayName("5.6.4 TP 012_06_01..04: an NGSI-LD Null value with a datasetId deletes that instance only")
     void nullDeletesNamedInstance(String kind, String attr) {
         String id = Entities.id("Building");
-        ObjectNode e = Json.obj("""
-                {"id": "%s", "type": "Building",
-                 "name": [{"type": "Property", "value": "Eiffel Tower"},
-                          {"type": "Property", "value": "Tour Eiffel", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "locatedAt": [{"type": "Relationship", "object": "urn:ngsi-ld:City:Paris"},
-                               {"type": "Relationship", "object": "urn:ngsi-ld:City:Lyon", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "location": [{"type": "GeoProperty", "value": {"type": "Point", "coordinates": [-8.5, 41.2]}},
-                              {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [2.3, 48.8]}, "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "street": [{"type": "LanguageProperty", "languageMap": {"fr": "Grand Place"}},
-                            {"type": "LanguageProperty", "languageMap": {"en": "Main Square"}, "datasetId": "urn:ngsi-ld:Dataset:01"}]}""", id);
+        ObjectNode e = Entities.twoInstancesOfEachKind(id);
         create(e);
-        Checks.noContent(patch(id, attr, MergeEntityTest.nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01")));
+        Checks.noContent(patch(id, attr, Entities.nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01")));
         ObjectNode expected = e.deepCopy();
         expected.set(attr, e.get(attr).get(0));
         Json.assertSame(expected, retrieve(id));
@@ -180,7 +165,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.8: an NGSI-LD Null sub-attribute is removed, the rest of the attribute stays")
     void nullDeletesSubAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(patch(id, "isParked", Json.obj("{\"providedBy\": {\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:null\"}}")));
         ObjectNode expected = Entities.vehicle(id);
         ((ObjectNode) expected.get("isParked")).remove("providedBy");
@@ -240,7 +225,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.4 TP 044_01_01: PATCH as application/merge-patch+json is taken as application/json")
     void mergePatchJson() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(api.patch(Ngsi.attr(id, "brandName")).body(Ngsi.MERGE_PATCH, Json.obj("{\"value\": \"BMW\"}")).link(model).send());
         ObjectNode expected = Entities.vehicle(id);
         ((ObjectNode) expected.get("brandName")).put("value", "BMW");
@@ -261,7 +246,7 @@ class PartialAttributeUpdateTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.4: the attribute name is expanded with the request's context: under another context it is another attribute (404)")
     void nameExpandsWithContext() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(api.patch(Ngsi.attr(id, "brandName")).json(Json.obj("{\"value\": \"BMW\"}")).send(), 404, "ResourceNotFound");
         Checks.noContent(api.patch(Ngsi.attr(id, "brandName")).json(Json.obj("{\"value\": \"BMW\"}")).link(model).send());
         ObjectNode expected = Entities.vehicle(id);

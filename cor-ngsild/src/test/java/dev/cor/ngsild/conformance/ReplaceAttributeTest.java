@@ -22,16 +22,10 @@ class ReplaceAttributeTest extends ConformanceTest {
         return api.put(Ngsi.attr(id, attr)).json(fragment).link(model).send();
     }
 
-    private static String vehicle() {
-        String id = Entities.id("Vehicle");
-        create(Entities.vehicle(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.19 TP 055_01_01: the attribute is replaced whole (204) and keeps its createdAt")
     void replace() {
-        String id = vehicle();
+        String id = createdVehicle();
         String createdAt = Checks.okJson(retrieve(id, "options", "sysAttrs")).path("isParked").path("createdAt").asText();
         ObjectNode r = Json.obj("""
                 {"type": "Relationship", "object": "urn:ngsi-ld:OffStreetParking:Downtown2", "observedAt": "2017-07-29T15:00:04Z"}""");
@@ -44,7 +38,7 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19 TP 055_01_02: the replacement may be of another attribute type")
     void replaceWithAnotherType() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode r = Json.obj("{\"type\": \"Property\", \"value\": \"parked at home\"}");
         Checks.noContent(put(id, "isParked", r));
         Json.assertSame(Json.with(Entities.vehicle(id), "isParked", r), retrieve(id));
@@ -53,7 +47,7 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19 TP 055_02_01: without datasetId the default instance is replaced, the other instances stay")
     void replaceDefaultInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode r = Json.obj("{\"type\": \"Property\", \"value\": 120}");
         Checks.noContent(put(id, "speed", r));
         ObjectNode expected = Entities.vehicle(id);
@@ -64,7 +58,7 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19 TP 055_02_02: with a datasetId that instance is replaced, the other instances stay")
     void replaceNamedInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode r = Json.obj("{\"type\": \"Property\", \"value\": 120, \"datasetId\": \"urn:ngsi-ld:Dataset:gps\"}");
         Checks.noContent(put(id, "speed", r));
         ObjectNode expected = Entities.vehicle(id);
@@ -88,14 +82,14 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19 TP 055_03_03: an attribute name that is not valid (@invalid) is 400 BadRequestData")
     void invalidAttributeName() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.badData(put(id, "@invalid", Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:X:1\"}")), "@invalid");
     }
 
     @Test
     @DisplayName("5.6.19 TP 055_03_04: an attribute the entity lacks is 404 ResourceNotFound")
     void unknownAttribute() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(put(id, "fuelLevel", Json.obj("{\"type\": \"Property\", \"value\": 1}")), 404, "ResourceNotFound");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }
@@ -112,7 +106,7 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19: a datasetId the attribute has no instance of is 404 ResourceNotFound")
     void unknownDatasetId() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(put(id, "speed", Json.obj("{\"type\": \"Property\", \"value\": 1, \"datasetId\": \"urn:ngsi-ld:Dataset:none\"}")), 404,
                 "ResourceNotFound");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
@@ -121,7 +115,7 @@ class ReplaceAttributeTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.19: an invalid replacement (a Relationship without object) is 400 BadRequestData, nothing changes")
     void invalidReplacement() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(put(id, "isParked", Json.obj("{\"type\": \"Relationship\"}")), 400, "BadRequestData");
         Json.assertSame(Entities.vehicle(id), retrieve(id));
     }

@@ -28,16 +28,10 @@ class UpdateAttributesTest extends ConformanceTest {
         return api.patch(Ngsi.entity(id) + "/attrs").ldJson(Entities.withContext(fragment, model)).send();
     }
 
-    private static String vehicle() {
-        String id = Entities.id("Vehicle");
-        create(Entities.vehicle(id));
-        return id;
-    }
-
     @Test
     @DisplayName("5.6.2 TP 011_01_01: an attribute without datasetId replaces the default instance whole (204)")
     void updateDefaultInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(update(id, Json.obj("{\"speed\": {\"type\": \"Property\", \"value\": 99}}")));
         ObjectNode expected = Entities.vehicle(id);
         ((ArrayNode) expected.get("speed")).set(0, Json.obj("{\"type\": \"Property\", \"value\": 99}"));
@@ -47,7 +41,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.2 TP 011_01_02: an attribute with a datasetId replaces that instance only")
     void updateNamedInstance() {
-        String id = vehicle();
+        String id = createdVehicle();
         ObjectNode inst = Json.obj("{\"type\": \"Property\", \"value\": 99, \"datasetId\": \"urn:ngsi-ld:Dataset:gps\"}");
         Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set("speed", inst)));
         ObjectNode expected = Entities.vehicle(id);
@@ -60,7 +54,7 @@ class UpdateAttributesTest extends ConformanceTest {
     void missingAttributeNotUpdated() {
         // The suite (V1.9.1) expects 204 and the attribute appended. V1.8 and the issue: update changes
         // existing attributes and reports the others; Orion-LD answers the same 207.
-        String id = vehicle();
+        String id = createdVehicle();
         Answer a = update(id, Json.obj("""
                 {"brandName": {"type": "Property", "value": "BMW"},
                  "isParked2": {"type": "Relationship", "object": "urn:ngsi-ld:OffStreetParking:Downtown1"}}"""));
@@ -71,7 +65,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.2: when no attribute of the fragment exists: 207 with an empty updated array")
     void nothingUpdated() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.updateResult(update(id, Json.obj("{\"fuelLevel\": {\"type\": \"Property\", \"value\": 1}}")), List.of(),
                 List.of(defaultIri("fuelLevel")));
         Json.assertSame(Entities.vehicle(id), retrieve(id));
@@ -80,7 +74,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.2 TP 011_01_04: an update may change the attribute's type (Property to Relationship)")
     void changeAttributeType() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(update(id, Json.obj("{\"brandName\": {\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:Brand:BMW\"}}")));
         Json.assertSame(Json.with(Entities.vehicle(id), "brandName", Json.obj("{\"type\": \"Relationship\", \"object\": \"urn:ngsi-ld:Brand:BMW\"}")),
                 retrieve(id));
@@ -108,7 +102,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.5.4 TP 011_04_01: a fragment that is not JSON is 400 InvalidRequest")
     void invalidJson() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.problem(api.patch(Ngsi.entity(id) + "/attrs").ldJson("{\"speed\": {\"type\": \"Property\",, \"value\": 56}}").send(), 400,
                 "InvalidRequest");
     }
@@ -145,28 +139,15 @@ class UpdateAttributesTest extends ConformanceTest {
         Json.assertSame(Json.obj("{\"id\": \"%s\", \"type\": %s}", id, expectedTypes), retrieve(id));
     }
 
-    private static ObjectNode nullTarget(String id) {
-        return Json.obj("""
-                {"id": "%s", "type": "Building",
-                 "name": [{"type": "Property", "value": "Eiffel Tower"},
-                          {"type": "Property", "value": "Tour Eiffel", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "locatedAt": [{"type": "Relationship", "object": "urn:ngsi-ld:City:Paris"},
-                               {"type": "Relationship", "object": "urn:ngsi-ld:City:Lyon", "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "location": [{"type": "GeoProperty", "value": {"type": "Point", "coordinates": [-8.5, 41.2]}},
-                              {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [2.3, 48.8]}, "datasetId": "urn:ngsi-ld:Dataset:01"}],
-                 "street": [{"type": "LanguageProperty", "languageMap": {"fr": "Grand Place"}},
-                            {"type": "LanguageProperty", "languageMap": {"en": "Main Square"}, "datasetId": "urn:ngsi-ld:Dataset:01"}]}""", id);
-    }
-
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"Property,name", "Relationship,locatedAt", "GeoProperty,location", "LanguageProperty,street"})
     @DisplayName("5.5.8 TP 011_07_01..04: an NGSI-LD Null deletes a single-instance Property, Relationship, GeoProperty, LanguageProperty")
     void nullDeletesAttribute(String kind, String attr) {
         String id = Entities.id("Building");
-        ObjectNode start = nullTarget(id);
+        ObjectNode start = Entities.twoInstancesOfEachKind(id);
         start.set(attr, start.get(attr).get(0));
         create(start);
-        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, MergeEntityTest.nullOf(kind))));
+        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, Entities.nullOf(kind))));
         Answer a = api.get(Ngsi.entity(id)).link(model).send();
         Json.assertSame(Json.without(start, attr), Checks.okJson(a));
         assertFalse(a.text().contains("urn:ngsi-ld:null"), a::toString);
@@ -177,9 +158,9 @@ class UpdateAttributesTest extends ConformanceTest {
     @DisplayName("5.5.8 TP 011_08_01..04: an NGSI-LD Null with a datasetId deletes that instance only")
     void nullDeletesNamedInstance(String kind, String attr) {
         String id = Entities.id("Building");
-        create(nullTarget(id));
-        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, MergeEntityTest.nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01"))));
-        ObjectNode expected = nullTarget(id);
+        create(Entities.twoInstancesOfEachKind(id));
+        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, Entities.nullOf(kind).put("datasetId", "urn:ngsi-ld:Dataset:01"))));
+        ObjectNode expected = Entities.twoInstancesOfEachKind(id);
         expected.set(attr, expected.get(attr).get(0));
         Json.assertSame(expected, retrieve(id));
     }
@@ -189,9 +170,9 @@ class UpdateAttributesTest extends ConformanceTest {
     @DisplayName("5.5.8 TP 011_09_01..04: an NGSI-LD Null without datasetId deletes the default instance only")
     void nullDeletesDefaultInstance(String kind, String attr) {
         String id = Entities.id("Building");
-        create(nullTarget(id));
-        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, MergeEntityTest.nullOf(kind))));
-        ObjectNode expected = nullTarget(id);
+        create(Entities.twoInstancesOfEachKind(id));
+        Checks.noContent(update(id, (ObjectNode) Json.obj("{}").set(attr, Entities.nullOf(kind))));
+        ObjectNode expected = Entities.twoInstancesOfEachKind(id);
         expected.set(attr, expected.get(attr).get(1));
         Json.assertSame(expected, retrieve(id));
     }
@@ -222,7 +203,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("5.6.2: the replaced attribute keeps its createdAt (5.6.2.4) and gets a new modifiedAt")
     void createdAtKept() {
-        String id = vehicle();
+        String id = createdVehicle();
         var before = Checks.okJson(retrieve(id, "options", "sysAttrs")).path("brandName");
         Checks.noContent(update(id, Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"BMW\"}}")));
         var after = Checks.okJson(retrieve(id, "options", "sysAttrs")).path("brandName");
@@ -245,7 +226,7 @@ class UpdateAttributesTest extends ConformanceTest {
     @Test
     @DisplayName("6.3.4: PATCH /attrs as application/merge-patch+json is taken as application/json")
     void mergePatchJson() {
-        String id = vehicle();
+        String id = createdVehicle();
         Checks.noContent(api.patch(Ngsi.entity(id) + "/attrs").body(Ngsi.MERGE_PATCH, Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"BMW\"}}"))
                 .link(model).send());
         Json.assertSame(Json.with(Entities.vehicle(id), "brandName", Json.obj("{\"type\": \"Property\", \"value\": \"BMW\"}")), retrieve(id));
