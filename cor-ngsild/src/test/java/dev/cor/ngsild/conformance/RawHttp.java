@@ -1,0 +1,112 @@
+package dev.cor.ngsild.conformance;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One HTTP/1.1 exchange on a raw socket, for the requests {@link java.net.http.HttpClient} will not
+ * make: no Content-Length, a chunked body, header values it refuses. Writes the bytes as given and
+ * reads one answer (Content-Length or chunked body); every read has a deadline. One per exchange.
+ */
+final class RawHttp {
+    private RawHttp() {
+    }
+
+    /** An answer as read: status, header fields (lower-case names), body bytes. */
+    record Answer(int status, Map<String, String> fields, byte[] body) {
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        String field(String name) {
+            return fields.get(name.toLowerCase(Locale.ROOT));
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + fields + (body.length == 0 ? "" : " " + text());
+        }
+    }
+
+    /**
+     * Sends {@code head} (request line and header fields, without the blank line; lines separated by
+     * CRLF here) followed by a blank line and {@code body}, and reads the answer.
+     */
+    static Answer exchange(int port, String head, byte[] body) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            s.setSoTimeout(10_000);
+            String h = head.endsWith("\r\n") ? head : head + "\r\n";
+            s.getOutputStream().write((h + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().write(body);
+            s.getOutputStream().flush();
+            return read(s.getInputStream());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A chunked encoding of {@code body} in one chunk and the last chunk. */
+    static byte[] chunked(String body) {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes((Integer.toHexString(b.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        out.writeBytes(b);
+        out.writeBytes("\r\n0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        return out.toByteArray();
+    }
+
+    private static Answer read(InputStream in) throws IOException {
+        String status = line(in);
+        if (status == null || status.length() < 12) {
+            throw new IOException("no status line: " + status);
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        String l;
+        while ((l = line(in)) != null && !l.isEmpty()) {
+            int c = l.indexOf(':');
+            fields.merge(l.substring(0, c).trim().toLowerCase(Locale.ROOT), l.substring(c + 1).trim(), (a, b) -> a + ", " + b);
+        }
+        int code = Integer.parseInt(status.substring(9, 12));
+        byte[] body;
+        String cl = fields.get("content-length");
+        if (code == 204 || code == 304) {
+            body = new byte[0];
+        } else if (cl != null) {
+            body = in.readNBytes(Integer.parseInt(cl));
+        } else if ("chunked".equalsIgnoreCase(fields.get("transfer-encoding"))) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int n;
+            while ((n = Integer.parseInt(line(in).split(";")[0].trim(), 16)) > 0) {
+                out.writeBytes(in.readNBytes(n));
+                line(in);
+            }
+            line(in);
+            body = out.toByteArray();
+        } else {
+            body = in.readAllBytes();
+        }
+        return new Answer(code, fields, body);
+    }
+
+    private static String line(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != -1) {
+            if (c == '\n') {
+                String s = b.toString(StandardCharsets.ISO_8859_1);
+                return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+            }
+            b.write(c);
+        }
+        return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
+    }
+}
