@@ -65,12 +65,12 @@ public class NgsildEntityBenchmark {
         }
         body = CorRestJson.mapper().readTree(BenchEntities.ATTRS20);
         parser = new EntityParser(ctx, NgsildLimits.defaults());
-        entity = EntityEditor.create(parser.entity(body, true, false), 0);
+        entity = EntityEditor.create(parser.entity(body, true, EntityParser.Mode.WHOLE), 0);
     }
 
     @Benchmark
     public Entity expand() {
-        return EntityEditor.create(parser.entity(body, true, false), 0);
+        return EntityEditor.create(parser.entity(body, true, EntityParser.Mode.WHOLE), 0);
     }
 
     @Benchmark
@@ -80,6 +80,6 @@ public class NgsildEntityBenchmark {
 
     @Benchmark
     public byte[] both() {
-        return EntityRenderer.render(EntityEditor.create(parser.entity(body, true, false), 0), ctx, normalized, null);
+        return EntityRenderer.render(EntityEditor.create(parser.entity(body, true, EntityParser.Mode.WHOLE), 0), ctx, normalized, null);
     }
 }

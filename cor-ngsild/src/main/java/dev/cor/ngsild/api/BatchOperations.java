@@ -65,11 +65,11 @@ final class BatchOperations {
                 default -> false;
             };
             if (!known) {
-                throw NgsiLdException.badData("unknown option '" + o + "' for " + op.metricName());
+                throw NgsiLdException.invalid("unknown option '" + o + "' for " + op.metricName());
             }
         }
         if (options.contains("replace") && options.contains("update")) {
-            throw NgsiLdException.badData("options replace and update exclude each other");
+            throw NgsiLdException.invalid("options replace and update exclude each other");
         }
         List<Outcome> outcomes = new ArrayList<>(body.size());
         long now = config.clock().millis();
@@ -104,10 +104,12 @@ final class BatchOperations {
         }
         LdContext ctx = context(x, item);
         EntityInput in = new EntityParser(ctx, config.limits()).entity(item,
-                op == Operation.BATCH_CREATE || op == Operation.BATCH_UPSERT, op == Operation.BATCH_MERGE);
+                op == Operation.BATCH_CREATE || op == Operation.BATCH_UPSERT,
+                op == Operation.BATCH_MERGE ? EntityParser.Mode.MERGE : EntityParser.Mode.WHOLE);
         if (in.id() == null) {
             throw NgsiLdException.badData("an entity of the batch has no id");
         }
+        List<EntityEditor.NotUpdated>[] kept = none();
         EntityWrite w = config.store().write(x.tenant, in.id(), current -> switch (op) {
             case BATCH_CREATE -> {
                 if (current != null) {
@@ -123,12 +125,21 @@ final class BatchOperations {
                         : EntityEditor.replace(current, in, now);
             }
             case BATCH_UPDATE -> {
-                Entity c = existing(current, in.id());
-                yield EntityEditor.append(c, in, options.contains("noOverwrite"), now).entity();
+                EntityEditor.Result r = EntityEditor.append(existing(current, in.id()), in, options.contains("noOverwrite"), now);
+                kept[0] = r.notUpdated();
+                yield r.entity();
             }
             case BATCH_MERGE -> EntityEditor.merge(existing(current, in.id()), in, now);
             default -> throw new IllegalStateException(op.toString());
         });
+        if (!kept[0].isEmpty()) {
+            // the entity was written, but noOverwrite kept some of its attributes: reported, not hidden
+            StringBuilder names = new StringBuilder();
+            for (EntityEditor.NotUpdated n : kept[0]) {
+                names.append(names.isEmpty() ? "" : ", ").append(n.attributeIri());
+            }
+            return new Outcome(in.id(), false, NgsiLdException.badData("attributes kept as they were (noOverwrite): " + names));
+        }
         return new Outcome(in.id(), w.created(), null);
     }
 
@@ -142,6 +153,10 @@ final class BatchOperations {
     /** The context one entity of the batch is read with: the request's, or in ld+json its own. */
     private LdContext context(Exchange x, JsonNode item) {
         if (x.context != null) {
+            if (item.has("@context")) {
+                throw NgsiLdException.badData("an entity of an application/json batch may not carry @context (use a"
+                        + " Link header, or send application/ld+json)");
+            }
             return x.context;
         }
         JsonNode c = item.get("@context");
@@ -150,6 +165,11 @@ final class BatchOperations {
                     + " one has none");
         }
         return config.contexts().resolve(ContextRef.body(c), config.contextTimeoutMs());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<EntityEditor.NotUpdated>[] none() {
+        return new List[] {List.of()};
     }
 
     private void answer(Exchange x, Operation op, List<Outcome> outcomes) {

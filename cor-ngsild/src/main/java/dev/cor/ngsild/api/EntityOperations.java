@@ -18,6 +18,7 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityInput;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.EntityParser.Mode;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.rest.CorRestJson;
@@ -37,6 +38,15 @@ final class EntityOperations {
         this.config = config;
     }
 
+    /** The body of a single-entity operation: an object, or the request is invalid (not merely its data). */
+    private static JsonNode objectBody(Exchange x) {
+        if (!x.body.isObject()) {
+            throw NgsiLdException.invalid("the body is a JSON object (an entity or a fragment), not "
+                    + (x.body.isArray() ? "an array" : x.body.getNodeType().toString().toLowerCase(java.util.Locale.ROOT)));
+        }
+        return x.body;
+    }
+
     private EntityParser parser(Exchange x) {
         return new EntityParser(x.context, config.limits());
     }
@@ -48,7 +58,7 @@ final class EntityOperations {
     // ---------------------------------------------------------------- entities
 
     void create(Exchange x) {
-        EntityInput in = parser(x).entity(x.body, true, false);
+        EntityInput in = parser(x).entity(objectBody(x), true, Mode.WHOLE);
         Entity entity = EntityEditor.create(in, now());
         config.store().write(x.tenant, in.id(), current -> {
             if (current != null) {
@@ -65,9 +75,12 @@ final class EntityOperations {
         if (e == null) {
             throw NgsiLdException.notFound("no entity " + x.route.entityId());
         }
-        String type = x.params.get("type");
-        if (type != null && !hasAnyType(e, type, parser)) {
-            throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + type);
+        TypeSelection type = typeSelector(x);
+        if (type != null && !type.matches(e.types())) {
+            throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
+        }
+        if (x.params.has("geometryProperty") && x.accept != MediaType.GEO_JSON) {
+            throw NgsiLdException.badData("geometryProperty applies to a GeoJSON answer (Accept: application/geo+json)");
         }
         Representation rep = Representation.of(x.params, parser);
         if (!rep.showsAnything(e)) {
@@ -92,8 +105,8 @@ final class EntityOperations {
 
     void replace(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
-        EntityInput in = parser(x).entity(x.body, false, false);
+        TypeSelection types = typeSelector(x);
+        EntityInput in = parser(x).entity(objectBody(x), false, Mode.WHOLE);
         checkBodyId(id, in);
         long now = now();
         config.store().write(x.tenant, id, current -> {
@@ -105,8 +118,8 @@ final class EntityOperations {
 
     void merge(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
-        EntityInput in = parser(x).entity(x.body, false, true);
+        TypeSelection types = typeSelector(x);
+        EntityInput in = parser(x).entity(objectBody(x), false, Mode.MERGE);
         checkBodyId(id, in);
         long now = now();
         config.store().write(x.tenant, id, current -> {
@@ -118,7 +131,7 @@ final class EntityOperations {
 
     void delete(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
+        TypeSelection types = typeSelector(x);
         config.store().write(x.tenant, id, current -> {
             existing(current, id, types);
             return null;
@@ -130,8 +143,8 @@ final class EntityOperations {
 
     void append(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
-        EntityInput in = parser(x).entity(x.body, false, false);
+        TypeSelection types = typeSelector(x);
+        EntityInput in = parser(x).entity(objectBody(x), false, Mode.WHOLE);
         checkBodyId(id, in);
         boolean noOverwrite = options(x).contains("noOverwrite");
         long now = now();
@@ -146,8 +159,8 @@ final class EntityOperations {
 
     void update(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
-        EntityInput in = parser(x).entity(x.body, false, true);
+        TypeSelection types = typeSelector(x);
+        EntityInput in = parser(x).entity(objectBody(x), false, Mode.PATCH);
         checkBodyId(id, in);
         long now = now();
         EntityEditor.Result[] result = new EntityEditor.Result[1];
@@ -161,10 +174,14 @@ final class EntityOperations {
 
     void partialAttributeUpdate(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
+        TypeSelection types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
-        var in = parser.attributeValue(x.route.attribute(), attributeBody(x), true);
+        JsonNode body = attributeBody(x);
+        if (body.isEmpty()) {
+            throw NgsiLdException.badData("the fragment of attribute " + x.route.attribute() + " is empty: nothing to update");
+        }
+        var in = parser.attributeValue(x.route.attribute(), body, Mode.PATCH);
         long now = now();
         config.store().write(x.tenant, id, current -> {
             existing(current, id, types);
@@ -175,10 +192,10 @@ final class EntityOperations {
 
     void replaceAttribute(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
+        TypeSelection types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
-        var in = parser.attributeValue(x.route.attribute(), attributeBody(x), false);
+        var in = parser.attributeValue(x.route.attribute(), attributeBody(x), Mode.WHOLE);
         long now = now();
         config.store().write(x.tenant, id, current -> {
             existing(current, id, types);
@@ -189,7 +206,7 @@ final class EntityOperations {
 
     void deleteAttribute(Exchange x) {
         String id = entityId(x);
-        List<String> types = typeSelector(x);
+        TypeSelection types = typeSelector(x);
         // DELETE .../attrs/scope removes the entity's scopes (4.18)
         String name = x.route.attribute().equals("scope") ? EntityEditor.SCOPE : parser(x).attributeName(x.route.attribute());
         String datasetId = x.params.get("datasetId");
@@ -226,13 +243,14 @@ final class EntityOperations {
         }
         ObjectNode body = CorRestJson.mapper().createObjectNode();
         ArrayNode updated = body.putArray("updated");
+        // a partial success names attributes by their full IRIs: there is no context to compact with (6.3.6)
         for (String u : r.updated()) {
-            updated.add(x.context.compactName(u));
+            updated.add(u);
         }
         ArrayNode notUpdated = body.putArray("notUpdated");
         for (EntityEditor.NotUpdated n : r.notUpdated()) {
             ObjectNode d = notUpdated.addObject();
-            d.put("attributeName", x.context.compactName(n.attributeIri()));
+            d.put("attributeName", n.attributeIri());
             d.put("reason", n.reason());
         }
         app.answerPlain(x, 207, body);
@@ -249,10 +267,13 @@ final class EntityOperations {
                         + "' is not served by this broker yet");
             }
         }
-        if (!p.has("id") && !p.has("type") && !p.has("idPattern") && !p.has("attrs")) {
-            throw NgsiLdException.badData("a query names at least one of type, id, idPattern, attrs, q or geoQ");
+        boolean local = p.bool("local", false);
+        if (!local && !p.has("type") && !p.has("attrs") && !p.has("idPattern")) {
+            // 6.4.3.2: a query is bounded by a type, attributes or a pattern (or is local); ids alone are not enough
+            throw NgsiLdException.badData("a query names at least one of type, attrs, idPattern, q or geoQ"
+                    + (p.has("id") ? " (id alone is not enough)" : "") + ", or is local=true");
         }
-        list(x, p.list("id"), p.get("idPattern"), p.list("type"), p.list("attrs"));
+        list(x, p.list("id"), p.get("idPattern"), p.get("type"), p.list("attrs"));
     }
 
     /** POST /entityOperations/query with a Query body (§ 5.2.23): its entities and attrs. */
@@ -273,7 +294,7 @@ final class EntityOperations {
             throw NgsiLdException.badData("a Query names entities or attrs");
         }
         if (selectors == null) {
-            list(x, List.of(), null, List.of(), attrs);
+            list(x, List.of(), null, null, attrs);
             return;
         }
         if (!selectors.isArray() || selectors.isEmpty()) {
@@ -281,7 +302,7 @@ final class EntityOperations {
         }
         // each selector is an alternative: the union of what they select
         List<String> ids = new ArrayList<>();
-        List<String> types = new ArrayList<>();
+        StringBuilder types = new StringBuilder();
         String pattern = null;
         for (JsonNode s : selectors) {
             if (!s.isObject() || !s.has("type")) {
@@ -293,12 +314,12 @@ final class EntityOperations {
             if (s.has("idPattern")) {
                 pattern = s.get("idPattern").asText();
             }
-            types.add(s.get("type").asText());
+            types.append(types.isEmpty() ? "" : ",").append('(').append(s.get("type").asText()).append(')');
         }
-        list(x, ids, pattern, types, attrs);
+        list(x, ids, pattern, types.toString(), attrs);
     }
 
-    private void list(Exchange x, List<String> ids, String idPattern, List<String> typeTerms, List<String> attrTerms) {
+    private void list(Exchange x, List<String> ids, String idPattern, String typeSelection, List<String> attrTerms) {
         EntityParser parser = parser(x);
         Pattern pattern = null;
         if (idPattern != null) {
@@ -311,10 +332,7 @@ final class EntityOperations {
                 throw NgsiLdException.badData("idPattern is not a regular expression: " + e.getDescription());
             }
         }
-        List<String> types = new ArrayList<>();
-        for (String t : typeTerms) {
-            types.add(parser.typeName(t));
-        }
+        TypeSelection types = typeSelection == null ? null : TypeSelection.parse(typeSelection, parser::typeName);
         List<String> attrs = new ArrayList<>();
         for (String a : attrTerms) {
             attrs.add(parser.attributeName(a));
@@ -341,19 +359,20 @@ final class EntityOperations {
             if ((ids.isEmpty() || ids.contains(e.id()))
                     && (idRegex == null || idRegex.matcher(e.id()).matches())
                     && (attrs.isEmpty() || hasAny(e, attrs))
-                    && (types.isEmpty() || hasAny(e.types(), types))) {
+                    && (types == null || types.matches(e.types()))) {
                 matches.put(e.id(), e);
             }
         };
-        if (!ids.isEmpty() && types.isEmpty()) {
+        if (!ids.isEmpty() && types == null) {
             for (String id : ids) {
                 Entity e = config.store().get(x.tenant, id);
                 if (e != null) {
                     visit.accept(e);
                 }
             }
-        } else if (!types.isEmpty()) {
-            for (String t : types) {
+        } else if (types != null) {
+            // an entity the selection matches has at least one of the types it names
+            for (String t : types.types()) {
                 config.store().forEach(x.tenant, t, visit);
             }
         } else {
@@ -390,24 +409,6 @@ final class EntityOperations {
         return false;
     }
 
-    private static boolean hasAny(List<String> have, List<String> wanted) {
-        for (String w : wanted) {
-            if (have.contains(w)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasAnyType(Entity e, String typeParam, EntityParser parser) {
-        for (String t : typeParam.split(",")) {
-            if (e.types().contains(parser.typeName(t.trim()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private static List<String> strings(JsonNode n, String what) {
         List<String> out = new ArrayList<>();
         if (n == null) {
@@ -434,28 +435,21 @@ final class EntityOperations {
         return id;
     }
 
-    /** The expanded types of the {@code type} parameter of a write ({@code null}: none given). */
-    private List<String> typeSelector(Exchange x) {
+    /** The {@code type} parameter of a single-entity operation (§ 4.17), or {@code null}. */
+    private TypeSelection typeSelector(Exchange x) {
         String t = x.params.get("type");
-        if (t == null) {
-            return null;
-        }
-        List<String> types = new ArrayList<>();
-        for (String term : t.split(",")) {
-            types.add(parser(x).typeName(term.trim()));
-        }
-        return types;
+        return t == null ? null : TypeSelection.parse(t, parser(x)::typeName);
     }
 
     /**
      * Checks, inside a write, that the entity exists and - when the request names types - is of
-     * one of them (§ 5.6.x.4: ResourceNotFound otherwise, and nothing changes).
+     * them (§ 5.6.x.4: ResourceNotFound otherwise, and nothing changes).
      */
-    private static Entity existing(Entity current, String id, List<String> types) {
+    private static Entity existing(Entity current, String id, TypeSelection types) {
         if (current == null) {
             throw NgsiLdException.notFound("no entity " + id);
         }
-        if (types != null && !hasAny(current.types(), types)) {
+        if (types != null && !types.matches(current.types())) {
             throw NgsiLdException.notFound("entity " + id + " is not of the type asked for");
         }
         return current;

@@ -94,7 +94,7 @@ enum MediaType {
                     try {
                         w = Double.parseDouble(p.substring(2).trim());
                     } catch (NumberFormatException e) {
-                        w = 0;
+                        w = 1; // a weight that does not parse weighs nothing less (RFC 9110 § 12.4.2 leaves it open)
                     }
                 }
             }

@@ -154,9 +154,10 @@ public final class NgsildApplication implements CorRestApplication {
         Operation op = x.operation();
         tenant(x);
         if (x.hasBody()) {
-            // A body without a length is a chunked one: § 6.3.4 wants the length (over cor:// a body
-            // arrives framed, with neither field).
-            if (!r.headers().contains("Content-Length") && r.headers().contains("Transfer-Encoding")) {
+            // A body without a length (chunked, or none at all): § 6.3.4 wants the length. Over
+            // cor:// a body arrives framed and parsed, with neither field.
+            if (!r.headers().contains("Content-Length")
+                    && (r.headers().contains("Transfer-Encoding") || (r.body().length == 0 && r.json() == null))) {
                 x.bareStatus = 411; // § 6.3.4: just the status, no body
                 return;
             }
@@ -226,13 +227,7 @@ public final class NgsildApplication implements CorRestApplication {
         }
         JsonNode body = x.body;
         if (body.isArray()) {
-            for (JsonNode e : body) {
-                if (!ld && e.has("@context")) {
-                    throw NgsiLdException.badData("an application/json body may not carry @context (use a Link header,"
-                            + " or send application/ld+json)");
-                }
-            }
-            return ld ? null : link;
+            return ld ? null : link; // a batch: an entity that breaks the rules fails alone (207)
         }
         JsonNode ctx = body.isObject() ? body.get("@context") : null;
         if (!ld) {

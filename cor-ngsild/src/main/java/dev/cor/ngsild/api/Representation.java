@@ -42,13 +42,13 @@ final class Representation {
                 case "concise" -> Format.CONCISE;
                 case "normalized" -> Format.NORMALIZED;
                 case "sysAttrs" -> null;
-                default -> throw NgsiLdException.badData("unknown option '" + o + "' (keyValues, simplified, concise,"
+                default -> throw NgsiLdException.invalid("unknown option '" + o + "' (keyValues, simplified, concise,"
                         + " normalized, sysAttrs)");
             };
             if (o.equals("sysAttrs")) {
                 sysAttrs = true;
             } else if (format != null && format != f) {
-                throw NgsiLdException.badData("options asks for two representations at once: " + p.get("options"));
+                throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
             } else {
                 format = f;
             }
@@ -59,7 +59,7 @@ final class Representation {
                 case "keyValues", "simplified" -> Format.SIMPLIFIED;
                 case "concise" -> Format.CONCISE;
                 case "normalized" -> Format.NORMALIZED;
-                default -> throw NgsiLdException.badData("unknown format '" + fmt + "' (normalized, concise, simplified,"
+                default -> throw NgsiLdException.invalid("unknown format '" + fmt + "' (normalized, concise, simplified,"
                         + " keyValues)");
             };
         }
@@ -121,12 +121,21 @@ final class Representation {
 
     /**
      * Whether anything of {@code e} is left to show after pick and omit (§ 4.21: nothing left is
-     * ResourceNotFound). Without them, always.
+     * ResourceNotFound), or - with attrs - whether it has any of the attributes asked for.
      */
     boolean showsAnything(Entity e) {
         EntityRenderer.Options o = options;
         if (picked == null && !omits) {
-            return true;
+            if (o.attrs() == null) {
+                return true;
+            }
+            // attrs names attributes of which the entity has none: nothing asked for is there (5.7.1.4)
+            for (String a : o.attrs()) {
+                if (e.attributes().containsKey(a)) {
+                    return true;
+                }
+            }
+            return false;
         }
         if (o.showId() || o.showType() || (o.showScope() && !e.scopes().isEmpty())) {
             return true;
@@ -151,63 +160,33 @@ final class Representation {
     }
 
     /**
-     * The top-level members of a projection (§ 4.21): names separated by {@code ,} or {@code |},
-     * each perhaps followed by a braced projection of a linked entity (checked, then not used:
-     * linked entity retrieval is not served).
+     * The members of a projection (§ 4.21): names separated by {@code ,} or {@code |}. A braced
+     * projection of a linked entity is refused: linked entity retrieval (join) is not served.
      */
     static Set<String> projection(String param, String value) {
         Set<String> members = new LinkedHashSet<>();
-        int depth = 0;
         StringBuilder name = new StringBuilder();
-        boolean expectMember = true;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
+        for (int i = 0; i <= value.length(); i++) {
+            char c = i < value.length() ? value.charAt(i) : ',';
             if (c == ',' || c == '|') {
-                if (expectMember) {
+                if (name.isEmpty()) {
                     throw NgsiLdException.badData(param + ": an empty member at character " + (i + 1) + " of '" + value + "'");
                 }
-                if (depth == 0 && !name.isEmpty()) {
-                    members.add(name.toString());
-                    name.setLength(0);
-                }
-                expectMember = true;
-            } else if (c == '{') {
-                if (expectMember) {
-                    throw NgsiLdException.badData(param + ": '{' follows no member at character " + (i + 1) + " of '" + value + "'");
-                }
-                if (depth == 0) {
-                    members.add(name.toString());
-                    name.setLength(0);
-                }
-                depth++;
-                expectMember = true;
-            } else if (c == '}') {
-                if (depth == 0 || expectMember) {
-                    throw NgsiLdException.badData(param + ": unbalanced or empty '}' at character " + (i + 1) + " of '" + value + "'");
-                }
-                depth--;
+                members.add(name.toString());
+                name.setLength(0);
+            } else if (c == '{' || c == '}') {
+                throw NgsiLdException.badData(param + ": '" + c + "' at character " + (i + 1) + " of '" + value
+                        + "' projects a linked entity, which needs join (not served by this broker)");
             } else if (Character.isLetterOrDigit(c) || c == '_' || c == ':' || c == '/' || c == '.' || c == '-' || c == '#') {
-                if (expectMember && !Character.isLetterOrDigit(c) && c != '_') {
+                if (name.isEmpty() && !Character.isLetter(c)) {
                     throw NgsiLdException.badData(param + ": a member cannot start with '" + c + "' (character " + (i + 1)
                             + " of '" + value + "')");
                 }
-                if (depth == 0) {
-                    name.append(c);
-                }
-                expectMember = false;
+                name.append(c);
             } else {
                 throw NgsiLdException.badData(param + ": '" + c + "' at character " + (i + 1) + " of '" + value
                         + "' is not allowed in a projection");
             }
-        }
-        if (depth != 0) {
-            throw NgsiLdException.badData(param + ": a '{' is never closed in '" + value + "'");
-        }
-        if (expectMember) {
-            throw NgsiLdException.badData(param + ": '" + value + "' ends without a member");
-        }
-        if (!name.isEmpty()) {
-            members.add(name.toString());
         }
         return members;
     }

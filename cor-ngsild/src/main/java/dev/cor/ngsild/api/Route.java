@@ -31,6 +31,9 @@ record Route(Operation operation, String entityId, String attribute, String cont
         }
         String head = s.get(0);
         int n = s.size();
+        if (head.isEmpty() || (n > 2 && s.subList(2, n).contains(""))) {
+            return new Match(null, null, null);
+        }
         switch (head) {
             case "entities" -> {
                 if (n == 1) {
@@ -119,7 +122,8 @@ record Route(Operation operation, String entityId, String attribute, String cont
 
     /**
      * The path's segments, each percent-decoded as UTF-8 ({@code +} stays a plus: this is a path),
-     * a trailing slash ignored; {@code null} when an escape is malformed or a segment is empty.
+     * a trailing slash ignored, an empty one kept (an entity id left out is the operation's 400);
+     * {@code null} when an escape is malformed.
      */
     static List<String> segments(String rest) {
         List<String> out = new ArrayList<>(4);
@@ -134,9 +138,6 @@ record Route(Operation operation, String entityId, String attribute, String cont
         while (start <= len) {
             int slash = rest.indexOf('/', start);
             int end = slash < 0 || slash > len ? len : slash;
-            if (end == start) {
-                return null;
-            }
             String seg = percentDecode(rest.substring(start, end));
             if (seg == null) {
                 return null;

@@ -21,8 +21,11 @@ import dev.cor.rest.client.CorRestClient;
 public final class LdContexts {
     private final LdContext core;
     private final Map<ContextRef, LdContext> processed = new ConcurrentHashMap<>();
+    private final Map<String, JsonNode> documents = new ConcurrentHashMap<>();
+    private final CorRestClient client;
 
     private LdContexts(Builder b) {
+        this.client = b.client;
         Map<String, String> terms = new HashMap<>();
         String vocab = LdContext.define(CoreContext.document().get("@context"), terms, null);
         this.core = new LdContext(Map.copyOf(terms), vocab, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true);
@@ -60,24 +63,64 @@ public final class LdContexts {
         if (c != null) {
             return c;
         }
-        if (ref.linkUrl() != null) {
-            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + ref.linkUrl() + " cannot be downloaded");
-        }
-        JsonNode body = ref.body();
-        Map<String, String> terms = new HashMap<>(coreTerms());
-        String vocab = null;
-        for (JsonNode part : body.isArray() ? body : java.util.List.of(body)) {
-            if (part.isObject()) {
-                vocab = LdContext.define(part, terms, vocab);
-            } else if (!(part.isTextual() && CoreContext.isCoreUrl(part.asText()))) {
-                throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + part + " cannot be downloaded");
-            }
-        }
-        Map<String, String> withCore = new HashMap<>(terms);
-        String coreVocab = LdContext.define(CoreContext.document().get("@context"), withCore, vocab);
-        LdContext made = new LdContext(Map.copyOf(withCore), coreVocab, body, null, false);
+        JsonNode given = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
+        Map<String, String> terms = new HashMap<>();
+        String vocab = define(given, terms, null, 0);
+        vocab = LdContext.define(CoreContext.document().get("@context"), terms, vocab);
+        LdContext made = new LdContext(Map.copyOf(terms), vocab, given, ref.linkUrl(), false);
         processed.put(ref, made);
         return made;
+    }
+
+    private String define(JsonNode ctx, Map<String, String> terms, String vocab, int depth) {
+        if (depth > 10) {
+            throw NgsiLdException.badData("@context nests remote contexts deeper than 10");
+        }
+        if (ctx.isArray()) {
+            for (JsonNode part : ctx) {
+                vocab = define(part, terms, vocab, depth);
+            }
+            return vocab;
+        }
+        if (ctx.isObject()) {
+            return LdContext.define(ctx, terms, vocab);
+        }
+        if (ctx.isTextual()) {
+            String url = ctx.asText();
+            if (CoreContext.isCoreUrl(url)) {
+                return LdContext.define(CoreContext.document().get("@context"), terms, vocab);
+            }
+            JsonNode doc = documents.get(url);
+            if (doc == null) {
+                doc = download(url);
+                documents.put(url, doc);
+            }
+            return define(doc, terms, vocab, depth + 1);
+        }
+        throw NgsiLdException.badData("an @context holds URLs and objects, not " + ctx);
+    }
+
+    private JsonNode download(String url) {
+        dev.cor.rest.client.CorRestClientResponse r;
+        try {
+            r = client.send(dev.cor.rest.client.CorRestClientRequest.builder("GET", url)
+                    .header("Accept", "application/ld+json, application/json").build());
+        } catch (RuntimeException | dev.cor.rest.client.CorRestClientException e) {
+            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " cannot be downloaded: " + e.getMessage());
+        }
+        if (r.status() != 200) {
+            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " answered " + r.status());
+        }
+        JsonNode doc;
+        try {
+            doc = dev.cor.rest.CorRestJson.mapper().readTree(r.body());
+        } catch (java.io.IOException e) {
+            throw NgsiLdException.badData("the @context " + url + " is not JSON");
+        }
+        if (doc == null || !doc.has("@context")) {
+            throw NgsiLdException.badData("the @context " + url + " has no @context member");
+        }
+        return doc.get("@context");
     }
 
     /**
@@ -85,7 +128,21 @@ public final class LdContexts {
      * to be broken): the request must then be allowed to wait. Never blocks.
      */
     public boolean needsDownload(ContextRef ref) {
-        return cached(ref) == null && ref.linkUrl() != null;
+        return cached(ref) == null && uncached(ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body());
+    }
+
+    private boolean uncached(JsonNode ctx) {
+        if (ctx.isTextual()) {
+            return !CoreContext.isCoreUrl(ctx.asText()) && !documents.containsKey(ctx.asText());
+        }
+        if (ctx.isArray()) {
+            for (JsonNode part : ctx) {
+                if (uncached(part)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -95,10 +152,6 @@ public final class LdContexts {
      */
     public String linkUrl(LdContext ctx, String baseUrl) {
         return ctx.linkUrl() != null ? ctx.linkUrl() : CoreContext.URL;
-    }
-
-    private Map<String, String> coreTerms() {
-        return Map.of();
     }
 
     /** Builds the context service. */

@@ -309,6 +309,10 @@ public final class EntityEditor {
      * object value is merged as RFC 7396 does), NGSI-LD Null removes a member, the rest stay.
      */
     private static Attribute mergeInto(String name, Attribute existing, AttributeInput i, boolean deep, long now) {
+        if (!deep && i.kind() != null && i.kind() != existing.kind()) {
+            throw NgsiLdException.badData("attribute " + name + " is a " + existing.kind().typeName()
+                    + "; a partial update cannot make it a " + i.kind().typeName());
+        }
         AttributeKind kind = i.kind() != null ? i.kind() : existing.kind();
         JsonNode value;
         if (i.value() != null) {

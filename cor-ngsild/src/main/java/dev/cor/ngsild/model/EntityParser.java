@@ -24,16 +24,32 @@ import dev.cor.ngsild.ld.LdContext;
  * thread-safe.
  */
 public final class EntityParser {
+    /** What a body is read for, which decides where NGSI-LD Null may stand (§ 5.5.4, 5.5.8, 5.5.12). */
+    public enum Mode {
+        /** A whole entity or attribute (create, replace, append): no NGSI-LD Null anywhere. */
+        WHOLE,
+        /** A partial update patch (update attributes, partial attribute update): Null removes an attribute or a member. */
+        PATCH,
+        /** A merge patch (merge entity, batch merge): Null may also stand inside a value, to remove a key of it. */
+        MERGE;
+
+        boolean isPatch() {
+            return this != WHOLE;
+        }
+    }
+
     /** Members of an attribute that are not sub-attributes (§ 4.5.2-4.5.24, 5.2). */
     private static final Set<String> ATTRIBUTE_MEMBERS = Set.of("type", "value", "object", "languageMap", "valueList",
             "objectList", "vocab", "json", "datasetId", "observedAt", "unitCode", "valueType", "objectType",
             "expiresAt", "createdAt", "modifiedAt", "deletedAt", "instanceId", "previousValue", "previousObject",
             "previousLanguageMap", "previousValueList", "previousObjectList", "previousVocab", "previousJson",
             "entity", "entityList", "lang", "@type", "@value", "@id", "@context");
-    /** Members the broker generates or only ever outputs: ignored when a request carries them. */
-    private static final Set<String> IGNORED_MEMBERS = Set.of("createdAt", "modifiedAt", "deletedAt", "instanceId",
-            "previousValue", "previousObject", "previousLanguageMap", "previousValueList", "previousObjectList",
-            "previousVocab", "previousJson", "expiresAt");
+    /** Members only answers and notifications carry (§ 4.5.x "Output Only", "Prohibited"): a request with one is refused. */
+    private static final List<String> OUTPUT_ONLY = List.of("previousValue", "previousObject", "previousLanguageMap",
+            "previousValueList", "previousObjectList", "previousVocab", "previousJson", "entity", "entityList");
+    /** The core GeoProperties (§ 4.7): whatever else an attribute of these names is, it is refused. */
+    private static final Set<String> GEO_NAMES = Set.of("https://uri.etsi.org/ngsi-ld/location",
+            "https://uri.etsi.org/ngsi-ld/observationSpace", "https://uri.etsi.org/ngsi-ld/operationSpace");
     /** Members of an entity that are not attributes. */
     private static final Set<String> ENTITY_MEMBERS = Set.of("id", "@id", "type", "@type", "scope", "@context",
             "createdAt", "modifiedAt", "deletedAt", "expiresAt");
@@ -56,7 +72,8 @@ public final class EntityParser {
      *
      * @param requireIdAndType whether {@code id} and {@code type} must be present (create)
      */
-    public EntityInput entity(JsonNode body, boolean requireIdAndType, boolean patch) {
+    public EntityInput entity(JsonNode body, boolean requireIdAndType, Mode mode) {
+        boolean patch = mode.isPatch();
         if (body == null || !body.isObject()) {
             throw NgsiLdException.badData("an entity is a JSON object, not " + describe(body));
         }
@@ -65,6 +82,9 @@ public final class EntityParser {
         if (idNode != null) {
             if (!idNode.isTextual() || !Syntax.isUri(idNode.asText())) {
                 throw NgsiLdException.badData("the entity id " + idNode + " is not a URI");
+            }
+            if (idNode.asText().equals(Syntax.NGSI_LD_NULL)) {
+                throw NgsiLdException.badData("the entity id " + idNode + " is the NGSI-LD Null, which identifies nothing");
             }
             id = idNode.asText();
             checkLength("the entity id", id);
@@ -96,14 +116,23 @@ public final class EntityParser {
             if (attributes.containsKey(name)) {
                 throw NgsiLdException.badData("attribute '" + key + "' is given twice (two names expand to " + name + ")");
             }
-            attributes.put(name, attribute(key, member.getValue(), patch, 1));
+            List<AttributeInput> instances = attribute(key, member.getValue(), mode, 1);
+            if (instances != null && GEO_NAMES.contains(name)) {
+                for (AttributeInput i : instances) {
+                    if (i.kind() != null && i.kind() != AttributeKind.GEO_PROPERTY) {
+                        throw NgsiLdException.badData("attribute '" + key + "' is a GeoProperty by the core context, not a "
+                                + i.kind().typeName());
+                    }
+                }
+            }
+            attributes.put(name, instances);
         }
         return new EntityInput(id, types, scopes, attributes);
     }
 
     /** The value of an attribute of {@code PATCH/PUT /entities/{id}/attrs/{attrId}}: its instances. */
-    public List<AttributeInput> attributeValue(String name, JsonNode value, boolean patch) {
-        return attribute(name, value, patch, 1);
+    public List<AttributeInput> attributeValue(String name, JsonNode value, Mode mode) {
+        return attribute(name, value, mode, 1);
     }
 
     /** The expanded IRI of an attribute name as written in a request (a body key, a path segment, a parameter). */
@@ -116,7 +145,8 @@ public final class EntityParser {
             throw NgsiLdException.badData("'" + key + "' is a term of the NGSI-LD core context and cannot be an attribute name");
         }
         if (!Syntax.isName(key)) {
-            throw NgsiLdException.badData("the attribute name '" + key + "' has a character names may not contain");
+            throw NgsiLdException.badData("the attribute name '" + key + "' is not a name: a letter, then letters,"
+                    + " digits or underscores (or an IRI)");
         }
         checkLength("the attribute name", key);
         String iri = context.expand(key);
@@ -129,7 +159,8 @@ public final class EntityParser {
     /** The expanded IRI of an entity type as written in a request. */
     public String typeName(String term) {
         if (!Syntax.isName(term)) {
-            throw NgsiLdException.badData("the entity type '" + term + "' is not a valid type name");
+            throw NgsiLdException.badData("the entity type '" + term + "' is not a type name: a letter, then letters,"
+                    + " digits or underscores (or an IRI)");
         }
         checkLength("the entity type", term);
         String iri = context.expand(term);
@@ -182,7 +213,8 @@ public final class EntityParser {
     // ---------------------------------------------------------------- attributes
 
     /** The instances of one attribute member ({@code null}: the attribute is NGSI-LD Null in a patch). */
-    private List<AttributeInput> attribute(String key, JsonNode value, boolean patch, int depth) {
+    private List<AttributeInput> attribute(String key, JsonNode value, Mode mode, int depth) {
+        boolean patch = mode.isPatch();
         if (depth > limits.maxDepth()) {
             throw NgsiLdException.badData("attributes nest deeper than " + limits.maxDepth() + " levels");
         }
@@ -205,7 +237,7 @@ public final class EntityParser {
             List<AttributeInput> instances = new ArrayList<>(value.size());
             Set<String> datasetIds = new HashSet<>();
             for (JsonNode i : value) {
-                AttributeInput in = instance(key, i, patch, depth);
+                AttributeInput in = instance(key, i, mode, depth);
                 String ds = in.datasetId() == null ? "" : in.datasetId();
                 if (!datasetIds.add(ds)) {
                     throw NgsiLdException.badData("attribute '" + key + "' has two instances with "
@@ -215,17 +247,18 @@ public final class EntityParser {
             }
             return instances;
         }
-        return List.of(instance(key, value, patch, depth));
+        return List.of(instance(key, value, mode, depth));
     }
 
     /** One instance: normalized, concise, or a bare concise value. */
-    private AttributeInput instance(String key, JsonNode node, boolean patch, int depth) {
+    private AttributeInput instance(String key, JsonNode node, Mode mode, int depth) {
+        boolean patch = mode.isPatch();
         if (!node.isObject()) {
             // concise: a bare value is a Property (§ 4.5.2.3)
             if (node.isNull()) {
                 throw NgsiLdException.badData("attribute '" + key + "' has a null instance");
             }
-            return new AttributeInput(AttributeKind.PROPERTY, checkedPropertyValue(key, node, patch), false, null,
+            return new AttributeInput(AttributeKind.PROPERTY, checkedPropertyValue(key, node, mode), false, null,
                     null, null, null, null, Map.of());
         }
         JsonNode typeNode = node.get("type");
@@ -264,8 +297,10 @@ public final class EntityParser {
             throw NgsiLdException.badData("attribute '" + key + "' is a " + kind.typeName() + ", which carries '"
                     + kind.valueMember() + "', not '" + valueMember + "'");
         }
-        if (node.has("entity") || node.has("entityList")) {
-            throw NgsiLdException.badData("attribute '" + key + "' carries 'entity'/'entityList', which only answers may");
+        for (String outputOnly : OUTPUT_ONLY) {
+            if (node.has(outputOnly)) {
+                throw NgsiLdException.badData("attribute '" + key + "' carries '" + outputOnly + "', which only answers may");
+            }
         }
         if (node.has("@context")) {
             throw NgsiLdException.badData("attribute '" + key + "' carries an embedded @context, which NGSI-LD forbids");
@@ -274,7 +309,7 @@ public final class EntityParser {
         JsonNode value = null;
         if (valueMember != null) {
             JsonNode raw = node.get(valueMember);
-            if (isNgsiLdNull(raw)) {
+            if (isNullValue(raw)) {
                 if (!patch) {
                     throw NgsiLdException.badData("attribute '" + key + "' has an NGSI-LD Null " + valueMember
                             + ", which only a patch may use");
@@ -284,7 +319,7 @@ public final class EntityParser {
                 if (kind == AttributeKind.PROPERTY && typeNode == null && isGeometry(raw)) {
                     kind = AttributeKind.GEO_PROPERTY; // a type-less value that is a geometry (§ 4.7.3)
                 }
-                value = value(key, kind, raw, patch);
+                value = value(key, kind, raw, mode);
             }
         } else if (!patch) {
             if (kind != null) {
@@ -299,6 +334,9 @@ public final class EntityParser {
         }
         String datasetId = null;
         JsonNode ds = node.get("datasetId");
+        if (ds != null && ds.isTextual() && ds.asText().equals("@none")) {
+            ds = null; // @none names the default instance (§ 4.5.5)
+        }
         if (ds != null) {
             if (isNgsiLdNull(ds)) {
                 throw NgsiLdException.badData("attribute '" + key + "': a datasetId cannot be removed with NGSI-LD Null"
@@ -340,7 +378,7 @@ public final class EntityParser {
             if (sub.containsKey(name)) {
                 throw NgsiLdException.badData("sub-attribute '" + m + "' of '" + key + "' is given twice");
             }
-            sub.put(name, attribute(m, member.getValue(), patch, depth + 1));
+            sub.put(name, attribute(key + "." + m, member.getValue(), mode, depth + 1)); // errors name the path
         }
         return new AttributeInput(kind, value, isNull, datasetId, observedAt, unitCode, valueType, objectType, sub);
     }
@@ -363,12 +401,12 @@ public final class EntityParser {
     }
 
     /** The value member's content, checked and normalized for its kind. */
-    private JsonNode value(String key, AttributeKind kind, JsonNode raw, boolean patch) {
+    private JsonNode value(String key, AttributeKind kind, JsonNode raw, Mode mode) {
         return switch (kind) {
-            case PROPERTY -> checkedPropertyValue(key, raw, patch);
+            case PROPERTY -> checkedPropertyValue(key, raw, mode);
             case GEO_PROPERTY -> geometry(key, raw);
             case RELATIONSHIP -> relationshipObject(key, raw);
-            case LANGUAGE_PROPERTY -> languageMap(key, raw, patch);
+            case LANGUAGE_PROPERTY -> languageMap(key, raw, mode == Mode.MERGE);
             case LIST_PROPERTY -> {
                 if (!raw.isArray()) {
                     throw NgsiLdException.badData("attribute '" + key + "': valueList is an array, not " + describe(raw));
@@ -387,24 +425,32 @@ public final class EntityParser {
         };
     }
 
-    private JsonNode checkedPropertyValue(String key, JsonNode v, boolean patch) {
+    private JsonNode checkedPropertyValue(String key, JsonNode v, Mode mode) {
         if (v.isNull()) {
             throw NgsiLdException.badData("attribute '" + key + "' has a null value");
         }
-        if (!patch && v.isTextual() && v.asText().equals(Syntax.NGSI_LD_NULL)) {
+        if (mode == Mode.WHOLE && isNgsiLdNull(v)) {
             throw NgsiLdException.badData("attribute '" + key + "' has an NGSI-LD Null value, which only a patch may use");
         }
-        checkDepth(key, v, 1);
+        checkDepth(key, v, 1, mode != Mode.MERGE);
         return v;
     }
 
-    private void checkDepth(String key, JsonNode v, int depth) {
+    /**
+     * Checks a value's nesting and, outside a merge, that no NGSI-LD Null stands inside it: only a
+     * merge patch removes keys of a value (§ 5.5.12).
+     */
+    private void checkDepth(String key, JsonNode v, int depth, boolean noNullInside) {
         if (depth > limits.maxDepth()) {
             throw NgsiLdException.badData("the value of attribute '" + key + "' nests deeper than " + limits.maxDepth() + " levels");
         }
         if (v.isContainerNode()) {
             for (JsonNode c : v) {
-                checkDepth(key, c, depth + 1);
+                if (noNullInside && isNgsiLdNull(c)) {
+                    throw NgsiLdException.badData("the value of attribute '" + key + "' holds an NGSI-LD Null, which only"
+                            + " a merge may use inside a value");
+                }
+                checkDepth(key, c, depth + 1, noNullInside);
             }
         }
     }
@@ -443,7 +489,7 @@ public final class EntityParser {
         return uris;
     }
 
-    private static JsonNode languageMap(String key, JsonNode raw, boolean patch) {
+    private static JsonNode languageMap(String key, JsonNode raw, boolean nullEntries) {
         if (!raw.isObject() || raw.isEmpty()) {
             throw NgsiLdException.badData("attribute '" + key + "': languageMap is a non-empty object of language tag"
                     + " to string, not " + describe(raw));
@@ -454,7 +500,11 @@ public final class EntityParser {
                 throw NgsiLdException.badData("attribute '" + key + "': '" + tag + "' is not a language tag");
             }
             JsonNode s = e.getValue();
-            boolean ok = s.isTextual() || (patch && s.isNull());
+            if (isNgsiLdNull(s) && !nullEntries) {
+                throw NgsiLdException.badData("attribute '" + key + "': the languageMap entry '" + tag
+                        + "' is NGSI-LD Null, which only a merge may use inside a value");
+            }
+            boolean ok = s.isTextual() || (nullEntries && s.isNull());
             if (s.isArray() && !s.isEmpty()) {
                 ok = true;
                 for (JsonNode x : s) {
@@ -591,6 +641,20 @@ public final class EntityParser {
         if (s.length() > limits.maxIdLength()) {
             throw NgsiLdException.badData(what + " is longer than " + limits.maxIdLength() + " characters");
         }
+    }
+
+    /**
+     * Whether a value member is NGSI-LD Null in any of its kinds' forms (§ 4.5.x): the Null itself,
+     * an array holding only it (valueList, objectList), a languageMap {@code {"@none": Null}}.
+     */
+    private static boolean isNullValue(JsonNode n) {
+        if (isNgsiLdNull(n)) {
+            return true;
+        }
+        if (n != null && n.isArray() && n.size() == 1 && isNgsiLdNull(n.get(0))) {
+            return true;
+        }
+        return n != null && n.isObject() && n.size() == 1 && isNgsiLdNull(n.get("@none"));
     }
 
     static boolean isNgsiLdNull(JsonNode n) {

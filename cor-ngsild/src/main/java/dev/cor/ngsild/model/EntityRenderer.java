@@ -223,7 +223,7 @@ public final class EntityRenderer {
                 g.writeStringField("type", a.kind().typeName());
             }
             g.writeFieldName(a.kind().valueMember());
-            value(g, a, ctx, concise);
+            value(g, a, ctx);
         }
         if (a.datasetId() != null) {
             g.writeStringField("datasetId", a.datasetId());
@@ -275,19 +275,17 @@ public final class EntityRenderer {
         };
     }
 
-    private static void value(JsonGenerator g, Attribute a, LdContext ctx, boolean concise) throws IOException {
+    private static void value(JsonGenerator g, Attribute a, LdContext ctx) throws IOException {
         switch (a.kind()) {
             case VOCAB_PROPERTY -> compactedTerms(g, a.value(), ctx);
             case LIST_RELATIONSHIP -> {
+                // {"object": URI} entries in both: the concise form may drop them (4.5.22.3), but they
+                // keep an entry readable as a Relationship wherever the array ends up
                 g.writeStartArray();
                 for (JsonNode uri : a.value()) {
-                    if (concise) {
-                        g.writeString(uri.asText());
-                    } else {
-                        g.writeStartObject();
-                        g.writeStringField("object", uri.asText());
-                        g.writeEndObject();
-                    }
+                    g.writeStartObject();
+                    g.writeStringField("object", uri.asText());
+                    g.writeEndObject();
                 }
                 g.writeEndArray();
             }
@@ -345,17 +343,30 @@ public final class EntityRenderer {
     // ---------------------------------------------------------------- helpers
 
     /**
-     * The language of a languageMap to answer with: the first asked for that it has ({@code *}
-     * takes any), else the one without a language ({@code @none}), else its first.
+     * The language of a languageMap to answer with (§ 4.15, RFC 4647 lookup): for each range asked,
+     * best first, a tag equal to it, then one it is a prefix of ({@code en} takes {@code en-US}),
+     * then the range cut back subtag by subtag ({@code nl-BE} takes {@code nl}); {@code *} takes
+     * any. Without a match: the one without a language ({@code @none}), else the first.
      */
     static String pickLanguage(JsonNode languageMap, List<String> asked) {
-        for (String tag : asked) {
-            if (tag.equals("*")) {
+        for (String range : asked) {
+            if (range.equals("*")) {
                 return languageMap.properties().iterator().next().getKey();
             }
-            for (Map.Entry<String, JsonNode> e : languageMap.properties()) {
-                if (e.getKey().equalsIgnoreCase(tag)) {
-                    return e.getKey();
+            for (String r = range; !r.isEmpty(); r = r.lastIndexOf('-') > 0 ? r.substring(0, r.lastIndexOf('-')) : "") {
+                String prefix = r + "-";
+                String extended = null;
+                for (Map.Entry<String, JsonNode> e : languageMap.properties()) {
+                    String tag = e.getKey();
+                    if (tag.equalsIgnoreCase(r)) {
+                        return tag;
+                    }
+                    if (extended == null && tag.regionMatches(true, 0, prefix, 0, prefix.length())) {
+                        extended = tag;
+                    }
+                }
+                if (extended != null && r.equals(range)) {
+                    return extended;
                 }
             }
         }

@@ -126,17 +126,24 @@ public final class Syntax {
     }
 
     /**
-     * Whether {@code s} may be an attribute name or an entity type as written in a request: not
-     * empty, and no whitespace, control characters or the characters that cannot appear in a term
-     * or an IRI.
+     * Whether {@code s} may be an attribute name or an entity type as written in a request
+     * (§ 4.6.2): a term - a letter, then letters, digits or underscores - or, with a colon, a
+     * compact or absolute IRI.
      */
     public static boolean isName(String s) {
         if (s.isEmpty()) {
             return false;
         }
-        for (int i = 0; i < s.length(); ) {
+        if (s.indexOf(':') > 0) {
+            return isUri(s);
+        }
+        int first = s.codePointAt(0);
+        if (!Character.isLetter(first)) {
+            return false;
+        }
+        for (int i = Character.charCount(first); i < s.length(); ) {
             int cp = s.codePointAt(i);
-            if (cp < 0x80 ? (cp <= 0x20 || cp == 0x7F || "\"<>\\^`{|}()';=".indexOf(cp) >= 0) : !isIriChar(cp)) {
+            if (!(Character.isLetterOrDigit(cp) || cp == '_')) {
                 return false;
             }
             i += Character.charCount(cp);
