@@ -25,6 +25,8 @@ final class HttpConnection {
     private final Selector selector;
     private final InetSocketAddress address;
     private final ByteBuffer request;
+    /** Where this connection's copy of the request takes its number, or -1. */
+    private final int seqOffset;
     private final boolean head;
     private final long timeoutNanos;
     private final TargetListener listener;
@@ -39,12 +41,15 @@ final class HttpConnection {
     private long retryAt;
     private boolean everConnected;
 
-    HttpConnection(HttpTarget target, Selector selector, InetSocketAddress address, ByteBuffer request, boolean head, long timeoutNanos,
+    HttpConnection(HttpTarget target, Selector selector, InetSocketAddress address, HttpRequestBytes request, boolean head, long timeoutNanos,
             int callers, TargetListener listener) {
         this.target = target;
         this.selector = selector;
         this.address = address;
-        this.request = request.duplicate();
+        this.seqOffset = request.seqOffset();
+        // a request that takes a number each time is this connection's own copy; the others share the bytes
+        this.request = seqOffset < 0 ? request.bytes().duplicate()
+                : ByteBuffer.allocateDirect(request.bytes().capacity()).put(request.bytes().duplicate()).flip();
         this.head = head;
         this.timeoutNanos = timeoutNanos;
         this.listener = listener;
@@ -136,6 +141,9 @@ final class HttpConnection {
         }
         current = waiting.poll();
         request.rewind();
+        if (seqOffset >= 0) {
+            HttpRequestBytes.putSeq(request, seqOffset, target.nextSeq());
+        }
         parser.reset(head);
         deadline = System.nanoTime() + timeoutNanos;
         state = State.WRITING;

@@ -23,7 +23,9 @@ final class HttpTarget implements Target {
     private static final long FINE_WAIT_NANOS = 2_000_000L;
 
     private final InetSocketAddress address;
-    private final ByteBuffer request;
+    private final HttpRequestBytes request;
+    /** The last request number given out (one NIO thread runs every connection of a target). */
+    private long seq;
     private final boolean head;
     private final long timeoutNanos;
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
@@ -33,11 +35,16 @@ final class HttpTarget implements Target {
     private long nextDeadlineCheck;
     private long reconnects;
 
-    HttpTarget(InetSocketAddress address, ByteBuffer request, boolean head, long timeoutMs) {
+    HttpTarget(InetSocketAddress address, HttpRequestBytes request, boolean head, long timeoutMs) {
         this.address = address;
         this.request = request;
         this.head = head;
         this.timeoutNanos = timeoutMs * 1_000_000L;
+    }
+
+    /** A new request number, for a body that asks for one. */
+    long nextSeq() {
+        return ++seq;
     }
 
     @Override

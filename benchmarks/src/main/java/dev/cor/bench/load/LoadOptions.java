@@ -44,7 +44,8 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
                                  without it a CLOSED loop: each caller sends again when its answer is in
               --method M         request method (default GET)
               --header H         a request header 'Name: value'; repeatable
-              --body-file F      the request body (at most 16 MiB)
+              --body-file F      the request body (at most 16 MiB); over http:// a {seq} in it becomes a new
+                                 12-digit number in each request (to create a new entity each time)
               --timeout-ms MS    time an answer (or a connect) may take before it counts as an error (default 5000)
               --json FILE        also write the result as one JSON object to FILE
               --allow-remote     allow a host that is not a loopback address""";

@@ -27,8 +27,13 @@ public final class Targets {
             case "http" -> new HttpTarget(resolve(options),
                     HttpRequestBytes.encode(options.url(), options.method(), options.headers(), options.body()),
                     options.method().equals("HEAD"), options.timeoutMs());
-            case "cor" -> new CorProtoTarget(resolve(options), options.url().requestTarget(), options.method(),
+            case "cor" -> {
+                if (new String(options.body(), java.nio.charset.StandardCharsets.ISO_8859_1).contains(HttpRequestBytes.SEQ)) {
+                    throw new FlagException("--body-file: " + HttpRequestBytes.SEQ + " is served over http:// only");
+                }
+                yield new CorProtoTarget(resolve(options), options.url().requestTarget(), options.method(),
                     options.headers(), options.body(), options.timeoutMs());
+            }
             default -> throw new TargetUnavailableException(options.url().scheme() + ":// is not supported");
         };
     }

@@ -142,4 +142,31 @@ class CorRequestTest {
         assertEquals("/a?b=c", ok.url().requestTarget());
         assertTrue(ok.openLoop());
     }
+
+    @Test
+    void aBodyWithSeqSendsEachRequestANumberOfItsOwn() throws Exception {
+        java.util.Set<String> bodies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicInteger seen = new AtomicInteger();
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                seen.incrementAndGet();
+                bodies.add(new String(request.body(), StandardCharsets.UTF_8));
+                request.respond(201, null, null);
+            }
+        };
+        server = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).workerThreads(1).application(app).build().start();
+        LoadResult r = measure(LoadOptions.builder("http://127.0.0.1:" + server.port() + "/entities").connections(4)
+                .sockets(4).warmup(0).duration(1).method("POST")
+                .body("{\"id\": \"urn:ngsi-ld:T:{seq}\"}".getBytes(StandardCharsets.UTF_8)).build());
+        assertEquals(0, r.errors(), r.text());
+        assertTrue(seen.get() > 10, r.text());
+        assertEquals(seen.get(), bodies.size(), "every request carried a number no other one did");
+        assertTrue(bodies.contains("{\"id\": \"urn:ngsi-ld:T:000000000001\"}"), "twelve digits, from 1: " + bodies.iterator().next());
+    }
 }
