@@ -49,6 +49,7 @@ import dev.cor.rest.client.CorRestClientResponse;
  */
 final class ContextDocuments {
     static final String ACCEPT = "application/ld+json, application/json";
+    private static final System.Logger LOG = System.getLogger(ContextDocuments.class.getName());
 
     /** A downloaded document: its {@code @context} member, where it came from, until when it is good. */
     static final class Doc implements LdContext.Source {
@@ -311,12 +312,16 @@ final class ContextDocuments {
             if (negativeCache) {
                 remember(dl.url, e);
             }
+            // once per download: the negative cache keeps a broken URL from being tried (and logged) per request
+            LOG.log(System.Logger.Level.WARNING, "{0} (answered for {1} ms without a new download)", e.detail(),
+                    negativeCache ? negativeTtlMs : 0);
             dl.result.completeExceptionally(e);
         } catch (CorCoCancelledException e) {
             dl.result.completeExceptionally(unavailable(dl.url, "the broker is stopping"));
             throw e;
         } catch (RuntimeException | Error e) {
             downloadFailures.increment();
+            LOG.log(System.Logger.Level.ERROR, "the download of the @context " + dl.url + " failed unexpectedly", e);
             dl.result.completeExceptionally(new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE,
                     "the @context " + dl.url + " could not be downloaded: " + e, e));
         } finally {

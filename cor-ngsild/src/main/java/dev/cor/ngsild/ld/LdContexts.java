@@ -300,7 +300,8 @@ public final class LdContexts {
     }
 
     private void remember(ContextRef ref, LdContext c) {
-        processed.put(ref, c);
+        // the key outlives the request: its own copy of a body's tree (the echo is one already)
+        processed.put(ref.body() == null ? ref : ContextRef.body(c.echo()), c);
         if (processed.size() > maxProcessed) {
             // bounded, not LRU: what is dropped is processed again when next needed, from cached documents
             Iterator<ContextRef> it = processed.keySet().iterator();
@@ -369,7 +370,8 @@ public final class LdContexts {
         ActiveContext user = p.process(new ActiveContext(null), local, null);
         boolean onlyCore = user.terms.isEmpty() && user.vocab == null && user.base == null && user.defaultLanguage == null
                 && user.defaultDirection == null;
-        JsonNode echo = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
+        // shared by every request that names the same context: a copy, whatever becomes of this request's tree
+        JsonNode echo = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body().deepCopy();
         String link = ref.linkUrl() != null ? ref.linkUrl() : singleUrl(ref.body());
         LdContext.Source[] src = sources.toArray(new LdContext.Source[0]);
         if (onlyCore) {
