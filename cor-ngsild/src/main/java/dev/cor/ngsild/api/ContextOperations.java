@@ -1,21 +1,35 @@
 package dev.cor.ngsild.api;
 
-import dev.cor.ngsild.api.NgsildApplication.Config;
+import java.util.Map;
+
+import dev.cor.ngsild.CorNgsild;
+import dev.cor.ngsild.ld.JsonldContextsApi;
 
 /**
  * The context-source operations (ETSI GS CIM 009 § 5.13; resources 6.27-6.30): list, add, serve
- * and delete the {@code @context}s the broker holds, served from its {@code @context} service.
+ * and delete the {@code @context}s the broker holds, answered by the {@code @context} service's
+ * {@link JsonldContextsApi}. Their answers carry no {@code Link}: a context needs none.
  */
 final class ContextOperations {
-    private final NgsildApplication app;
-    private final Config config;
+    private final JsonldContextsApi api;
 
-    ContextOperations(NgsildApplication app, Config config) {
-        this.app = app;
-        this.config = config;
+    ContextOperations(JsonldContextsApi api) {
+        this.api = api;
+    }
+
+    /** Whether the request may have to wait: a reload downloads. */
+    boolean canWait(Exchange x) {
+        return api.canWait(x.method(), x.params.asMap());
     }
 
     void run(Exchange x) {
-        throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the /jsonldContexts resources are not served yet");
+        String base = x.baseUrl() + CorNgsild.BASE_PATH.substring(0, CorNgsild.BASE_PATH.length() - 1);
+        JsonldContextsApi.Response r = api.handle(x.method(), x.route.contextId(), x.params.asMap(),
+                x.operation() == Operation.ADD_CONTEXT ? x.body : null, x.tenantGiven ? x.tenant : null, base);
+        x.request.respond(r.status(), r.contentType(), r.body());
+        for (Map.Entry<String, String> h : r.headers().entrySet()) {
+            x.request.responseHeaders().set(h.getKey(), h.getValue());
+        }
+        NgsildApplication.echoTenant(x);
     }
 }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.NgsildLimits;
 import dev.cor.ngsild.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityStore;
@@ -41,7 +42,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.config = config;
         this.entities = new EntityOperations(this, config);
         this.batches = new BatchOperations(this, config);
-        this.contextOps = new ContextOperations(this, config);
+        this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
     }
 
     // ---------------------------------------------------------------- the dispatch's questions
@@ -52,8 +53,11 @@ public final class NgsildApplication implements CorRestApplication {
         if (x.failure != null || x.bareStatus != 0 || x.allow != null) {
             return false;
         }
-        if (x.contextRef != null) {
-            return config.contexts().needsDownload(x.contextRef);
+        if (x.contextRef != null && config.contexts().needsDownload(x.contextRef)) {
+            return true;
+        }
+        if (x.operation() == Operation.DELETE_CONTEXT && contextOps.canWait(x)) {
+            return true;
         }
         // a batch in application/ld+json: each entity names its own context
         if (x.body != null && x.body.isArray()) {
@@ -197,7 +201,7 @@ public final class NgsildApplication implements CorRestApplication {
     /** Operations that may create a tenant: they write new entities. */
     private static boolean createsTenant(Operation op) {
         return switch (op) {
-            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, ADD_CONTEXT -> true;
+            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT -> true;
             default -> false;
         };
     }
@@ -262,7 +266,7 @@ public final class NgsildApplication implements CorRestApplication {
         CorRest r = x.request;
         r.respond(status, type.mediaType(), body);
         if (type == MediaType.JSON || (type == MediaType.GEO_JSON && preferBodyJson(x))) {
-            r.responseHeaders().set("Link", "<" + config.contexts().linkUrl(ctx, x.baseUrl()) + ">; rel=\""
+            r.responseHeaders().set("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null) + ">; rel=\""
                     + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
         }
         echoTenant(x);
@@ -319,7 +323,7 @@ public final class NgsildApplication implements CorRestApplication {
         return p;
     }
 
-    private static void echoTenant(Exchange x) {
+    static void echoTenant(Exchange x) {
         if (x.tenantGiven) {
             x.request.responseHeaders().set(Exchange.TENANT_HEADER, x.tenant);
         }

@@ -41,6 +41,11 @@ final class QueryParams {
         return new QueryParams(values);
     }
 
+    /** The parameters as a map (unmodifiable), for the parts of the API that take one. */
+    Map<String, String> asMap() {
+        return java.util.Collections.unmodifiableMap(values);
+    }
+
     String get(String name) {
         return values.get(name);
     }

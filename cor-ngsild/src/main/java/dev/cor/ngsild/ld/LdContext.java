@@ -1,132 +1,188 @@
 package dev.cor.ngsild.ld;
 
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * A processed {@code @context}: the term definitions of a request's context followed by the
  * NGSI-LD core context, compiled once and shared by every request that names the same context.
- * It expands the terms a request uses (entity types, attribute names, vocab values) to IRIs, as
- * JSON-LD 1.1 IRI expansion does, and compacts stored IRIs back for an answer, as IRI compaction
- * does. Immutable and thread-safe.
+ * It expands the terms a request uses (entity types, attribute names, vocab values) to IRIs as
+ * JSON-LD 1.1 IRI expansion does, and compacts stored IRIs back for an answer as IRI compaction
+ * does. Immutable and thread-safe (its memo of computed answers is a concurrent map).
  * <p>
  * What an answer says its context is comes with it: {@link #echo()} for {@code @context} in an
  * {@code application/ld+json} body, {@link #linkUrl()} for the {@code Link} header of an
  * {@code application/json} one.
+ * <p>
+ * A term of the context, and an IRI some term maps to, is answered by one hash look-up with no
+ * allocation; anything else is computed once and remembered (up to {@link #MEMO_LIMIT} entries
+ * per kind, then computed each time).
  */
 public final class LdContext {
-    private final Map<String, String> terms;
-    private final Map<String, String> reverse;
-    private final String vocab;
+    /** How many computed answers of each kind (expansion, name, IRI) are remembered. */
+    static final int MEMO_LIMIT = 8192;
+    /** The memo's stand-in for a {@code null} answer (compared by identity). */
+    @SuppressWarnings("StringOperationCanBeSimplified")
+    private static final String NULL = new String("<null>");
+
+    final CompiledContext compiled;
     private final JsonNode echo;
     private final String linkUrl;
     private final boolean core;
+    /** The stored and downloaded documents it was built from: it is valid while they all are. */
+    final Source[] sources;
+    /** iri → its compaction as an attribute name / with no value, for every IRI some term maps to. */
+    private final Map<String, String> names;
+    private final Map<String, String> iris;
+    private final ConcurrentHashMap<String, String> expandMemo = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> nameMemo = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> iriMemo = new ConcurrentHashMap<>();
 
-    LdContext(Map<String, String> terms, String vocab, JsonNode echo, String linkUrl, boolean core) {
-        this.terms = terms;
-        this.vocab = vocab;
+    LdContext(CompiledContext compiled, JsonNode echo, String linkUrl, boolean core, Source[] sources) {
+        this.compiled = compiled;
         this.echo = echo;
         this.linkUrl = linkUrl;
         this.core = core;
-        Map<String, String> r = new HashMap<>();
-        for (Map.Entry<String, String> e : terms.entrySet()) {
-            r.merge(e.getValue(), e.getKey(), (a, b) -> a.length() <= b.length() && a.compareTo(b) <= 0 ? a : b);
+        this.sources = sources;
+        Map<String, String> n = new HashMap<>();
+        Map<String, String> i = new HashMap<>();
+        for (String iri : compiled.mappedIris()) {
+            n.put(iri, compiled.compact(iri, true));
+            i.put(iri, compiled.compact(iri, false));
         }
-        this.reverse = r;
+        this.names = n;
+        this.iris = i;
+    }
+
+    /** The same compiled context with what another request named (its own echo and Link URL). */
+    LdContext withOrigin(JsonNode echo, String linkUrl, Source[] sources) {
+        return new LdContext(compiled, echo, linkUrl, core, sources, names, iris);
+    }
+
+    private LdContext(CompiledContext compiled, JsonNode echo, String linkUrl, boolean core, Source[] sources,
+            Map<String, String> names, Map<String, String> iris) {
+        this.compiled = compiled;
+        this.echo = echo;
+        this.linkUrl = linkUrl;
+        this.core = core;
+        this.sources = sources;
+        this.names = names;
+        this.iris = iris;
     }
 
     /**
      * Expands a term used as an entity type, an attribute name or a vocab value to its IRI
-     * (JSON-LD IRI expansion with {@code vocab = true}).
+     * (JSON-LD IRI expansion with {@code vocab = true}). A keyword, or an alias of one ({@code id},
+     * {@code type}), expands to the keyword. {@code null} when the term stands for nothing: it is
+     * defined as {@code null} in the context, or it has the form of a keyword that is none
+     * ({@code @foo}); JSON-LD drops such a member.
      */
     public String expand(String term) {
-        String iri = terms.get(term);
-        if (iri != null) {
-            return iri;
+        TermDefinition d = compiled.terms.get(term);
+        if (d != null) {
+            return d.iri;
         }
-        int colon = term.indexOf(':');
-        if (colon > 0) {
-            String prefix = term.substring(0, colon);
-            String suffix = term.substring(colon + 1);
-            if (suffix.startsWith("//")) {
-                return term;
+        String m = expandMemo.get(term);
+        if (m == null) {
+            String r = compiled.expand(term);
+            m = r == null ? NULL : r;
+            if (expandMemo.size() < MEMO_LIMIT) {
+                expandMemo.putIfAbsent(term, m);
             }
-            String p = terms.get(prefix);
-            if (p != null) {
-                return p + suffix;
-            }
-            return term;
         }
-        return vocab != null ? vocab + term : term;
+        return m == NULL ? null : m;
     }
 
-    /** Compacts the IRI of an attribute (or sub-attribute) name for an answer. */
+    /**
+     * Compacts the IRI of an attribute (or sub-attribute) name for an answer: JSON-LD IRI
+     * compaction with {@code vocab = true} and, as the value, an attribute instance (a node
+     * object) or an array of them. A term whose definition does not fit such a value (a
+     * {@code @list} or {@code @language} container, a datatype, {@code @vocab} or {@code @json}
+     * coercion) is not chosen; then a compact IRI, or the IRI itself.
+     */
     public String compactName(String iri) {
-        return compactIri(iri);
+        String r = names.get(iri);
+        if (r != null) {
+            return r;
+        }
+        return memo(nameMemo, iri, true);
     }
 
-    /** Compacts an IRI that is an entity type or a vocab value for an answer. */
+    /** Compacts an IRI that is an entity type or a vocab value (JSON-LD IRI compaction with {@code vocab = true}, no value). */
     public String compactIri(String iri) {
-        String term = reverse.get(iri);
-        if (term != null) {
-            return term;
+        String r = iris.get(iri);
+        if (r != null) {
+            return r;
         }
-        if (vocab != null && iri.startsWith(vocab) && iri.length() > vocab.length()) {
-            String suffix = iri.substring(vocab.length());
-            if (!terms.containsKey(suffix)) {
-                return suffix;
+        return memo(iriMemo, iri, false);
+    }
+
+    private String memo(ConcurrentHashMap<String, String> memo, String iri, boolean nodeValue) {
+        String m = memo.get(iri);
+        if (m == null) {
+            m = compiled.compact(iri, nodeValue);
+            if (memo.size() < MEMO_LIMIT) {
+                memo.putIfAbsent(iri, m);
             }
         }
-        return iri;
+        return m;
     }
 
-    /** The value of {@code @context} in an {@code application/ld+json} answer. */
+    /**
+     * The value of {@code @context} in an {@code application/ld+json} answer: the request's
+     * context as the request gave it (the {@code Link} URL, or the body's {@code @context}); the
+     * core context's URL when it gave none.
+     */
     public JsonNode echo() {
         return echo;
     }
 
-    /** The URL of the {@code Link} header of an {@code application/json} answer; {@code null} for a context given inline. */
+    /**
+     * The URL of the {@code Link} header of an {@code application/json} answer: the request's
+     * {@code Link} URL, or its body's {@code @context} when that is one URL; the core context's
+     * URL when it gave none. {@code null} for a context given inline (an object, or several
+     * entries): {@link LdContexts#linkUrlFor} hosts such a context to give it a URL.
+     */
     public String linkUrl() {
         return linkUrl;
     }
 
-    /** Whether this is the core context alone. */
+    /** Whether this is the core context alone (the request named none, or only the core). */
     public boolean isCore() {
         return core;
     }
 
-    /** Adds the simple term definitions of one context object to {@code terms}; returns its {@code @vocab} or {@code vocab}. */
-    static String define(JsonNode context, Map<String, String> terms, String vocab) {
-        Iterator<Map.Entry<String, JsonNode>> it = context.properties().iterator();
-        Map<String, String> raw = new HashMap<>();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
-            String key = e.getKey();
-            JsonNode def = e.getValue();
-            if (key.equals("@vocab") && def.isTextual()) {
-                vocab = def.asText();
-            } else if (!key.startsWith("@")) {
-                if (def.isTextual()) {
-                    raw.put(key, def.asText());
-                } else if (def.isObject() && def.path("@id").isTextual()) {
-                    raw.put(key, def.get("@id").asText());
-                }
+    /** Whether every document it was built from is still there and fresh at {@code now}. */
+    boolean usable(long now) {
+        for (Source s : sources) {
+            if (!s.usable(now)) {
+                return false;
             }
         }
-        for (Map.Entry<String, String> e : raw.entrySet()) {
-            String v = e.getValue();
-            int colon = v.indexOf(':');
-            if (colon > 0 && !v.substring(colon + 1).startsWith("//")) {
-                String prefix = raw.containsKey(v.substring(0, colon)) ? raw.get(v.substring(0, colon)) : terms.get(v.substring(0, colon));
-                if (prefix != null) {
-                    v = prefix + v.substring(colon + 1);
-                }
-            }
-            terms.put(e.getKey(), v);
+        return true;
+    }
+
+    /** Counts one request that used it on the documents it came from. */
+    void used(long now) {
+        for (Source s : sources) {
+            s.used(now);
         }
-        return vocab;
+    }
+
+    @Override
+    public String toString() {
+        return "LdContext[" + echo + (core ? ", core" : "") + ", " + compiled.terms.size() + " terms]";
+    }
+
+    /** A document a processed context was built from: a downloaded one, a hosted one. */
+    interface Source {
+        /** Whether it may still be used at {@code now} (not removed, not expired). */
+        boolean usable(long now);
+
+        /** A request used it at {@code now}. */
+        void used(long now);
     }
 }

@@ -1,34 +1,76 @@
 package dev.cor.ngsild.ld;
 
+import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
 
 /**
  * The broker's {@code @context} service: resolves what a request names ({@link ContextRef}) to a
- * processed {@link LdContext}. The core context is built in; remote contexts are downloaded
- * through the {@link CorRestClient} - yielding inside a coroutine, blocking on a worker - and
- * cached. {@link #cached} answers without waiting (the request's "can this wait?"),
- * {@link #resolve} may wait for a download. Thread-safe: every loop and worker shares one.
+ * processed {@link LdContext} - the request's context followed by the built-in NGSI-LD core
+ * context (ETSI GS CIM 009 § 4.4: the core is always processed last, wherever the request names
+ * it) - and keeps what it needs for that: the processed contexts (a bounded cache keyed by
+ * {@link ContextRef}), the downloaded documents ({@link ContextDocuments}: TTL, bounds, negative
+ * cache, one download per URL whoever needs it), and the contexts it hosts
+ * ({@link StoredContexts}, served by {@link JsonldContextsApi}).
+ * <p>
+ * Who calls what, and where:
+ * <ul>
+ * <li>{@link #cached} and {@link #needsDownload} on a loop thread, for any request: they never
+ * download, never wait and never throw;</li>
+ * <li>{@link #resolve} inside the request's coroutine (a download yields) or on a worker (it
+ * blocks, with the deadline): it may download, and throws the request's error.</li>
+ * </ul>
+ * Thread-safe: every loop and worker shares one. No lock is held across anything that waits.
  */
 public final class LdContexts {
+    private final ContextDocuments documents;
+    private final StoredContexts stored = new StoredContexts();
+    private final InstantSource clock;
+    private final long timeoutMs;
+    private final int maxProcessed;
+    private final CompiledContext.TermOrder order;
+    /** The core's {@code @context} object, processed after every request's context. */
+    private final JsonNode coreLocal;
+    private final CompiledContext coreCompiled;
     private final LdContext core;
-    private final Map<ContextRef, LdContext> processed = new ConcurrentHashMap<>();
-    private final Map<String, JsonNode> documents = new ConcurrentHashMap<>();
-    private final CorRestClient client;
+    /** Every published core URL, as a {@code Link}: the core context, echoing that URL. */
+    private final Map<String, LdContext> coreLinks;
+    private final ConcurrentHashMap<ContextRef, LdContext> processed = new ConcurrentHashMap<>();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
 
     private LdContexts(Builder b) {
-        this.client = b.client;
-        Map<String, String> terms = new HashMap<>();
-        String vocab = LdContext.define(CoreContext.document().get("@context"), terms, null);
-        this.core = new LdContext(Map.copyOf(terms), vocab, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true);
+        this.clock = b.clock;
+        this.timeoutMs = b.timeoutMs;
+        this.maxProcessed = b.maxProcessed;
+        this.order = b.order;
+        this.documents = new ContextDocuments(b.client, b.clock, b.ttlMs, b.negativeTtlMs, b.maxEntries, b.maxBytes,
+                b.maxDocumentBytes, b.maxRedirects);
+        this.coreLocal = CoreContext.document().get("@context");
+        ActiveContext active = new ContextProcessor(url -> {
+            throw new IllegalStateException("the core context names no remote context");
+        }).process(new ActiveContext(null), coreLocal, null);
+        this.coreCompiled = new CompiledContext(active, order);
+        this.core = new LdContext(coreCompiled, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true, new LdContext.Source[0]);
+        Map<String, LdContext> links = new HashMap<>();
+        for (String url : CoreContext.URLS) {
+            links.put(url, url.equals(CoreContext.URL) ? core : core.withOrigin(TextNode.valueOf(url), url, new LdContext.Source[0]));
+        }
+        this.coreLinks = Map.copyOf(links);
     }
 
     public static Builder builder() {
@@ -41,141 +83,425 @@ public final class LdContexts {
     }
 
     /**
-     * The processed context of {@code ref} if it can be had without waiting (nothing to
-     * download), else {@code null}: the request must be allowed to wait.
+     * The processed context of {@code ref} if it can be had without a download, else
+     * {@code null}: the request must be allowed to wait ({@link #needsDownload}), or its context is
+     * invalid or unavailable, which {@link #resolve} then says at once. Never waits, never throws.
      */
     public LdContext cached(ContextRef ref) {
-        if (ref.isNone() || (ref.linkUrl() != null && CoreContext.isCoreUrl(ref.linkUrl()))) {
-            return core;
-        }
-        return processed.get(ref);
-    }
-
-    /**
-     * The processed context of {@code ref}, downloading what is not cached yet (inside a
-     * coroutine the download yields; elsewhere it blocks).
-     *
-     * @throws NgsiLdException LdContextNotAvailable when a remote context cannot be had within
-     *                         {@code timeoutMs}; BadRequestData when a context is invalid
-     */
-    public LdContext resolve(ContextRef ref, long timeoutMs) {
-        LdContext c = cached(ref);
+        LdContext c = fast(ref);
         if (c != null) {
             return c;
         }
-        JsonNode given = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
-        Map<String, String> terms = new HashMap<>();
-        String vocab = define(given, terms, null, 0);
-        vocab = LdContext.define(CoreContext.document().get("@context"), terms, vocab);
-        LdContext made = new LdContext(Map.copyOf(terms), vocab, given, ref.linkUrl(), false);
-        processed.put(ref, made);
-        return made;
-    }
-
-    private String define(JsonNode ctx, Map<String, String> terms, String vocab, int depth) {
-        if (depth > 10) {
-            throw NgsiLdException.badData("@context nests remote contexts deeper than 10");
-        }
-        if (ctx.isArray()) {
-            for (JsonNode part : ctx) {
-                vocab = define(part, terms, vocab, depth);
+        long now = clock.millis();
+        c = usableProcessed(ref, now);
+        if (c == null) {
+            try {
+                c = build(ref, documents::cachedOnly);
+            } catch (ContextDocuments.NotCached | NgsiLdException e) {
+                return null;
             }
-            return vocab;
+            remember(ref, c);
         }
-        if (ctx.isObject()) {
-            return LdContext.define(ctx, terms, vocab);
-        }
-        if (ctx.isTextual()) {
-            String url = ctx.asText();
-            if (CoreContext.isCoreUrl(url)) {
-                return LdContext.define(CoreContext.document().get("@context"), terms, vocab);
-            }
-            JsonNode doc = documents.get(url);
-            if (doc == null) {
-                doc = download(url);
-                documents.put(url, doc);
-            }
-            return define(doc, terms, vocab, depth + 1);
-        }
-        throw NgsiLdException.badData("an @context holds URLs and objects, not " + ctx);
-    }
-
-    private JsonNode download(String url) {
-        dev.cor.rest.client.CorRestClientResponse r;
-        try {
-            r = client.send(dev.cor.rest.client.CorRestClientRequest.builder("GET", url)
-                    .header("Accept", "application/ld+json, application/json").build());
-        } catch (RuntimeException | dev.cor.rest.client.CorRestClientException e) {
-            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " cannot be downloaded: " + e.getMessage());
-        }
-        if (r.status() != 200) {
-            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " answered " + r.status());
-        }
-        JsonNode doc;
-        try {
-            doc = dev.cor.rest.CorRestJson.mapper().readTree(r.body());
-        } catch (java.io.IOException e) {
-            throw NgsiLdException.badData("the @context " + url + " is not JSON");
-        }
-        if (doc == null || !doc.has("@context")) {
-            throw NgsiLdException.badData("the @context " + url + " has no @context member");
-        }
-        return doc.get("@context");
+        used(c, now, false);
+        return c;
     }
 
     /**
-     * Whether resolving {@code ref} would download something (a context neither cached nor known
-     * to be broken): the request must then be allowed to wait. Never blocks.
+     * Whether resolving {@code ref} would have to download something that is not cached - neither
+     * as a document nor as a recent failure: the API's "can this request wait?". Never waits,
+     * never throws.
      */
     public boolean needsDownload(ContextRef ref) {
-        return cached(ref) == null && uncached(ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body());
+        if (fast(ref) != null || usableProcessed(ref, clock.millis()) != null) {
+            return false;
+        }
+        try {
+            remember(ref, build(ref, documents::cachedOnly));
+            return false;
+        } catch (ContextDocuments.NotCached e) {
+            return true;
+        } catch (NgsiLdException e) {
+            return false;
+        }
     }
 
-    private boolean uncached(JsonNode ctx) {
-        if (ctx.isTextual()) {
-            return !CoreContext.isCoreUrl(ctx.asText()) && !documents.containsKey(ctx.asText());
+    /**
+     * The processed context of {@code ref}, downloading what is not cached yet - inside a
+     * coroutine the download yields, on a worker it blocks; two requests that need the same
+     * document share one download.
+     *
+     * @param timeoutMs how long the documents may take to arrive
+     * @throws NgsiLdException LdContextNotAvailable when a remote context cannot be had within
+     *                         {@code timeoutMs}, answers an error, is too large; BadRequestData
+     *                         when a context is invalid (not JSON, no {@code @context} member, an
+     *                         invalid term definition, a protected term redefined, a cycle, a
+     *                         scoped context)
+     */
+    public LdContext resolve(ContextRef ref, long timeoutMs) {
+        LdContext c = fast(ref);
+        if (c != null) {
+            return c;
         }
-        if (ctx.isArray()) {
-            for (JsonNode part : ctx) {
-                if (uncached(part)) {
-                    return true;
+        long now = clock.millis();
+        c = usableProcessed(ref, now);
+        if (c != null) {
+            used(c, now, false);
+            return c;
+        }
+        prefetch(ref);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(1, timeoutMs));
+        boolean[] waited = {false};
+        try {
+            c = build(ref, url -> documents.get(url, deadline, waited));
+        } finally {
+            if (waited[0]) {
+                misses.increment(); // a miss whatever came of the download
+            }
+        }
+        remember(ref, c);
+        used(c, clock.millis(), waited[0]);
+        return c;
+    }
+
+    /** {@link #resolve(ContextRef, long)} with the service's own timeout. */
+    public LdContext resolve(ContextRef ref) {
+        return resolve(ref, timeoutMs);
+    }
+
+    /**
+     * The URL of {@code context} for the {@code Link} header of an {@code application/json}
+     * answer or notification: its {@link LdContext#linkUrl()}, or - for a context that was given
+     * inline - the URL of an ImplicitlyCreated context the broker hosts for it (ETSI GS CIM 009
+     * § 5.13.1), made the first time and reused for the same context of the same tenant.
+     *
+     * @param baseUrl the broker's base URL, {@code http://host:port/ngsi-ld/v1} (no trailing slash)
+     * @param tenant  the request's tenant, {@code null} for the default one
+     */
+    public String linkUrlFor(LdContext context, String baseUrl, String tenant) {
+        String url = context.linkUrl();
+        if (url != null) {
+            return url;
+        }
+        StoredContexts.Stored s = stored.implicitFor(tenant, context.echo(), clock.millis());
+        return urlOf(s, baseUrl);
+    }
+
+    /** The document of the hosted (or implicitly created) context with local id {@code id}, {@code {"@context": ...}}; {@code null} if none. */
+    public JsonNode hostedDocument(String id) {
+        StoredContexts.Stored s = stored.get(id);
+        return s == null ? null : StoredContexts.document(s.context);
+    }
+
+    /** Appends the {@code @context} cache's counters in the Prometheus text format, for a server's {@code /metrics}. */
+    public void appendPrometheus(StringBuilder out) {
+        counter(out, "cor_ngsild_context_cache_hits_total",
+                "Requests whose @context named remote documents, all of them found cached.", hits.sum());
+        counter(out, "cor_ngsild_context_cache_misses_total",
+                "Requests that had to wait for a @context download (theirs or another request's).", misses.sum());
+        counter(out, "cor_ngsild_context_downloads_total", "@context downloads started.", documents.downloads.sum());
+        counter(out, "cor_ngsild_context_download_failures_total",
+                "@context downloads that failed or brought no valid context.", documents.downloadFailures.sum());
+        counter(out, "cor_ngsild_context_negative_hits_total",
+                "Look-ups answered from the negative cache, with no new download.", documents.negativeHits.sum());
+        counter(out, "cor_ngsild_context_evictions_total", "@context documents evicted by the cache's bounds.",
+                documents.evictions.sum());
+        gauge(out, "cor_ngsild_context_cache_entries", "@context documents cached.", documents.entries());
+        gauge(out, "cor_ngsild_context_cache_bytes", "Bytes of the @context documents cached.", documents.bytes());
+        gauge(out, "cor_ngsild_context_negative_entries", "URLs in the negative cache.", documents.negativeEntries());
+        gauge(out, "cor_ngsild_context_processed", "Processed @contexts kept.", processed.size());
+    }
+
+    /** The counters, for tests and tools: hits, misses, downloads, failures, entries, bytes. */
+    public Stats stats() {
+        return new Stats(hits.sum(), misses.sum(), documents.downloads.sum(), documents.downloadFailures.sum(),
+                documents.entries(), documents.bytes());
+    }
+
+    /** A snapshot of the cache's counters. */
+    public record Stats(long hits, long misses, long downloads, long failures, int entries, long bytes) {
+    }
+
+    // ---------------------------------------------------------------- for JsonldContextsApi
+
+    ContextDocuments documents() {
+        return documents;
+    }
+
+    StoredContexts stored() {
+        return stored;
+    }
+
+    InstantSource clock() {
+        return clock;
+    }
+
+    long timeoutMs() {
+        return timeoutMs;
+    }
+
+    static String urlOf(StoredContexts.Stored s, String baseUrl) {
+        return baseUrl + "/jsonldContexts/" + s.id;
+    }
+
+    /**
+     * Checks a context a client wants hosted as far as it can without a download: its shape
+     * (a URL, an object, null, or an array of those), and all of it if everything it names is at
+     * hand.
+     *
+     * @throws NgsiLdException BadRequestData when it is invalid
+     */
+    void validate(JsonNode context) {
+        try {
+            build(ContextRef.body(context), documents::cachedOnly);
+        } catch (ContextDocuments.NotCached e) {
+            // the rest is checked when a request uses it
+        }
+    }
+
+    /**
+     * A request's {@code @context} is a URL, an object, null or an array of those (JSON-LD 1.1
+     * § 4.1.2 step 5.3): checked before anything is downloaded for it.
+     */
+    private static void checkShape(JsonNode context) {
+        for (JsonNode item : context.isArray() ? context : List.of(context)) {
+            if (!(item.isTextual() || item.isObject() || item.isNull())) {
+                throw ContextProcessor.invalid("invalid local context", "a @context entry must be a URL, an object or null, not " + item);
+            }
+        }
+    }
+
+    /** Forgets every processed context built from {@code source} (a document removed or replaced is gone from them anyway). */
+    void forgetProcessed() {
+        long now = clock.millis();
+        processed.values().removeIf(c -> !c.usable(now));
+    }
+
+    // ---------------------------------------------------------------- inside
+
+    /** The contexts that need no processing at all: none named, or a core URL in a {@code Link}. */
+    private LdContext fast(ContextRef ref) {
+        if (ref.isNone()) {
+            return core;
+        }
+        String link = ref.linkUrl();
+        return link != null ? coreLinks.get(link) : null;
+    }
+
+    private LdContext usableProcessed(ContextRef ref, long now) {
+        LdContext c = processed.get(ref);
+        if (c == null) {
+            return null;
+        }
+        if (c.usable(now)) {
+            return c;
+        }
+        processed.remove(ref, c);
+        return null;
+    }
+
+    private void remember(ContextRef ref, LdContext c) {
+        // the key outlives the request: its own copy of a body's tree (the echo is one already)
+        processed.put(ref.body() == null ? ref : ContextRef.body(c.echo()), c);
+        if (processed.size() > maxProcessed) {
+            // bounded, not LRU: what is dropped is processed again when next needed, from cached documents
+            Iterator<ContextRef> it = processed.keySet().iterator();
+            while (processed.size() > maxProcessed * 3 / 4 && it.hasNext()) {
+                if (!it.next().equals(ref)) {
+                    it.remove();
                 }
             }
         }
-        return false;
     }
 
-    /**
-     * The URL of the {@code Link} header of an {@code application/json} answer in {@code ctx}: the
-     * URL the request named, the core context's, or - for a context given inline - the URL under
-     * which this broker serves it ({@code baseUrl} is this broker as the client reached it).
-     */
-    public String linkUrl(LdContext ctx, String baseUrl) {
-        return ctx.linkUrl() != null ? ctx.linkUrl() : CoreContext.URL;
+    /** Counts a request that used {@code c}: on its documents, and as a hit unless it waited for one (a miss, counted already). */
+    private void used(LdContext c, long now, boolean waited) {
+        if (c.sources.length == 0) {
+            return;
+        }
+        c.used(now);
+        if (!waited) {
+            hits.increment();
+        }
     }
 
-    /** Builds the context service. */
+    /** Starts the downloads of the URLs a request names at its top level, so that they run at once. */
+    private void prefetch(ContextRef ref) {
+        JsonNode body = ref.body();
+        if (body == null) {
+            if (stored.byUrl(ref.linkUrl()) == null && !CoreContext.isCoreUrl(ref.linkUrl())) {
+                documents.prefetch(ref.linkUrl());
+            }
+            return;
+        }
+        if (body.isArray()) {
+            for (JsonNode item : body) {
+                if (item.isTextual() && Iris.isAbsoluteIri(item.asText()) && !CoreContext.isCoreUrl(item.asText())
+                        && stored.byUrl(item.asText()) == null) {
+                    documents.prefetch(item.asText());
+                }
+            }
+        }
+    }
+
+    /** Where {@link #build} takes a downloaded document from: the cache alone, or the cache and a download. */
+    private interface DocSource {
+        ContextDocuments.Doc load(String url);
+    }
+
+    /** Processes what {@code ref} names, then the core; stored contexts come from here, the rest from {@code docs}. */
+    private LdContext build(ContextRef ref, DocSource docs) {
+        List<LdContext.Source> sources = new ArrayList<>(2);
+        ContextProcessor p = new ContextProcessor(url -> {
+            if (CoreContext.isCoreUrl(url)) {
+                // only an @import gets here (a core URL as a context is skipped): the core is processed last, once
+                return new ContextProcessor.Remote(JsonNodeFactory.instance.objectNode(), url);
+            }
+            StoredContexts.Stored s = stored.byUrl(url);
+            if (s != null) {
+                sources.add(s);
+                return new ContextProcessor.Remote(s.context, url);
+            }
+            ContextDocuments.Doc d = docs.load(url);
+            sources.add(d);
+            return new ContextProcessor.Remote(d.context, d.documentUrl);
+        });
+        JsonNode local = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
+        checkShape(local);
+        ActiveContext user = p.process(new ActiveContext(null), local, null);
+        boolean onlyCore = user.terms.isEmpty() && user.vocab == null && user.base == null && user.defaultLanguage == null
+                && user.defaultDirection == null;
+        // shared by every request that names the same context: a copy, whatever becomes of this request's tree
+        JsonNode echo = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body().deepCopy();
+        String link = ref.linkUrl() != null ? ref.linkUrl() : singleUrl(ref.body());
+        LdContext.Source[] src = sources.toArray(new LdContext.Source[0]);
+        if (onlyCore) {
+            return core.withOrigin(echo, link, src);
+        }
+        ActiveContext withCore = p.process(user, coreLocal, null);
+        return new LdContext(new CompiledContext(withCore, order), echo, link, false, src);
+    }
+
+    /** The one URL a body's {@code @context} is, if it is one ({@code "url"} or {@code ["url"]}). */
+    private static String singleUrl(JsonNode body) {
+        if (body.isTextual()) {
+            return body.asText();
+        }
+        if (body.isArray() && body.size() == 1 && body.get(0).isTextual()) {
+            return body.get(0).asText();
+        }
+        return null;
+    }
+
+    private static void counter(StringBuilder out, String name, String help, long value) {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(" counter\n");
+        out.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void gauge(StringBuilder out, String name, String help, long value) {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(" gauge\n");
+        out.append(name).append(' ').append(value).append('\n');
+    }
+
+    /** Builds the context service; every setting has a default. */
     public static final class Builder {
         private CorRestClient client;
         private long timeoutMs = 5_000;
+        private InstantSource clock = InstantSource.system();
+        private long ttlMs = TimeUnit.HOURS.toMillis(1);
+        private long negativeTtlMs = 10_000;
+        private int maxEntries = 256;
+        private long maxBytes = 64L << 20;
+        private int maxDocumentBytes = 4 << 20;
+        private int maxRedirects = 5;
+        private int maxProcessed = 1024;
+        private CompiledContext.TermOrder order = CompiledContext.TermOrder.SHORTEST_FIRST;
 
         private Builder() {
         }
 
-        /** The client remote contexts are downloaded with. */
+        /** The client remote contexts are downloaded with (its own deadlines bound each download). */
         public Builder client(CorRestClient client) {
-            this.client = client;
+            this.client = Objects.requireNonNull(client, "client");
             return this;
         }
 
-        /** How long a download may take before the request is answered LdContextNotAvailable. */
+        /** How long a request waits for the downloads of its context before LdContextNotAvailable (default 5 000 ms). */
         public Builder timeoutMs(long ms) {
-            this.timeoutMs = ms;
+            this.timeoutMs = positive("timeoutMs", ms);
+            return this;
+        }
+
+        /** The clock of the TTLs and the negative cache (a test sets its own). */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** How long a downloaded context is used before it is downloaded again (default 1 h; a server's Cache-Control may shorten it). */
+        public Builder ttlMs(long ms) {
+            this.ttlMs = positive("ttlMs", ms);
+            return this;
+        }
+
+        /** How long a failed download is answered from memory before the URL is tried again (default 10 s). */
+        public Builder negativeTtlMs(long ms) {
+            this.negativeTtlMs = positive("negativeTtlMs", ms);
+            return this;
+        }
+
+        /** How many downloaded contexts are kept (default 256). */
+        public Builder maxEntries(int n) {
+            this.maxEntries = (int) positive("maxEntries", n);
+            return this;
+        }
+
+        /** How many bytes of downloaded contexts are kept (default 64 MiB). */
+        public Builder maxBytes(long bytes) {
+            this.maxBytes = positive("maxBytes", bytes);
+            return this;
+        }
+
+        /** The largest context document accepted (default 4 MiB). */
+        public Builder maxDocumentBytes(int bytes) {
+            this.maxDocumentBytes = (int) positive("maxDocumentBytes", bytes);
+            return this;
+        }
+
+        /** How many redirects a download follows (default 5). */
+        public Builder maxRedirects(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("maxRedirects must be >= 0: " + n);
+            }
+            this.maxRedirects = n;
+            return this;
+        }
+
+        /** How many processed contexts are kept (default 1 024). */
+        public Builder maxProcessed(int n) {
+            this.maxProcessed = (int) positive("maxProcessed", n);
+            return this;
+        }
+
+        /** Tie-breaking as Titanium does it, for the oracle tests only. */
+        Builder termOrder(CompiledContext.TermOrder order) {
+            this.order = Objects.requireNonNull(order, "order");
             return this;
         }
 
         public LdContexts build() {
+            if (maxDocumentBytes > maxBytes) {
+                throw new IllegalArgumentException("maxDocumentBytes " + maxDocumentBytes + " > maxBytes " + maxBytes);
+            }
             return new LdContexts(this);
+        }
+
+        private static long positive(String name, long v) {
+            if (v < 1) {
+                throw new IllegalArgumentException(name + " must be >= 1: " + v);
+            }
+            return v;
         }
     }
 }

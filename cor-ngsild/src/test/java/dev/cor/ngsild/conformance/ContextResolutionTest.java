@@ -187,14 +187,17 @@ class ContextResolutionTest extends ConformanceTest {
     }
 
     @Test
-    @DisplayName("5.5.7: a user @vocab expands every term it does not define")
-    void userVocab() {
+    @DisplayName("4.4: the core context counts as the last one, so its @vocab is the fallback even over a user @vocab")
+    void coreVocabIsTheFallback() {
+        // 4.4: "implementations shall consider the Core @context as if it were in the last position"; as JSON-LD
+        // processes a context array in order, the core's @vocab replaces the user's. Orion-LD likewise looks a term
+        // up in the core, then in the user's terms, then falls back to the default vocabulary.
         String id = Entities.id("Vehicle");
         ObjectNode e = Json.obj("""
                 {"id": "%s", "type": "Sensor", "height": {"type": "Property", "value": 3}, "@context": {"@vocab": "https://vocab.test/"}}""", id);
         Checks.created(api.post("/entities").ldJson(e).send(), id);
         Json.assertSame(Json.obj("""
-                {"id": "%s", "type": "https://vocab.test/Sensor", "https://vocab.test/height": {"type": "Property", "value": 3}}""", id),
+                {"id": "%s", "type": "Sensor", "height": {"type": "Property", "value": 3}}""", id),
                 Checks.okJson(api.get(Ngsi.entity(id)).send(), Json.CORE));
     }
 

@@ -1,0 +1,138 @@
+package dev.cor.ngsild.ld;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * The {@code @context}s the broker hosts (ETSI GS CIM 009 § 5.13.1): "Hosted" ones a client added
+ * ({@code POST /jsonldContexts}) and "ImplicitlyCreated" ones the broker made to give a URL to a
+ * context that was given inline. Each belongs to the tenant it was created under, which alone
+ * lists, serves and deletes it (§ 5.5.10). Its URL, though, is a URL like any other: a request of
+ * any tenant that names it gets it, as it would get any context on the web, without a download.
+ * Thread-safe.
+ */
+final class StoredContexts {
+    /** The kinds a stored context can be. */
+    enum Kind {
+        HOSTED("Hosted"), IMPLICITLY_CREATED("ImplicitlyCreated");
+
+        final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+    }
+
+    /** One stored context. */
+    static final class Stored implements LdContext.Source {
+        final String id;
+        final String tenant;
+        final Kind kind;
+        /** The {@code @context} member's value. */
+        final JsonNode context;
+        final long createdAt;
+        final LongAdder uses = new LongAdder();
+        volatile long lastUsage;
+        volatile boolean removed;
+
+        Stored(String id, String tenant, Kind kind, JsonNode context, long createdAt) {
+            this.id = id;
+            this.tenant = tenant;
+            this.kind = kind;
+            this.context = context;
+            this.createdAt = createdAt;
+            this.lastUsage = createdAt;
+        }
+
+        @Override
+        public boolean usable(long now) {
+            return !removed;
+        }
+
+        @Override
+        public void used(long now) {
+            uses.increment();
+            if (now - lastUsage >= 1000) {
+                lastUsage = now;
+            }
+        }
+    }
+
+    private record ImplicitKey(String tenant, JsonNode context) {
+    }
+
+    /** The document a stored context is served as: {@code {"@context": value}}. */
+    static JsonNode document(JsonNode context) {
+        com.fasterxml.jackson.databind.node.ObjectNode doc = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        doc.set("@context", context);
+        return doc;
+    }
+
+    /** The path under which stored contexts are served, whatever the host. */
+    static final String PATH = "/ngsi-ld/v1/jsonldContexts/";
+
+    private final ConcurrentHashMap<String, Stored> byId = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<ImplicitKey, Stored> implicit = new ConcurrentHashMap<>();
+
+    Stored host(String tenant, JsonNode context, long now) {
+        Stored s = new Stored(ContextDocuments.newLocalId(), tenant, Kind.HOSTED, context, now);
+        byId.put(s.id, s);
+        return s;
+    }
+
+    /** The ImplicitlyCreated context of {@code tenant} for {@code context}: the one made before for the same value, or a new one. */
+    Stored implicitFor(String tenant, JsonNode context, long now) {
+        return implicit.compute(new ImplicitKey(tenant, context), (k, old) -> {
+            if (old != null && !old.removed) {
+                return old;
+            }
+            Stored s = new Stored(ContextDocuments.newLocalId(), tenant, Kind.IMPLICITLY_CREATED, context, now);
+            byId.put(s.id, s);
+            return s;
+        });
+    }
+
+    /** The stored context with this local id, any tenant's; {@code null} if none. */
+    Stored get(String id) {
+        return byId.get(id);
+    }
+
+    /** The stored context whose URL {@code url} is ({@code ...}{@value #PATH}{@code <id>}), any host; {@code null} if none. */
+    Stored byUrl(String url) {
+        int at = url.indexOf(PATH);
+        if (at < 0) {
+            return null;
+        }
+        String id = url.substring(at + PATH.length());
+        int end = id.indexOf('?');
+        return byId.get(end >= 0 ? id.substring(0, end) : id);
+    }
+
+    boolean remove(Stored s) {
+        if (!byId.remove(s.id, s)) {
+            return false;
+        }
+        s.removed = true;
+        if (s.kind == Kind.IMPLICITLY_CREATED) {
+            implicit.remove(new ImplicitKey(s.tenant, s.context), s);
+        }
+        return true;
+    }
+
+    /** The contexts stored under {@code tenant}. */
+    List<Stored> of(String tenant) {
+        List<Stored> r = new ArrayList<>();
+        for (Stored s : byId.values()) {
+            if (Objects.equals(s.tenant, tenant)) {
+                r.add(s);
+            }
+        }
+        r.sort((a, b) -> Long.compare(a.createdAt, b.createdAt));
+        return r;
+    }
+}
