@@ -1,0 +1,116 @@
+package dev.cor.server;
+
+import java.io.IOException;
+
+import dev.cor.http.CorHttpServer;
+import dev.cor.ngsild.CorNgsild;
+import dev.cor.rest.proto.CorProtoServer;
+
+/**
+ * A running launcher: the broker, the HTTP server it is mounted on (with the launcher's own
+ * routes around it) and, with {@code --corPort}, a {@code cor://} server on the same loops and
+ * dispatcher. Started by {@link #start}, stopped once by {@link #stop} from any thread.
+ */
+final class CorServer {
+    private final CorNgsild broker;
+    private final ServerApplication application;
+    private final CorHttpServer http;
+    private final CorProtoServer cor;
+    private boolean stopped;
+
+    private CorServer(CorNgsild broker, ServerApplication application, CorHttpServer http, CorProtoServer cor) {
+        this.broker = broker;
+        this.application = application;
+        this.http = http;
+        this.cor = cor;
+    }
+
+    /**
+     * Builds the broker and starts its servers.
+     *
+     * @throws IllegalStateException when a port cannot be bound (nothing is left running)
+     */
+    static CorServer start(ServerOptions o, BuildInfo build) {
+        CorNgsild broker = CorNgsild.builder().contextTimeoutMs(o.contextTimeout()).build();
+        ServerMetrics metrics = new ServerMetrics(broker, build);
+        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o);
+        CorHttpServer http;
+        try {
+            // The broker's own hooks, exactly as a host that mounts it alone would give them.
+            http = CorHttpServer.builder().host(o.host()).port(o.port()).loops(o.httpLoops())
+                    .coroutineCap(o.coroutines()).stackSize(o.coStackBytes()).workerThreads(o.workers())
+                    .maxBodyBytes(o.maxBodyBytes()).application(app)
+                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook())
+                    .build().start();
+        } catch (RuntimeException e) {
+            broker.close();
+            throw new IllegalStateException("cannot serve HTTP on " + o.host() + ":" + o.port() + ": " + reason(e), e);
+        }
+        CorProtoServer cor = null;
+        if (o.corPort() >= 0) {
+            try {
+                // Same loops, same dispatch decision: a cor:// request waits exactly as an HTTP one does.
+                cor = CorProtoServer.builder().host(o.host()).port(o.corPort()).name("cor-server")
+                        .loops(http.loops()).dispatcher(http.dispatcher()).build().start();
+            } catch (IOException | RuntimeException e) {
+                http.stop();
+                broker.close();
+                throw new IllegalStateException("cannot serve cor:// on " + o.host() + ":" + o.corPort() + ": "
+                        + reason(e), e);
+            }
+        }
+        metrics.attach(http, cor);
+        return new CorServer(broker, app, http, cor);
+    }
+
+    /** The bound HTTP port. */
+    int port() {
+        return http.port();
+    }
+
+    /** The bound {@code cor://} port, or -1 when none is served. */
+    int corPort() {
+        return cor == null ? -1 : cor.port();
+    }
+
+    CorHttpServer http() {
+        return http;
+    }
+
+    CorNgsild broker() {
+        return broker;
+    }
+
+    /** From now on {@code /health} answers 503; the servers still serve. */
+    void markStopping() {
+        application.stopping();
+    }
+
+    /**
+     * Stops: {@code /health} turns 503, the {@code cor://} server closes, the HTTP server lets the
+     * requests in flight finish within its grace (5 s), then the broker lets go of what it holds.
+     * Any thread; a second call waits until the first has finished (a shutdown hook must not
+     * let the JVM end while the stop on the main thread still answers requests), then does nothing.
+     */
+    synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        application.stopping();
+        if (cor != null) {
+            cor.stop();
+        }
+        http.stop();
+        broker.close();
+    }
+
+    private static String reason(Exception e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String m = e.getMessage();
+        return t == e || t.getMessage() == null ? String.valueOf(m) : m + " (" + t.getMessage() + ")";
+    }
+}

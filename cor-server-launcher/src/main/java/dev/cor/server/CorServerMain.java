@@ -1,0 +1,94 @@
+package dev.cor.server;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import sun.misc.Signal;
+
+/**
+ * {@code java -jar cor-server.jar [flags]}: runs the NGSI-LD broker until SIGTERM or SIGINT, then
+ * stops it cleanly (requests in flight are answered within the server's grace) and exits 0. A
+ * flag it cannot use: one line on stderr and exit 2; a port it cannot bind: one line and exit 1.
+ */
+public final class CorServerMain {
+    /** Exit status for a command line that cannot be used. */
+    static final int USAGE_ERROR = 2;
+    /** Exit status when the server cannot start (a port taken). */
+    static final int START_ERROR = 1;
+
+    private CorServerMain() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        ServerOptions o;
+        try {
+            o = ServerOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("cor-server: " + e.getMessage() + " (--help lists the flags)");
+            System.exit(USAGE_ERROR);
+            return;
+        }
+        if (o.help()) {
+            System.out.println(ServerOptions.USAGE);
+            return;
+        }
+        configureLogging(o.julLevel());
+        BuildInfo build = BuildInfo.load();
+        CorServer server;
+        try {
+            server = CorServer.start(o, build);
+        } catch (IllegalStateException e) {
+            System.err.println("cor-server: " + e.getMessage());
+            System.exit(START_ERROR);
+            return;
+        }
+        System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on http://"
+                + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
+                + (server.corPort() >= 0 ? " and cor://" + o.host() + ":" + server.corPort() : "")
+                + ", " + o.httpLoops() + " loop(s), coroutines "
+                + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers");
+
+        // SIGTERM and SIGINT end the wait below, and the stop runs on this thread: the JVM's own
+        // handling would run it in a shutdown hook and then exit 143 (130), which service
+        // managers read as a failure. The hook stays for every other way out (SIGHUP, exit).
+        // sun.misc.Signal is a critical internal API kept open on purpose (jdk.unsupported,
+        // JEP 260): no flag needed; javac warns about it, and that warning cannot be suppressed.
+        CountDownLatch stopAsked = new CountDownLatch(1);
+        onSignal("TERM", stopAsked);
+        onSignal("INT", stopAsked);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "cor-server-stop"));
+        stopAsked.await();
+        System.out.println("cor-server: stopping");
+        server.stop();
+        System.out.println("cor-server: stopped");
+        System.exit(0);
+    }
+
+    private static void onSignal(String name, CountDownLatch stopAsked) {
+        try {
+            Signal.handle(new Signal(name), s -> stopAsked.countDown());
+        } catch (IllegalArgumentException e) {
+            // the JVM keeps this signal (e.g. -Xrs): the shutdown hook still stops the server
+            System.getLogger(CorServerMain.class.getName()).log(System.Logger.Level.DEBUG,
+                    "cor-server: cannot handle SIG" + name + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The runtime logs through {@code System.Logger}, which without a provider of its own is
+     * {@code java.util.logging}: the level goes on its root logger and handlers, and the format
+     * becomes one line per record unless the operator set one.
+     */
+    static void configureLogging(Level level) {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
+        }
+        Logger root = Logger.getLogger("");
+        root.setLevel(level);
+        for (Handler h : root.getHandlers()) {
+            h.setLevel(level);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.cor.server;
+
+import java.nio.charset.StandardCharsets;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.rest.CorRest;
+import dev.cor.rest.CorRestApplication;
+import dev.cor.rest.CorRestException;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * What the launcher's server runs: the operator's routes - {@code GET /version}, {@code /health},
+ * {@code /metrics} - answered inline on the loop (none of them can wait), and every other request
+ * handed to the broker's application, its "can this wait?" answers included, so the broker's
+ * dispatch is exactly what it would be mounted alone. Shared by every loop and worker.
+ */
+final class ServerApplication implements CorRestApplication {
+    static final String VERSION = "/version";
+    static final String HEALTH = "/health";
+    static final String METRICS = "/metrics";
+
+    private static final byte[] OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] STOPPING = "{\"status\":\"stopping\"}".getBytes(StandardCharsets.US_ASCII);
+
+    private final CorRestApplication broker;
+    private final ServerMetrics metrics;
+    /** The answer of /version: it does not change while the process lives. */
+    private final byte[] version;
+    private volatile boolean stopping;
+
+    ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options) {
+        this.broker = broker;
+        this.metrics = metrics;
+        this.version = versionJson(build, options);
+    }
+
+    /** From now on /health answers 503: the server is going away (a load balancer stops sending). */
+    void stopping() {
+        stopping = true;
+    }
+
+    @Override
+    public boolean canWait(CorRest request) {
+        return !own(request) && broker.canWait(request);
+    }
+
+    @Override
+    public boolean finishCanWait(CorRest request) {
+        return !own(request) && broker.finishCanWait(request);
+    }
+
+    @Override
+    public void handle(CorRest request) throws Exception {
+        String path = request.path();
+        if (!own(request)) {
+            broker.handle(request);
+            return;
+        }
+        if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+            request.fail(new CorRestException(405, "Method Not Allowed", path + " is read with GET"));
+            request.responseHeaders().set("Allow", "GET, HEAD");
+            return;
+        }
+        switch (path) {
+            case VERSION -> request.respond(200, "application/json", version);
+            case HEALTH -> {
+                boolean down = stopping;
+                request.respond(down ? 503 : 200, "application/json", down ? STOPPING : OK);
+            }
+            default -> request.respond(200, ServerMetrics.CONTENT_TYPE,
+                    metrics.render().getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static boolean own(CorRest request) {
+        String p = request.path();
+        return p.equals(VERSION) || p.equals(HEALTH) || p.equals(METRICS);
+    }
+
+    private static byte[] versionJson(BuildInfo build, ServerOptions o) {
+        ObjectNode v = CorRestJson.mapper().createObjectNode();
+        v.put("name", build.name());
+        v.put("version", build.version());
+        v.put("build", build.build());
+        v.put("buildTime", build.time());
+        v.put("jdk", Runtime.version().toString());
+        v.put("jdkVendor", System.getProperty("java.vendor"));
+        ObjectNode f = v.putObject("flags");
+        f.put("host", o.host());
+        f.put("port", o.port());
+        if (o.corPort() >= 0) {
+            f.put("corPort", o.corPort());
+        } else {
+            f.putNull("corPort");
+        }
+        f.put("httpLoops", o.httpLoops());
+        f.put("coroutines", o.coroutines());
+        f.put("workers", o.workers());
+        if (o.coStackBytes() > 0) {
+            f.put("coStack", o.coStackBytes());
+        } else {
+            f.putNull("coStack");
+        }
+        f.put("contextTimeout", o.contextTimeout());
+        f.put("maxBody", o.maxBodyBytes());
+        f.put("logLevel", o.logLevel());
+        try {
+            return CorRestJson.mapper().writeValueAsBytes(v);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

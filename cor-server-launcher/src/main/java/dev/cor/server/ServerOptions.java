@@ -1,0 +1,154 @@
+package dev.cor.server;
+
+import java.util.Locale;
+import java.util.logging.Level;
+
+import dev.cor.rest.CorArgs;
+
+/**
+ * The launcher's flags, parsed once by {@link #parse} on the main thread. Every mistake is an
+ * {@link IllegalArgumentException} whose message names the flag and what it takes.
+ *
+ * @param host           address to bind
+ * @param port           HTTP port (0: any free one)
+ * @param corPort        {@code cor://} port, or -1 for none
+ * @param httpLoops      event loops
+ * @param coroutines     live coroutines per loop; 0 turns them off
+ * @param workers        worker threads for the hop
+ * @param coStackBytes   the loop threads' stack size, or 0 for the JVM's default
+ * @param contextTimeout milliseconds a remote {@code @context} may take to download
+ * @param maxBodyBytes   largest request body (413 past it)
+ * @param logLevel       one of {@link #LOG_LEVELS}
+ * @param help           {@code --help} was given
+ */
+record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
+        int contextTimeout, int maxBodyBytes, String logLevel, boolean help) {
+
+    /** The names {@code --logLevel} takes, most to least severe. */
+    static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
+    static final int DEFAULT_PORT = 1026;
+    static final int DEFAULT_MAX_BODY = 1024 * 1024;
+    static final long MIN_STACK = 64 * 1024;
+    static final long MAX_STACK = 1024L * 1024 * 1024;
+    static final long MAX_BODY = 1024L * 1024 * 1024;
+
+    static final String USAGE = """
+            usage: java -jar cor-server.jar [flags]        (from a checkout: ./cor run [flags])
+            Runs the NGSI-LD broker: the API under /ngsi-ld/v1/, and GET /version, /health, /metrics.
+              --port N            HTTP port (default 1026, Orion-LD's; 0 = any free port)
+              --host H            address to bind (default 0.0.0.0)
+              --corPort N         also serve cor:// on this port, on the same loops (default: off)
+              --httpLoops N       event loops (default: one per core)
+              --coroutines N      live coroutines per loop; 0 = off, every request that can wait takes
+                                  the worker hop (default 1024)
+              --workers N         worker threads for the hop (default 32)
+              --coStack SIZE      stack size of the loop threads, on which coroutines run, e.g. 512k, 2m
+                                  (default: the JVM's)
+              --contextTimeout MS how long a remote @context may take to download (default 5000)
+              --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
+                                  (default 1m)
+              --logLevel LEVEL    error, warn, info, debug or trace (default info)
+              --help              this text""";
+
+    static ServerOptions parse(String[] args) {
+        String host = "0.0.0.0";
+        int port = DEFAULT_PORT;
+        int corPort = -1;
+        int loops = Runtime.getRuntime().availableProcessors();
+        int coroutines = 1024;
+        int workers = 32;
+        long coStack = 0;
+        int contextTimeout = 5_000;
+        int maxBody = DEFAULT_MAX_BODY;
+        String logLevel = "info";
+        boolean help = false;
+        CorArgs a = new CorArgs(args);
+        for (String flag = a.next(); flag != null; flag = a.next()) {
+            switch (flag) {
+                case "-h", "--help" -> help = true;
+                case "--host" -> host = nonEmpty(flag, a.value());
+                case "--port" -> port = a.number(0, 65535);
+                case "--corPort" -> corPort = a.number(0, 65535);
+                case "--httpLoops" -> loops = a.number(1, 1024);
+                case "--coroutines" -> coroutines = a.number(0, 1_000_000);
+                case "--workers" -> workers = a.number(1, 4096);
+                case "--coStack" -> coStack = bytes(flag, a.value(), MIN_STACK, MAX_STACK);
+                case "--contextTimeout" -> contextTimeout = a.number(1, 3_600_000);
+                case "--maxBody" -> maxBody = (int) bytes(flag, a.value(), 1, MAX_BODY);
+                case "--logLevel" -> logLevel = logLevel(flag, a.value());
+                default -> throw a.unknown();
+            }
+        }
+        return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout, maxBody,
+                logLevel, help);
+    }
+
+    /** The {@code java.util.logging} level of a {@code --logLevel} name (the runtime logs through System.Logger). */
+    Level julLevel() {
+        return switch (logLevel) {
+            case "error" -> Level.SEVERE;
+            case "warn" -> Level.WARNING;
+            case "debug" -> Level.FINE;
+            case "trace" -> Level.FINEST;
+            default -> Level.INFO;
+        };
+    }
+
+    /**
+     * A size in bytes: digits with an optional {@code k}, {@code m} or {@code g} (powers of 1024,
+     * either case) from {@code min} to {@code max}.
+     */
+    static long bytes(String flag, String v, long min, long max) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (!s.isEmpty()) {
+            switch (s.charAt(s.length() - 1)) {
+                case 'k' -> unit = 1024;
+                case 'm' -> unit = 1024 * 1024;
+                case 'g' -> unit = 1024 * 1024 * 1024;
+                default -> { }
+            }
+        }
+        String digits = unit == 1 ? s : s.substring(0, s.length() - 1);
+        try {
+            long n = Long.parseLong(digits);
+            if (n >= 0 && n <= max / unit && n * unit >= min) {
+                return n * unit;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the bounds
+        }
+        throw new IllegalArgumentException(flag + " takes a size from " + size(min) + " to " + size(max)
+                + " (bytes, or with k, m or g), not " + v);
+    }
+
+    /** {@code n} bytes as a {@code --flag} would be written: 64k, 2m, 1g, or plain bytes. */
+    static String size(long n) {
+        if (n >= 1024 * 1024 * 1024 && n % (1024 * 1024 * 1024) == 0) {
+            return n / (1024 * 1024 * 1024) + "g";
+        }
+        if (n >= 1024 * 1024 && n % (1024 * 1024) == 0) {
+            return n / (1024 * 1024) + "m";
+        }
+        if (n >= 1024 && n % 1024 == 0) {
+            return n / 1024 + "k";
+        }
+        return Long.toString(n);
+    }
+
+    private static String logLevel(String flag, String v) {
+        for (String l : LOG_LEVELS) {
+            if (l.equalsIgnoreCase(v)) {
+                return l;
+            }
+        }
+        throw new IllegalArgumentException(flag + " takes one of " + String.join(", ", LOG_LEVELS) + ", not " + v);
+    }
+
+    private static String nonEmpty(String flag, String v) {
+        if (v.isBlank()) {
+            throw new IllegalArgumentException(flag + " takes an address, not an empty string");
+        }
+        return v;
+    }
+}

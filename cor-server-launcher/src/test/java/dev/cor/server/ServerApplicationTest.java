@@ -1,0 +1,117 @@
+package dev.cor.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The launcher's server in this JVM, over real sockets: its own routes around the broker, and the
+ * broker's requests dispatched as the broker alone would have them.
+ */
+class ServerApplicationTest {
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private CorServer server;
+
+    @BeforeEach
+    void start() {
+        server = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops", "1"}),
+                BuildInfo.load());
+    }
+
+    @AfterEach
+    void stop() {
+        server.stop();
+    }
+
+    private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .timeout(Duration.ofSeconds(30)).method(method, HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> create(String tenant, String entity) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/ngsi-ld/v1/entities"))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(entity));
+        if (tenant != null) {
+            b.header("NGSILD-Tenant", tenant);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void healthTurns503OnceTheServerIsStopping() throws Exception {
+        HttpResponse<String> up = send("GET", "/health");
+        assertEquals(200, up.statusCode());
+        assertEquals("{\"status\":\"ok\"}", up.body());
+        assertEquals("application/json", up.headers().firstValue("Content-Type").orElseThrow());
+        server.markStopping();
+        HttpResponse<String> down = send("GET", "/health");
+        assertEquals(503, down.statusCode());
+        assertEquals("{\"status\":\"stopping\"}", down.body());
+    }
+
+    @Test
+    void theOperatorRoutesAreReadOnlyAndRunInlineOnTheLoop() throws Exception {
+        HttpResponse<String> post = send("POST", "/metrics");
+        assertEquals(405, post.statusCode());
+        assertEquals("GET, HEAD", post.headers().firstValue("Allow").orElseThrow());
+        assertTrue(post.body().contains("/metrics is read with GET"), post.body());
+        HttpResponse<String> head = send("HEAD", "/version");
+        assertEquals(200, head.statusCode());
+        assertEquals("", head.body());
+        assertEquals(200, send("GET", "/version").statusCode());
+        assertEquals(200, send("GET", "/metrics").statusCode());
+        assertEquals(4, server.http().inlineCount(), "every operator request ran inline");
+        assertEquals(0, server.http().coroutineCount());
+        assertEquals(0, server.http().hopCount());
+    }
+
+    @Test
+    void everyOtherPathIsTheBrokersAndItsCanWaitAnswerDecidesTheDispatch() throws Exception {
+        HttpResponse<String> none = send("GET", "/nothing-here");
+        assertEquals(404, none.statusCode());
+        assertTrue(none.body().contains("https://uri.etsi.org/ngsi-ld/errors/"), "the broker's ProblemDetails: " + none.body());
+        assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:T:1\",\"type\":\"T\"}").statusCode());
+        assertEquals(200, send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:T:1").statusCode());
+        assertEquals(0, server.http().coroutineCount(), "nothing of this can wait: all inline");
+        // A user context named by Link is not cached: the broker says the request can wait, and
+        // with its coroutine hook it runs as a coroutine of the loop (the download fails: 503).
+        HttpResponse<String> linked = send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:T:1",
+                "Link", "<http://127.0.0.1:1/no-context.jsonld>; rel=\"http://www.w3.org/ns/json-ld#context\";"
+                        + " type=\"application/ld+json\"");
+        assertEquals(503, linked.statusCode(), linked.body());
+        assertEquals(1, server.http().coroutineCount());
+        assertEquals(0, server.http().hopCount());
+    }
+
+    @Test
+    void metricsAreTheTextFormatAndEscapeATenantsName() throws Exception {
+        String tenant = "odd\"tenant\\name";
+        assertEquals(201, create(tenant, "{\"id\":\"urn:ngsi-ld:T:1\",\"type\":\"T\"}").statusCode());
+        assertEquals(201, create(tenant, "{\"id\":\"urn:ngsi-ld:T:2\",\"type\":\"T\"}").statusCode());
+        HttpResponse<String> r = send("GET", "/metrics");
+        assertEquals(200, r.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", r.headers().firstValue("Content-Type").orElseThrow());
+        PromText m = PromText.parse(r.body());
+        assertEquals(2, m.value("cor_ngsild_entities{tenant=\"odd\\\"tenant\\\\name\"}"), r.body());
+        assertEquals(0, m.value("cor_ngsild_entities{tenant=\"\"}"));
+        assertEquals(2, m.value("cor_ngsild_requests_total{operation=\"createEntity\",status=\"201\"}"));
+        assertEquals(0, m.value("cor_loop_coroutines_live{loop=\"0\"}"));
+        assertTrue(m.has("cor_server_info{version=\"" + BuildInfo.load().version() + "\",build=\""
+                + BuildInfo.load().build() + "\",jdk=\"" + Runtime.version() + "\"}"), r.body());
+    }
+}

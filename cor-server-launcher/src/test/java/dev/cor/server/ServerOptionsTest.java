@@ -1,0 +1,103 @@
+package dev.cor.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.logging.Level;
+
+import org.junit.jupiter.api.Test;
+
+/** The launcher's flags, parsed directly: every flag, the defaults, and each value refused with its reason. */
+class ServerOptionsTest {
+
+    private static String refused(String... args) {
+        return assertThrows(IllegalArgumentException.class, () -> ServerOptions.parse(args), String.join(" ", args))
+                .getMessage();
+    }
+
+    @Test
+    void noFlagsGiveTheDefaultsOrionLdUsersExpect() {
+        ServerOptions o = ServerOptions.parse(new String[0]);
+        assertEquals("0.0.0.0", o.host());
+        assertEquals(1026, o.port());
+        assertEquals(-1, o.corPort(), "cor:// is off unless asked for");
+        assertEquals(Runtime.getRuntime().availableProcessors(), o.httpLoops());
+        assertEquals(1024, o.coroutines());
+        assertEquals(32, o.workers());
+        assertEquals(0, o.coStackBytes(), "the JVM's default stack");
+        assertEquals(5_000, o.contextTimeout());
+        assertEquals(1024 * 1024, o.maxBodyBytes());
+        assertEquals("info", o.logLevel());
+        assertEquals(Level.INFO, o.julLevel());
+        assertFalse(o.help());
+    }
+
+    @Test
+    void everyFlagIsParsed() {
+        ServerOptions o = ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--corPort", "9090",
+            "--httpLoops", "3", "--coroutines", "0", "--workers", "7", "--coStack", "512k", "--contextTimeout", "250",
+            "--maxBody", "8m", "--logLevel", "debug"});
+        assertEquals("127.0.0.1", o.host());
+        assertEquals(0, o.port());
+        assertEquals(9090, o.corPort());
+        assertEquals(3, o.httpLoops());
+        assertEquals(0, o.coroutines(), "0 turns coroutines off");
+        assertEquals(7, o.workers());
+        assertEquals(512 * 1024, o.coStackBytes());
+        assertEquals(250, o.contextTimeout());
+        assertEquals(8 * 1024 * 1024, o.maxBodyBytes());
+        assertEquals("debug", o.logLevel());
+        assertEquals(Level.FINE, o.julLevel());
+        assertTrue(ServerOptions.parse(new String[] {"--help"}).help());
+        assertTrue(ServerOptions.parse(new String[] {"-h"}).help());
+    }
+
+    @Test
+    void sizesTakeBytesOrKMGSuffixesInEitherCase() {
+        assertEquals(2L * 1024 * 1024, ServerOptions.parse(new String[] {"--coStack", "2m"}).coStackBytes());
+        assertEquals(2L * 1024 * 1024, ServerOptions.parse(new String[] {"--coStack", "2M"}).coStackBytes());
+        assertEquals(1L << 30, ServerOptions.parse(new String[] {"--coStack", "1g"}).coStackBytes());
+        assertEquals(65_536, ServerOptions.parse(new String[] {"--coStack", "65536"}).coStackBytes());
+        assertEquals(100, ServerOptions.parse(new String[] {"--maxBody", "100"}).maxBodyBytes());
+        assertEquals(1 << 30, ServerOptions.parse(new String[] {"--maxBody", "1g"}).maxBodyBytes());
+    }
+
+    @Test
+    void everyLogLevelMapsToItsJavaUtilLoggingLevel() {
+        String[] names = {"error", "warn", "info", "debug", "trace"};
+        Level[] levels = {Level.SEVERE, Level.WARNING, Level.INFO, Level.FINE, Level.FINEST};
+        for (int i = 0; i < names.length; i++) {
+            assertEquals(levels[i], ServerOptions.parse(new String[] {"--logLevel", names[i]}).julLevel(), names[i]);
+        }
+        assertEquals("warn", ServerOptions.parse(new String[] {"--logLevel", "WARN"}).logLevel());
+    }
+
+    @Test
+    void eachBadValueIsRefusedNamingTheFlagAndWhatItTakes() {
+        assertEquals("unknown option --bogus", refused("--bogus"));
+        assertEquals("unknown option 1026", refused("1026"), "a value without its flag");
+        assertEquals("--port needs a value", refused("--port"));
+        assertEquals("--port takes a number from 0 to 65535, not 65536", refused("--port", "65536"));
+        assertEquals("--port takes a number from 0 to 65535, not x", refused("--port", "x"));
+        assertEquals("--corPort takes a number from 0 to 65535, not -1", refused("--corPort", "-1"));
+        assertEquals("--httpLoops takes a number from 1 to 1024, not 0", refused("--httpLoops", "0"));
+        assertEquals("--coroutines takes a number from 0 to 1000000, not -1", refused("--coroutines", "-1"));
+        assertEquals("--workers takes a number from 1 to 4096, not 0", refused("--workers", "0"));
+        assertEquals("--contextTimeout takes a number from 1 to 3600000, not 0", refused("--contextTimeout", "0"));
+        assertEquals("--coStack takes a size from 64k to 1g (bytes, or with k, m or g), not 16k",
+                refused("--coStack", "16k"));
+        assertEquals("--coStack takes a size from 64k to 1g (bytes, or with k, m or g), not 2g", refused("--coStack", "2g"));
+        assertEquals("--coStack takes a size from 64k to 1g (bytes, or with k, m or g), not lots",
+                refused("--coStack", "lots"));
+        assertEquals("--maxBody takes a size from 1 to 1g (bytes, or with k, m or g), not 1.5m", refused("--maxBody", "1.5m"));
+        assertEquals("--maxBody takes a size from 1 to 1g (bytes, or with k, m or g), not 0", refused("--maxBody", "0"));
+        assertEquals("--maxBody takes a size from 1 to 1g (bytes, or with k, m or g), not -1k", refused("--maxBody", "-1k"));
+        assertEquals("--maxBody takes a size from 1 to 1g (bytes, or with k, m or g), not m", refused("--maxBody", "m"));
+        assertEquals("--maxBody takes a size from 1 to 1g (bytes, or with k, m or g), not 99999999999999999999k",
+                refused("--maxBody", "99999999999999999999k"));
+        assertEquals("--logLevel takes one of error, warn, info, debug, trace, not verbose", refused("--logLevel", "verbose"));
+        assertEquals("--host takes an address, not an empty string", refused("--host", ""));
+    }
+}

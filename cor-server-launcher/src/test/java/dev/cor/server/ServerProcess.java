@@ -1,0 +1,161 @@
+package dev.cor.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The shaded jar run as its own process - {@code java -jar cor-server.jar} with the JVM of the
+ * test, no other flag - its stdout and stderr written to files, read as they grow. (Not pipes: a
+ * pipe's reader loses the last lines when the JDK drains and closes it at the process's exit.)
+ * The jar is the one the build just packaged ({@code cor.server.jar}, set by the pom for the
+ * tests that run after {@code package}).
+ */
+final class ServerProcess implements AutoCloseable {
+    private static final Duration START_DEADLINE = Duration.ofSeconds(60);
+
+    final Process process;
+    final int port;
+    private final Path dir;
+
+    private ServerProcess(Process process, int port, Path dir) {
+        this.process = process;
+        this.port = port;
+        this.dir = dir;
+    }
+
+    private static ServerProcess launch(List<String> args, int port) throws IOException {
+        Path dir = Files.createTempDirectory("cor-server-test");
+        Process p = new ProcessBuilder(command(args)).redirectOutput(dir.resolve("stdout").toFile())
+                .redirectError(dir.resolve("stderr").toFile()).start();
+        return new ServerProcess(p, port, dir);
+    }
+
+    /**
+     * Starts the launcher on 127.0.0.1 and a free port with {@code flags} added, and returns once
+     * {@code GET /health} answers 200; fails (with the process's output) past the deadline.
+     */
+    static ServerProcess start(String... flags) throws Exception {
+        int port = freePort();
+        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port)));
+        args.addAll(List.of(flags));
+        ServerProcess s = launch(args, port);
+        try {
+            s.awaitHealthy();
+            return s;
+        } catch (Throwable t) {
+            s.close();
+            throw t;
+        }
+    }
+
+    /** Runs the launcher with {@code args} to its end (it must end within 60 s). */
+    static ServerProcess runToEnd(String... args) throws Exception {
+        ServerProcess s = launch(List.of(args), -1);
+        if (!s.process.waitFor(60, TimeUnit.SECONDS)) {
+            s.close();
+            throw new AssertionError("cor-server " + String.join(" ", args) + " did not end within 60 s");
+        }
+        return s;
+    }
+
+    private static List<String> command(List<String> args) {
+        String jar = System.getProperty("cor.server.jar");
+        if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+            throw new AssertionError("no shaded jar at cor.server.jar=" + jar + " (these tests run after package)");
+        }
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar));
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private void awaitHealthy() throws Exception {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + START_DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("cor-server ended before it was healthy: " + this);
+            }
+            try {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/health")).timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("cor-server not healthy within " + START_DEADLINE + ": " + this);
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** Waits until stdout holds {@code text}; fails past {@code timeout}. */
+    void awaitStdout(String text, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!stdout().contains(text)) {
+            if (System.nanoTime() > deadline || (!process.isAlive() && !stdout().contains(text))) {
+                throw new AssertionError("stdout never said '" + text + "': " + this);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** What the process wrote to stdout so far. */
+    String stdout() {
+        return read("stdout");
+    }
+
+    /** What the process wrote to stderr so far. */
+    String stderr() {
+        return read("stderr");
+    }
+
+    private String read(String name) {
+        try {
+            return Files.readString(dir.resolve(name), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException, IOException {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+        for (String name : new String[] {"stdout", "stderr"}) {
+            Files.deleteIfExists(dir.resolve(name));
+        }
+        Files.deleteIfExists(dir);
+    }
+
+    @Override
+    public String toString() {
+        return (process.isAlive() ? "running" : "exit " + process.exitValue()) + "\n--- stdout\n" + stdout() + "\n--- stderr\n" + stderr();
+    }
+}
