@@ -83,7 +83,7 @@ public final class CorNgsild implements AutoCloseable {
         return request -> mayYield;
     }
 
-    /** The broker's counters (requests by operation and status, the {@code @context} cache, entities). */
+    /** The broker's request counters, by operation and status (the store counts entities, the context service its cache). */
     public NgsildMetrics metrics() {
         return metrics;
     }

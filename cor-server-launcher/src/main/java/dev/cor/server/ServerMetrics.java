@@ -84,13 +84,9 @@ final class ServerMetrics {
         }
     }
 
-    /**
-     * The {@code @context} cache's counters: hits, misses, downloads (issue 12). HOOK: LdContexts
-     * keeps no counters yet; once it has {@code appendPrometheus(StringBuilder)}, call
-     * {@code broker.contexts().appendPrometheus(out)} here.
-     */
+    /** The {@code @context} cache's counters: hits, misses, downloads, failures, entries, bytes. */
     private void contextCache(StringBuilder out) {
-        // nothing to write until LdContexts counts
+        broker.contexts().appendPrometheus(out);
     }
 
     private static void counter(StringBuilder out, String name, String help, long value) {

@@ -96,6 +96,10 @@ class ServerApplicationTest {
         assertEquals(503, linked.statusCode(), linked.body());
         assertEquals(1, server.http().coroutineCount());
         assertEquals(0, server.http().hopCount());
+        PromText m = PromText.parse(send("GET", "/metrics").body());
+        assertEquals(1, m.value("cor_ngsild_context_downloads_total"), "the failed download is counted");
+        assertEquals(1, m.value("cor_ngsild_context_download_failures_total"));
+        assertEquals(1, m.value("cor_ngsild_context_negative_entries"), "and its URL is in the negative cache");
     }
 
     @Test

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The broker's own requests beside the gateway's pre-serialized GET, in one run (two rounds):
+#   GET /ngsi-ld/v1/entities/{id} of the small and the 20-attribute bench entity on the broker
+#   (cor-server.jar) and GET /entities/{id} of the same bytes on examples/gateway (--preload),
+#   PATCH of one attribute of the 20-attribute entity, POST of a new entity each time
+#   x 1 and 16 connections.
+# Each server on 127.0.0.1 with one loop, alone while it is measured; load from corRequest;
+# server CPU time per request from /proc/PID/stat over the measured window.
+#   benchmarks/broker.sh                         (about 6 minutes)
+#   ROUNDS=1 DURATION=3 benchmarks/broker.sh     (a quick look)
+# Its last lines: the broker's GET CPU per request over the gateway's, per entity and connections
+# (the bar: at most 1.5). It stops everything it started, also on Ctrl-C.
+here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/benchmarks/lib.sh"
+
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-5}       # seconds measured per cell
+WARM=${WARM:-2}               # seconds of load before each cell
+SERVER_WARM=${SERVER_WARM:-20} # seconds of load on a freshly started server (JIT)
+port=18501
+small=urn:ngsi-ld:Bench:small
+attrs20=urn:ngsi-ld:Bench:attrs20
+
+echo "building..." >&2
+build
+results="$work/results"
+: >"$results"
+
+# the bench entities, as the gateway serves them (BenchEntities), for the broker to hold
+"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain small >"$work/small.json"
+"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+printf '{"id": "urn:ngsi-ld:Bench:new{seq}", "type": "Bench", "name": {"type": "Property", "value": "new"}}' >"$work/post.json"
+
+post() { # URL FILE: one POST, failing the run on anything but 201
+  local code
+  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary "@$2" "$1")
+  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
+}
+
+cell() { # ROUND SERVER OP ENTITY CONNS URL [corRequest flags]
+  local round=$1 server=$2 op=$3 entity=$4 conns=$5 url=$6; shift 6
+  echo "$round $server $op $entity $conns $(measure "$url" "$conns" "$WARM" "$DURATION" "$@")" >>"$results"
+}
+
+t0=$(date +%s)
+for round in $(seq "$ROUNDS"); do
+  echo "round $round: gateway" >&2
+  gateway gateway --port $port --preload
+  load "http://127.0.0.1:$port/entities/$small" 16 "$SERVER_WARM" >/dev/null
+  for conns in 1 16; do
+    cell "$round" gateway GET small "$conns" "http://127.0.0.1:$port/entities/$small"
+    cell "$round" gateway GET attrs20 "$conns" "http://127.0.0.1:$port/entities/$attrs20"
+  done
+  stop_all
+
+  echo "round $round: broker" >&2
+  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+  base="http://127.0.0.1:$port/ngsi-ld/v1"
+  post "$base/entities" "$work/small.json"
+  post "$base/entities" "$work/attrs20.json"
+  load "$base/entities/$small" 16 "$SERVER_WARM" >/dev/null
+  for conns in 1 16; do
+    cell "$round" broker GET small "$conns" "$base/entities/$small"
+    cell "$round" broker GET attrs20 "$conns" "$base/entities/$attrs20"
+    cell "$round" broker PATCH attrs20 "$conns" "$base/entities/$attrs20/attrs/attr01" \
+      --method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json"
+    cell "$round" broker POST small "$conns" "$base/entities" \
+      --method POST --header 'Content-Type: application/json' --body-file "$work/post.json"
+  done
+  stop_all
+done
+
+echo
+echo "broker.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $( "$here/cor" java -version 2>&1 | head -1 ), ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s"
+python3 - "$results" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print(f'{"round":>5} {"server":<8} {"op":<6} {"entity":<8} {"conns":>5} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10}')
+cell = {}
+for r in rows:
+    rnd, server, op, ent, conns, rps, p50, p99, err, cpu = r
+    cell[(rnd, server, op, ent, conns)] = cpu
+    print(f'{rnd:>5} {server:<8} {op:<6} {ent:<8} {conns:>5} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10}')
+print()
+print("broker GET / gateway GET, server CPU per request (the bar: <= 1.5)")
+for rnd in sorted({k[0] for k in cell}):
+    for ent in ("small", "attrs20"):
+        for c in ("1", "16"):
+            b, g = cell.get((rnd, "broker", "GET", ent, c), "-"), cell.get((rnd, "gateway", "GET", ent, c), "-")
+            r = f'{float(b) / float(g):.2f}' if "-" not in (b, g) and float(g) > 0 else "-"
+            print(f'  round {rnd} {ent:<8} {c:>2} connections: {r}  ({b} vs {g} us)')
+PY
