@@ -5,6 +5,7 @@ set -euo pipefail
 GW_JAR="$here/examples/gateway/target/cor-gateway.jar"
 HELLO_JAR="$here/examples/hello/target/cor-hello.jar"
 BENCH_JAR="$here/benchmarks/target/benchmarks.jar"
+BROKER_JAR="$here/cor-server-launcher/target/cor-server.jar"
 work=$(mktemp -d)
 pids=()
 
