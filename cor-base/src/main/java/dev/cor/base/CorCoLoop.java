@@ -614,15 +614,25 @@ public final class CorCoLoop implements Executor {
         return co.readyOps != 0;
     }
 
-    <T> T blocking(CorCo co, Callable<T> call) throws Exception {
-        BlockingCall<T> b = new BlockingCall<>(co, call);
+    <T> T blocking(CorCo co, Callable<T> call, long timeoutMs) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        BlockingCall<T> b = BlockingCall.forCoroutine(call, co);
         blockingExecutor.execute(b);
         try {
             while (!b.done) {
-                park(co, -1);
+                if (timeoutMs < 0) {
+                    park(co, -1);
+                    continue;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    b.abandon();
+                    throw BlockingCall.timedOut(co.name(), timeoutMs);
+                }
+                park(co, (left + 999_999) / 1_000_000);
             }
         } catch (CorCoCancelledException e) {
-            b.cancel();
+            b.abandon();
             throw e;
         }
         return b.result();
@@ -812,72 +822,6 @@ public final class CorCoLoop implements Executor {
     @Override
     public String toString() {
         return "CorCoLoop[" + name + ", live " + live + "/" + coroutineCap + "]";
-    }
-
-    /**
-     * A call run on the blocking pool for a coroutine that waits for it. The pool thread runs it;
-     * the loop thread may cancel it (its coroutine was cancelled): a call not yet begun never
-     * runs, a running one is interrupted.
-     */
-    private final class BlockingCall<T> implements Runnable {
-        private final CorCo co;
-        private final Callable<T> call;
-        private T value;
-        private Exception failure;
-        private Error fatal;
-        private Thread runner;
-        private boolean cancelled;
-        volatile boolean done;
-
-        BlockingCall(CorCo co, Callable<T> call) {
-            this.co = co;
-            this.call = call;
-        }
-
-        @Override
-        public void run() {
-            synchronized (this) {
-                if (cancelled) {
-                    return;
-                }
-                runner = Thread.currentThread();
-            }
-            try {
-                value = call.call();
-            } catch (Exception e) {
-                failure = e;
-            } catch (Error e) {
-                fatal = e;
-            } finally {
-                synchronized (this) {
-                    runner = null;
-                    Thread.interrupted(); // a cancel that came as the call ended must not reach the next call
-                }
-                done = true;
-                try {
-                    execute(() -> wakeParked(co));
-                } catch (RejectedExecutionException e) {
-                    // the loop has ended; its coroutines were cancelled
-                }
-            }
-        }
-
-        synchronized void cancel() {
-            cancelled = true;
-            if (runner != null) {
-                runner.interrupt();
-            }
-        }
-
-        T result() throws Exception {
-            if (fatal != null) {
-                throw fatal;
-            }
-            if (failure != null) {
-                throw failure;
-            }
-            return value;
-        }
     }
 
     /**

@@ -232,7 +232,7 @@ class CorCoLoopTest {
             CorCo.start(() -> CorCo.blocking(() -> {
                 release.await();
                 return Thread.currentThread().getName();
-            }), co -> {
+            }, 30_000), co -> {
                 blockingOutcome.set(co.error() != null ? co.error() : co.result());
                 done.countDown();
             });
@@ -266,7 +266,7 @@ class CorCoLoopTest {
         CountDownLatch done = new CountDownLatch(1);
         onLoop(l, () -> CorCo.start(() -> CorCo.blocking(() -> {
             throw new IOException("resolver down");
-        }), co -> {
+        }, 10_000), co -> {
             err.set(co.error());
             done.countDown();
         }));
@@ -307,7 +307,7 @@ class CorCoLoopTest {
                                     interrupted.incrementAndGet();
                                 }
                                 return null;
-                            });
+                            }, CorCo.NO_DEADLINE);
                         }
                     } catch (CorCoCancelledException e) {
                         sawCancel.incrementAndGet();

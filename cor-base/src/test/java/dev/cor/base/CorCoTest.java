@@ -337,12 +337,6 @@ class CorCoTest {
     }
 
     @Test
-    void blockingOutsideACoroutineRunsRightHere() throws Exception {
-        Thread here = Thread.currentThread();
-        assertSame(here, CorCo.blocking(Thread::currentThread));
-    }
-
-    @Test
     void withoutTheExportCoroutinesAreOffWithOneLineAndTheHopRunsTheTask() throws Exception {
         ForkedJvm jvm = ForkedJvm.run(FallbackMain.class, List.of());
         assertEquals(0, jvm.exitCode, jvm.toString());
