@@ -59,10 +59,14 @@ public final class CorCoLoop implements Executor {
     private static final int MAY_SLEEP = 1;
     private static final int WAKEUP_SENT = 2;
     private static final VarHandle WAKE_STATE;
+    // The inbox gate: other threads inside execute, and this bit once the loop's final drain has begun.
+    private static final int INBOX_CLOSED = Integer.MIN_VALUE;
+    private static final VarHandle PRODUCERS;
 
     static {
         try {
             WAKE_STATE = MethodHandles.lookup().findVarHandle(CorCoLoop.class, "wakeState", int.class);
+            PRODUCERS = MethodHandles.lookup().findVarHandle(CorCoLoop.class, "producers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -90,6 +94,8 @@ public final class CorCoLoop implements Executor {
 
     @SuppressWarnings("unused") // through WAKE_STATE
     private volatile int wakeState;
+    @SuppressWarnings("unused") // through PRODUCERS
+    private volatile int producers;
     private Thread thread; // set before the loop runs; another thread that sees it late is not the loop either
     private volatile boolean stopping;
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -439,19 +445,44 @@ public final class CorCoLoop implements Executor {
     /**
      * Hands {@code task} to the loop: it runs on the loop's thread, in order with the other
      * tasks handed over. Any thread; wakes the loop at most once however many hand it work.
+     * A task accepted always runs - a stopping loop runs what it accepted before it ends - and a
+     * task refused is the caller's to deal with (close the channel it carried, answer for it).
      *
-     * @throws RejectedExecutionException once the loop has ended
+     * @throws RejectedExecutionException once the loop has begun its last drain of the inbox
      */
     @Override
     public void execute(Runnable task) {
         Objects.requireNonNull(task, "task");
-        if (isTerminated()) {
-            throw new RejectedExecutionException("loop " + name + " has ended");
+        if (inLoop()) {
+            // The loop's own thread cannot race its last drain: it runs it, and drains until empty.
+            if (isTerminated()) {
+                throw rejected();
+            }
+            inbox.offer(task);
+            return;
+        }
+        // Entering the gate before the offer lets the last drain wait for every offer under way:
+        // a task is either refused here or in the queue before that drain begins.
+        if ((int) PRODUCERS.getAndAdd(this, 1) < 0) {
+            PRODUCERS.getAndAdd(this, -1);
+            throw rejected();
         }
         inbox.offer(task);
-        if (!inLoop() && (int) WAKE_STATE.getVolatile(this) == MAY_SLEEP
-                && WAKE_STATE.compareAndSet(this, MAY_SLEEP, WAKEUP_SENT)) {
+        PRODUCERS.getAndAdd(this, -1);
+        if ((int) WAKE_STATE.getVolatile(this) == MAY_SLEEP && WAKE_STATE.compareAndSet(this, MAY_SLEEP, WAKEUP_SENT)) {
             selector.wakeup();
+        }
+    }
+
+    private RejectedExecutionException rejected() {
+        return new RejectedExecutionException("loop " + name + " has ended");
+    }
+
+    /** Closes the gate to other threads and waits out the offers under way: the inbox is then the loop's alone. */
+    private void closeInbox() {
+        PRODUCERS.getAndBitwiseOr(this, INBOX_CLOSED);
+        while (((int) PRODUCERS.getVolatile(this) & ~INBOX_CLOSED) != 0) {
+            Thread.yield(); // a producer between its two steps: it is about to leave
         }
     }
 
@@ -716,21 +747,32 @@ public final class CorCoLoop implements Executor {
                 LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + " ended with " + live
                         + " coroutine(s) that would not finish after cancellation");
             }
+        } finally {
+            try {
+                lastDrain();
+            } finally {
+                pool.clear();
+                ready.clear();
+                try {
+                    selector.close();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "cor: loop " + name + ": closing its selector", e);
+                }
+                CorCoWatchdog.unwatch(this);
+                busySinceNanos = 0;
+                CURRENT.remove();
+                terminated.countDown();
+            }
+        }
+    }
+
+    /** Whatever the inbox accepted runs, and what it hands this loop in turn; then nothing more gets in. */
+    private void lastDrain() {
+        closeInbox();
+        do {
             inbox.drain(runInboxTask);
             runBeforeSelect();
-        } finally {
-            pool.clear();
-            ready.clear();
-            try {
-                selector.close();
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cor: loop " + name + ": closing its selector", e);
-            }
-            CorCoWatchdog.unwatch(this);
-            busySinceNanos = 0;
-            CURRENT.remove();
-            terminated.countDown();
-        }
+        } while (!inbox.isEmpty());
     }
 
     private CorCo[] liveSnapshot() {
