@@ -520,10 +520,22 @@ public final class CorCoLoop implements Executor {
         beforeSelect[beforeSelectCount++] = task;
     }
 
-    /** Runs {@code action} on the loop's thread after {@code delayMs}. Loop thread only. */
+    /**
+     * Runs {@code action} on the loop's thread after {@code delayMs}; if the loop stops first, it
+     * never runs. Loop thread only.
+     */
     public CorCoTimer schedule(long delayMs, Runnable action) {
+        return schedule(delayMs, action, null);
+    }
+
+    /**
+     * {@link #schedule(long, Runnable)}, and if the loop stops before {@code delayMs} has passed,
+     * {@code onStop} runs instead, on the loop's thread as it stops: for a timer that holds work
+     * which must be accounted for rather than vanish with the loop. Loop thread only.
+     */
+    public CorCoTimer schedule(long delayMs, Runnable action, Runnable onStop) {
         checkInLoop("schedule a timer");
-        CorCoTimer t = new CorCoTimer(this, Objects.requireNonNull(action, "action"));
+        CorCoTimer t = new CorCoTimer(this, Objects.requireNonNull(action, "action"), onStop);
         deadlines.add(t, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMs)));
         return t;
     }
@@ -766,13 +778,30 @@ public final class CorCoLoop implements Executor {
         }
     }
 
-    /** Whatever the inbox accepted runs, and what it hands this loop in turn; then nothing more gets in. */
+    /**
+     * Whatever the inbox accepted runs, and what it hands this loop in turn; the timers that will
+     * never fire run their stop actions; then nothing more gets in.
+     */
     private void lastDrain() {
         closeInbox();
         do {
             inbox.drain(runInboxTask);
             runBeforeSelect();
+            stopTimers();
         } while (!inbox.isEmpty());
+    }
+
+    private void stopTimers() {
+        Deadline d;
+        while ((d = deadlines.pollAny()) != null) {
+            if (d instanceof CorCoTimer t) {
+                try {
+                    t.loopStopped();
+                } catch (Throwable e) {
+                    LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a timer's stop action failed", e);
+                }
+            }
+        }
     }
 
     private CorCo[] liveSnapshot() {

@@ -24,9 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -545,6 +542,33 @@ class CorCoLoopTest {
     }
 
     @Test
+    void aTimerPendingWhenItsLoopStopsRunsItsStopActionInsteadAndOnlyIt() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().name("timers-at-stop").build().start();
+        ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+        CountDownLatch firedEarly = new CountDownLatch(1);
+        onLoop(l, () -> {
+            Thread loopThread = Thread.currentThread();
+            l.schedule(60_000, () -> seen.add("pending fired"), () -> {
+                seen.add("pending stopped" + (Thread.currentThread() == loopThread ? "" : " off the loop"));
+                // a stop action that schedules another timer: that one is told too
+                l.schedule(60_000, () -> seen.add("late fired"), () -> seen.add("late stopped"));
+            });
+            l.schedule(60_000, () -> seen.add("plain fired"));
+            l.schedule(0, () -> {
+                seen.add("early fired");
+                firedEarly.countDown();
+            }, () -> seen.add("early stopped"));
+            l.schedule(60_000, () -> seen.add("cancelled fired"), () -> seen.add("cancelled stopped")).cancel();
+            return null;
+        });
+        assertTrue(firedEarly.await(10, TimeUnit.SECONDS));
+        LoopTesting.stop(l);
+        List<String> got = new ArrayList<>(seen);
+        Collections.sort(got);
+        assertEquals(List.of("early fired", "late stopped", "pending stopped"), got);
+    }
+
+    @Test
     void aRebuiltSelectorKeepsItsWaitersAndHandlers() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         Pipe waited = pipe();
@@ -572,24 +596,7 @@ class CorCoLoopTest {
 
     @Test
     void watchdogReportsABlockedLoopOnceWithItsStack() throws Exception {
-        Logger jul = Logger.getLogger(CorCoLoop.class.getName());
-        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        jul.addHandler(capture);
-        try {
+        try (LogCapture log = LogCapture.of(CorCoLoop.class)) {
             CorCoLoop l = loop(CorCoLoop.builder().name("stalled").watchdogMs(150));
             onLoop(l, () -> {
                 Thread.sleep(800); // what a loop must never do
@@ -597,12 +604,9 @@ class CorCoLoopTest {
             });
             onLoop(l, () -> null);
             Thread.sleep(300); // idle in select now: nothing more to report
-            List<LogRecord> stalls = records.stream()
-                    .filter(r -> r.getMessage().contains("loop stalled has not come back to select")).toList();
+            List<String> stalls = log.messages(java.util.logging.Level.ALL, "loop stalled has not come back to select");
             assertEquals(1, stalls.size(), "reported once: " + stalls.size());
-            assertTrue(stalls.get(0).getMessage().contains("java.lang.Thread.sleep"), stalls.get(0).getMessage());
-        } finally {
-            jul.removeHandler(capture);
+            assertTrue(stalls.get(0).contains("java.lang.Thread.sleep"), stalls.get(0));
         }
     }
 
