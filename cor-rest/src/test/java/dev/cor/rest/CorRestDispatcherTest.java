@@ -1,5 +1,6 @@
 package dev.cor.rest;
 
+import dev.cor.base.LogCapture;
 import dev.cor.base.LoopTesting;
 import static dev.cor.base.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -404,5 +406,130 @@ class CorRestDispatcherTest {
         } finally {
             tiny.close();
         }
+    }
+
+    /** One worker, held with its one queue slot taken too, until {@link #release}: every submit is refused meanwhile. */
+    private static final class FullWorkers implements AutoCloseable {
+        final CorRestWorkers pool = CorRestWorkers.create("full", 1, 1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        FullWorkers() throws InterruptedException {
+            CountDownLatch running = new CountDownLatch(1);
+            assertTrue(pool.submit(() -> {
+                running.countDown();
+                awaitQuietly(release);
+            }));
+            assertTrue(running.await(10, TimeUnit.SECONDS));
+            assertTrue(pool.submit(() -> awaitQuietly(release)));
+            assertTrue(!pool.submit(() -> { }), "the pool is not full");
+        }
+
+        private static void awaitQuietly(CountDownLatch l) {
+            try {
+                l.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+            pool.close();
+        }
+    }
+
+    /** Answers inline and defers work that may wait: with no finish hook it goes to the workers. */
+    private static CorRestApplication deferring(ConcurrentLinkedQueue<String> ran) {
+        return new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                request.defer(r -> ran.add(r.path()));
+                request.respond(204, null, null);
+            }
+        };
+    }
+
+    private static void dispatchAll(CorCoLoop l, CorRestDispatcher d, String... paths) throws Exception {
+        onLoop(l, () -> {
+            for (String p : paths) {
+                d.dispatch(CorRest.builder("POST", p).build(), r -> { });
+            }
+            return null;
+        });
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void postResponseWorkPastTheBacklogIsRefusedCountedAndLoggedOnceAndTheRestRunsWhenAWorkerFrees() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers(); LogCapture log = LogCapture.of(CorRestDispatcher.class)) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(2, 60_000).build();
+            dispatchAll(l, d, "/1", "/2", "/3", "/4", "/5");
+            assertEquals(5, d.finishHopCount());
+            assertEquals(2, d.finishWaitingCount(), "the backlog holds two");
+            assertEquals(3, d.finishRefusedCount(), "the three past the backlog are refused at once");
+            assertEquals(1, log.messages(Level.WARNING, "was dropped").size(), "three refusals, one log line: "
+                    + log.messages(Level.ALL, ""));
+            full.release.countDown();
+            waitUntil(() -> ran.size() == 2, "the two waiting ran once a worker was free: " + ran);
+            assertEquals(List.of("/1", "/2"), List.copyOf(ran), "in order, and none of the refused");
+            waitUntil(() -> d.finishWaitingCount() == 0, "the backlog empties");
+            assertEquals(3, d.finishRefusedCount());
+        }
+    }
+
+    @Test
+    void postResponseWorkThatWaitsPastItsDeadlineIsRefusedAndNeverRuns() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 200).build();
+            dispatchAll(l, d, "/late");
+            assertEquals(1, d.finishWaitingCount());
+            waitUntil(() -> d.finishRefusedCount() == 1, "refused after its 200 ms");
+            assertEquals(0, d.finishWaitingCount());
+            full.release.countDown();
+            // a worker is free now: new work runs at once, the refused one never
+            dispatchAll(l, d, "/fresh");
+            waitUntil(() -> ran.contains("/fresh"), "fresh work ran");
+            assertEquals(List.of("/fresh"), List.copyOf(ran));
+        }
+    }
+
+    @Test
+    void aLoopThatStopsWithPostResponseWorkWaitingSaysHowManyAndNoneVanishesUncounted() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().name("finish-at-stop").build().start();
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers(); LogCapture log = LogCapture.of(CorRestDispatcher.class)) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 60_000).build();
+            dispatchAll(l, d, "/a", "/b", "/c");
+            assertEquals(3, d.finishWaitingCount());
+            LoopTesting.stop(l);
+            assertEquals(0, d.finishWaitingCount());
+            assertEquals(3, d.finishRefusedCount(), "the workers were still full: all three dropped, and counted");
+            List<String> said = log.messages(Level.WARNING, "loop finish-at-stop stopped with 3 post-response phase(s) waiting");
+            assertEquals(1, said.size(), log.messages(Level.ALL, "").toString());
+            assertTrue(said.get(0).contains("3 dropped"), said.get(0));
+        }
+        assertTrue(ran.isEmpty(), ran.toString());
     }
 }
