@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -92,10 +94,14 @@ class CorRestDispatcherTest {
             latch = new CountDownLatch(expected);
         }
 
+        /** Every answer each request got: the threads it was given on, in order. */
+        final Map<CorRest, List<Thread>> byRequest = Collections.synchronizedMap(new IdentityHashMap<>());
+
         @Override
         public void respond(CorRest request) {
             thread = Thread.currentThread();
             inCoroutine = CorCo.current() != null;
+            byRequest.computeIfAbsent(request, r -> Collections.synchronizedList(new ArrayList<>())).add(Thread.currentThread());
             got.add(request.status() + " " + new String(request.responseBody(), StandardCharsets.UTF_8));
             latch.countDown();
         }
@@ -103,6 +109,26 @@ class CorRestDispatcherTest {
         void await() throws InterruptedException {
             assertTrue(latch.await(10, TimeUnit.SECONDS), "answers: " + got);
         }
+
+        /**
+         * Each request was answered exactly once, on its loop's thread. Call it once nothing more can
+         * come: the workers idle ({@link CorRestWorkers#shutdown}) and the loop past what they handed it.
+         */
+        void assertEachAnsweredOnceOn(CorCoLoop loop, List<CorRest> requests) {
+            for (CorRest r : requests) {
+                List<Thread> threads = byRequest.get(r);
+                assertNotNull(threads, r + " was never answered");
+                assertEquals(1, threads.size(), r + " was answered " + threads.size() + " times");
+                assertSame(loop.thread(), threads.get(0), r + " was answered on " + threads.get(0).getName());
+            }
+            assertEquals(requests.size(), byRequest.size(), "answers to requests never dispatched");
+        }
+    }
+
+    /** Nothing more can be answered: the workers have finished, and the loop has run what they handed it. */
+    private static void quiesce(CorCoLoop l, CorRestWorkers w) throws Exception {
+        w.shutdown(10_000);
+        assertEquals(0, (int) onLoop(l, l::liveCoroutines), "coroutines still running");
     }
 
     private CorRestDispatcher dispatcher(CorRestApplication app, CorRestCoroutineHook hook, CorRestFinishCoroutineHook finish) {
@@ -162,6 +188,79 @@ class CorRestDispatcherTest {
     }
 
     @Test
+    void everyPathAnswersEachRequestExactlyOnceOnItsLoopThreadFailuresIncluded() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                if (request.path().equals("/canwait-throws")) {
+                    throw new IllegalStateException("canWait failed");
+                }
+                return !request.path().startsWith("/inline");
+            }
+
+            @Override
+            public void handle(CorRest request) throws Exception {
+                String p = request.path();
+                if (p.contains("wait")) {
+                    if (CorCo.current() != null) {
+                        CorCo.sleep(20);
+                    } else {
+                        Thread.sleep(20);
+                    }
+                }
+                if (p.contains("throws")) {
+                    throw new IllegalStateException("handler failed on " + p);
+                }
+                request.respond(200, "text/plain", p.getBytes(StandardCharsets.UTF_8));
+            }
+        };
+        // the hook sends /hop... to the workers, the rest that can wait becomes a coroutine
+        CorRestDispatcher d = dispatcher(app, r -> !r.path().startsWith("/hop"), null);
+        List<String> paths = List.of("/inline", "/inline-throws", "/canwait-throws", "/co", "/co-wait", "/co-throws",
+                "/co-wait-throws", "/hop", "/hop-wait", "/hop-throws");
+        List<CorRest> reqs = new ArrayList<>();
+        for (String p : paths) {
+            reqs.add(CorRest.builder("GET", p).build());
+        }
+        Answers answers = new Answers(reqs.size());
+        List<CorRestDispatcher.Path> taken = onLoop(l, () -> {
+            List<CorRestDispatcher.Path> t = new ArrayList<>();
+            for (CorRest r : reqs) {
+                t.add(d.dispatch(r, answers));
+            }
+            return t;
+        });
+        assertEquals(List.of(CorRestDispatcher.Path.INLINE, CorRestDispatcher.Path.INLINE, CorRestDispatcher.Path.INLINE,
+                CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.COROUTINE,
+                CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP, CorRestDispatcher.Path.HOP,
+                CorRestDispatcher.Path.HOP), taken);
+        answers.await();
+        quiesce(l, workers);
+        answers.assertEachAnsweredOnceOn(l, reqs);
+        for (CorRest r : reqs) {
+            assertEquals(r.path().contains("throws") ? 500 : 200, r.status(), r.path());
+        }
+    }
+
+    @Test
+    void aRequestRefusedByFullWorkersIsAnswered503OnceOnItsLoopThread() throws Exception {
+        CorCoLoop l = loop(16);
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(new Probe(true, 0)).workers(full.pool).build();
+            CorRest req = CorRest.builder("GET", "/refused").build();
+            Answers answers = new Answers(1);
+            assertEquals(CorRestDispatcher.Path.HOP, onLoop(l, () -> d.dispatch(req, answers)));
+            answers.await();
+            full.release.countDown();
+            quiesce(l, full.pool);
+            answers.assertEachAnsweredOnceOn(l, List.of(req));
+            assertEquals(503, req.status());
+            assertEquals(1, d.refusedCount());
+        }
+    }
+
+    @Test
     void pastTheCapARequestTakesTheHopAndIsAnsweredOnItsLoop() throws Exception {
         CorCoLoop l = loop(1);
         Probe app = new Probe(true, 200);
@@ -172,7 +271,9 @@ class CorRestDispatcherTest {
                 d.dispatch(CorRest.builder("GET", "/second").build(), answers)));
         assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
         answers.await();
-        assertSame(l.thread(), answers.thread, "the hop's answer is handed back to the loop");
+        quiesce(l, workers);
+        assertEquals(2, answers.byRequest.size());
+        answers.assertEachAnsweredOnceOn(l, List.copyOf(answers.byRequest.keySet()));
         assertEquals(1, d.hopCount());
         List<String> got = new ArrayList<>(answers.got);
         Collections.sort(got);
@@ -188,6 +289,8 @@ class CorRestDispatcherTest {
         CorRest req = CorRest.builder("GET", "/hop").build();
         assertEquals(CorRestDispatcher.Path.HOP, onLoop(l, () -> d.dispatch(req, answers)));
         answers.await();
+        quiesce(l, workers);
+        answers.assertEachAnsweredOnceOn(l, List.of(req));
         assertTrue(workers.isWorker(app.handlerThread), app.handlerThread.getName());
         assertTrue(!app.handlerInCoroutine);
         assertSame(req, app.currentInHandler, "on a worker the current request is the thread's");
