@@ -569,6 +569,38 @@ class CorCoLoopTest {
     }
 
     @Test
+    void aSelectThatKeepsReturningEmptyIsTakenForTheEpollSpinAndTheSelectorIsRebuiltByItself() throws Exception {
+        // An honest premature return: OP_CONNECT armed on a socket that is already connected. epoll
+        // (level-triggered) reports it writable on every select, and the JDK, seeing no connection
+        // pending, reports no key ready: select returns at once with nothing, round after round.
+        CorCoLoop l = loop(CorCoLoop.builder().name("spinning").selectorSpinThreshold(64));
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open();
+                java.nio.channels.SocketChannel client = java.nio.channels.SocketChannel.open()) {
+            server.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+            client.connect(server.getLocalAddress());
+            try (java.nio.channels.SocketChannel accepted = server.accept()) {
+                client.configureBlocking(false);
+                AtomicInteger handled = new AtomicInteger();
+                SelectionKey key = onLoop(l, () -> l.register(client, SelectionKey.OP_CONNECT, k -> handled.incrementAndGet()));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (l.selectorRebuilds() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertTrue(l.selectorRebuilds() > 0, "64 empty selects in a row never rebuilt the selector");
+                assertEquals(0, handled.get(), "the handler was called: select did return a key");
+                // the loop still serves, its channel carried over to the new selector
+                assertEquals(SelectionKey.OP_CONNECT, (int) onLoop(l, () -> {
+                    SelectionKey now = l.keyFor(client);
+                    int ops = now.interestOps();
+                    now.cancel(); // end the spin
+                    return ops;
+                }));
+                assertTrue(!key.isValid(), "the old key was left registered");
+            }
+        }
+    }
+
+    @Test
     void aRebuiltSelectorKeepsItsWaitersAndHandlers() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         Pipe waited = pipe();
