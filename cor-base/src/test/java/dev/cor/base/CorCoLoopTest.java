@@ -646,9 +646,27 @@ class CorCoLoopTest {
     void aLoopIsOnlyDrivenFromItsOwnThread() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         Pipe p = pipe();
-        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> l.register(p.source(), SelectionKey.OP_READ, key -> { }));
-        assertTrue(e.getMessage().contains("loop thread only"), e.getMessage());
+        CorCoTimer timer = onLoop(l, () -> l.schedule(60_000, () -> { }));
+        List<org.junit.jupiter.api.function.Executable> loopOnly = List.of(
+                () -> l.register(p.source(), SelectionKey.OP_READ, key -> { }),
+                () -> l.keyFor(p.source()),
+                () -> l.schedule(1, () -> { }),
+                () -> l.schedule(1, () -> { }, () -> { }),
+                timer::cancel,
+                () -> l.beforeNextSelect(() -> { }),
+                () -> l.runOnce(0),
+                l::rebuildSelector,
+                () -> CorCo.create(() -> null, null));
+        for (int i = 0; i < loopOnly.size(); i++) {
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    loopOnly.get(i), "call " + i + " from another thread");
+            assertTrue(e.getMessage().contains("loop thread only") || e.getMessage().contains("not a loop thread"),
+                    "call " + i + ": " + e.getMessage());
+        }
+        assertTrue(timer.pending(), "the refused cancel cancelled it");
+        assertEquals(0, l.selectorRebuilds(), "the refused rebuild rebuilt");
+        IllegalStateException again = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, l::attach);
+        assertTrue(again.getMessage().contains("already has its thread"), again.getMessage());
         assertTrue(onLoop(l, l::inLoop));
         assertTrue(!l.inLoop());
     }

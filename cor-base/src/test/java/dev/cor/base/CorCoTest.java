@@ -330,10 +330,21 @@ class CorCoTest {
     }
 
     @Test
-    void waitsOutsideACoroutineAreClearErrors() {
-        assertThrows(IllegalStateException.class, CorCo::yield);
-        assertThrows(IllegalStateException.class, () -> CorCo.sleep(1));
-        assertThrows(IllegalStateException.class, () -> CorCo.park(1));
+    void waitsOutsideACoroutineAreClearErrors() throws Exception {
+        java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+        try {
+            p.source().configureBlocking(false);
+            List<org.junit.jupiter.api.function.Executable> waits = List.of(CorCo::yield, () -> CorCo.sleep(1),
+                    () -> CorCo.park(1), () -> CorCo.waitFd(p.source(), java.nio.channels.SelectionKey.OP_READ, 1));
+            for (var wait : waits) {
+                IllegalStateException e = assertThrows(IllegalStateException.class, wait);
+                assertTrue(e.getMessage().contains("called outside a coroutine (thread "), e.getMessage());
+            }
+            assertNull(loop.keyFor(p.source()), "the refused waitFd registered the channel");
+        } finally {
+            p.source().close();
+            p.sink().close();
+        }
     }
 
     @Test

@@ -49,7 +49,7 @@ class CorRestDispatcherTest {
     }
 
     /** Where the handler ran and what it saw; the answers received, in order. */
-    private static final class Probe implements CorRestApplication {
+    private static class Probe implements CorRestApplication {
         final boolean canWait;
         final long sleepMs;
         final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
@@ -182,8 +182,9 @@ class CorRestDispatcherTest {
             return null;
         });
         answers.await();
-        Thread.sleep(50); // a second answer would come right behind
+        quiesce(l, workers); // a second answer would have come by now
         assertEquals(List.of("200 /batch1", "200 /batch2", "200 /batch3"), List.copyOf(answers.got));
+        answers.assertEachAnsweredOnceOn(l, List.copyOf(answers.byRequest.keySet()));
         assertEquals(3, d.coroutineCount());
     }
 
@@ -311,14 +312,33 @@ class CorRestDispatcherTest {
     }
 
     @Test
-    void hooksAreFoundThroughServiceLoader() throws Exception {
+    void hooksAreFoundThroughServiceLoaderAndAnExplicitHookWins() throws Exception {
         CorCoLoop l = loop(16);
-        CorRestDispatcher d = CorRestDispatcher.builder().application(new Probe(true, 0)).workers(workers)
-                .discoverHooks().build();
-        Answers answers = new Answers(1);
+        ConcurrentLinkedQueue<String> deferredIn = new ConcurrentLinkedQueue<>();
+        Probe app = new Probe(true, 0) {
+            @Override
+            public void handle(CorRest request) throws Exception {
+                request.defer(r -> deferredIn.add(r.path() + (CorCo.current() != null ? " in a coroutine" : " on a thread")));
+                super.handle(request);
+            }
+        };
+        // both found: the request and its post-response phase are coroutines
+        CorRestDispatcher found = CorRestDispatcher.builder().application(app).workers(workers).discoverHooks().build();
+        Answers answers = new Answers(2);
         assertEquals(CorRestDispatcher.Path.COROUTINE,
-                onLoop(l, () -> d.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+                onLoop(l, () -> found.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+        assertEquals(1, found.finishCoroutineCount(), "the finish hook was not found");
+        // set explicitly (both say no): discovery does not replace them
+        CorRestDispatcher explicit = CorRestDispatcher.builder().application(app).workers(workers)
+                .coroutineHook(r -> false).finishCoroutineHook(r -> false).discoverHooks().build();
+        assertEquals(CorRestDispatcher.Path.HOP,
+                onLoop(l, () -> explicit.dispatch(CorRest.builder("GET", "/explicit").build(), answers)));
         answers.await();
+        quiesce(l, workers);
+        assertEquals(1, explicit.finishHopCount());
+        List<String> got = new ArrayList<>(deferredIn);
+        Collections.sort(got);
+        assertEquals(List.of("/explicit on a thread", "/found in a coroutine"), got);
     }
 
     @Test
