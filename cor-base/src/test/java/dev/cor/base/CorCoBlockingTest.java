@@ -157,7 +157,32 @@ class CorCoBlockingTest {
         assertTrue(ms >= 300 && ms < HUNG_MS / 2, "released after " + ms + " ms");
         assertTrue(hung.interrupted.await(10, TimeUnit.SECONDS), "the helper thread was not interrupted");
         assertFalse(hung.thread.get() == Thread.currentThread(), "with a deadline the call runs on a helper thread");
-        assertEquals("quick", CorCo.blocking(() -> "quick", 10_000));
+    }
+
+    @Test
+    void onAPlainThreadAQuickCallReturnsAsSoonAsItIsDoneNotAtItsDeadline() throws Exception {
+        long t0 = System.nanoTime();
+        assertEquals("quick", CorCo.blocking(() -> "quick", HUNG_MS));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < HUNG_MS / 2, "the waiting thread was let go only at the deadline: " + ms + " ms");
+    }
+
+    @Test
+    void aPlainThreadInterruptedWhileItWaitsGivesUpAndTheCallIsInterruptedToo() throws Exception {
+        HungCall hung = new HungCall();
+        java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                CorCo.blocking(hung, HUNG_MS);
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        assertTrue(hung.began.await(10, TimeUnit.SECONDS));
+        waiter.interrupt();
+        assertInstanceOf(InterruptedException.class, outcome.get(10, TimeUnit.SECONDS));
+        assertTrue(hung.interrupted.await(10, TimeUnit.SECONDS), "the call went on after its waiter gave up");
     }
 
     @Test

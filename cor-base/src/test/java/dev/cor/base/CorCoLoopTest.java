@@ -539,6 +539,14 @@ class CorCoLoopTest {
         assertTrue(last.await(10, TimeUnit.SECONDS));
         assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(100));
         assertEquals(List.of("20", "50", "100"), List.copyOf(fired));
+        CountDownLatch fresh = new CountDownLatch(1);
+        CorCoTimer[] timers = onLoop(l, () -> new CorCoTimer[] {l.schedule(0, fresh::countDown), l.schedule(60_000, () -> { })});
+        assertTrue(fresh.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of(false, true, false), onLoop(l, () -> {
+            boolean beforeCancel = timers[1].pending();
+            timers[1].cancel();
+            return List.of(timers[0].pending(), beforeCancel, timers[1].pending());
+        }), "pending: the fired one, the waiting one, the same once cancelled");
     }
 
     @Test
@@ -597,6 +605,77 @@ class CorCoLoopTest {
                 }));
                 assertTrue(!key.isValid(), "the old key was left registered");
             }
+        }
+    }
+
+    @Test
+    void deadlineWaitsThatTimeOutAreNotMistakenForTheEpollSpin() throws Exception {
+        // A select that waited its whole timeout returns empty, as a spinning one does: only the
+        // time it took tells them apart.
+        CorCoLoop l = loop(CorCoLoop.builder().selectorSpinThreshold(4));
+        String done = LoopTesting.inCoroutine(l, () -> {
+            for (int i = 0; i < 100; i++) {
+                CorCo.sleep(3);
+            }
+            return "slept";
+        });
+        assertEquals("slept", done);
+        assertEquals(0, l.selectorRebuilds(), "selector rebuilt for selects that timed out as asked");
+    }
+
+    @Test
+    void aRebuildClosesTheSelectorItReplaces() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        java.nio.file.Path fds = java.nio.file.Path.of("/proc/self/fd");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(fds), "counts descriptors through /proc");
+        onLoop(l, () -> {
+            l.rebuildSelector(); // the first: whatever one selector costs is counted in before
+            return null;
+        });
+        long before;
+        try (var s = java.nio.file.Files.list(fds)) {
+            before = s.count();
+        }
+        onLoop(l, () -> {
+            for (int i = 0; i < 50; i++) {
+                l.rebuildSelector();
+            }
+            return null;
+        });
+        long after;
+        try (var s = java.nio.file.Files.list(fds)) {
+            after = s.count();
+        }
+        assertEquals(51, l.selectorRebuilds());
+        assertTrue(after - before < 20, "50 rebuilds left " + (after - before) + " more descriptors open");
+    }
+
+    @Test
+    void aZeroTimeoutWaitHasPassedAlready() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        assertEquals(List.of(0, false), LoopTesting.inCoroutine(l, () -> List.of(
+                CorCo.waitFd(p.source(), SelectionKey.OP_READ, 0), CorCo.park(0))));
+    }
+
+    @Test
+    void theWatchdogStaysQuietForALoopThatKeepsComingBackToSelect() throws Exception {
+        try (LogCapture log = LogCapture.of(CorCoLoop.class)) {
+            CorCoLoop l = loop(CorCoLoop.builder().name("healthy").watchdogMs(150));
+            // a second of short tasks and idle selects: busy often, never for long
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() < end) {
+                onLoop(l, () -> {
+                    long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                    return null;
+                });
+                Thread.sleep(1);
+            }
+            Thread.sleep(300); // idle now: a watchdog that took idleness for a stall would say so
+            assertEquals(List.of(), log.messages(java.util.logging.Level.ALL, "loop healthy has not come back to select"));
         }
     }
 

@@ -251,6 +251,7 @@ class CorCoTest {
         assertInstanceOf(StackOverflowError.class, e.getCause());
         assertEquals(CorCo.State.DONE, deep.state());
         assertEquals(0, loop.liveCoroutines());
+        assertEquals(0, loop.pooledCoroutines(), "the continuation that overflowed went back to the pool");
 
         CorCo next = CorCo.start(() -> {
             CorCo.yield();
@@ -327,6 +328,20 @@ class CorCoTest {
         Throwable t = f.get(10, TimeUnit.SECONDS);
         assertInstanceOf(IllegalStateException.class, t);
         assertTrue(t.getMessage().contains("not a loop thread"), t.getMessage());
+    }
+
+    @Test
+    void aRoundOfAnAttachedLoopWaitsAtMostItsMaxWait() {
+        CorCo.start(() -> {
+            CorCo.sleep(60_000);
+            return null;
+        });
+        for (long maxWait : new long[] {0, 50}) {
+            long t0 = System.nanoTime();
+            assertTrue(loop.runOnce(maxWait));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(ms < 10_000, "runOnce(" + maxWait + ") waited " + ms + " ms: for the 60 s deadline");
+        }
     }
 
     @Test

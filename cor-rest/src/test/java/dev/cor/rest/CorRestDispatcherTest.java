@@ -242,6 +242,10 @@ class CorRestDispatcherTest {
         for (CorRest r : reqs) {
             assertEquals(r.path().contains("throws") ? 500 : 200, r.status(), r.path());
         }
+        assertEquals(List.of(3L, 4L, 3L, 0L), List.of(d.inlineCount(), d.coroutineCount(), d.hopCount(),
+                d.finishInlineCount() + d.finishCoroutineCount() + d.finishHopCount()),
+                "inline, coroutine, hop, and post-response phases (none was deferred)");
+        assertNull(onLoop(l, CorRest::current), "the loop thread still holds a request it ran inline");
     }
 
     @Test
@@ -293,6 +297,7 @@ class CorRestDispatcherTest {
         quiesce(l, workers);
         answers.assertEachAnsweredOnceOn(l, List.of(req));
         assertTrue(workers.isWorker(app.handlerThread), app.handlerThread.getName());
+        assertTrue(!workers.isWorker(l.thread()), "the loop thread taken for a worker");
         assertTrue(!app.handlerInCoroutine);
         assertSame(req, app.currentInHandler, "on a worker the current request is the thread's");
         assertNull(CorRest.current());
@@ -334,7 +339,7 @@ class CorRestDispatcherTest {
         assertEquals(CorRestDispatcher.Path.HOP,
                 onLoop(l, () -> explicit.dispatch(CorRest.builder("GET", "/explicit").build(), answers)));
         answers.await();
-        quiesce(l, workers);
+        waitUntil(() -> deferredIn.size() == 2, "both post-response phases ran: " + deferredIn);
         assertEquals(1, explicit.finishHopCount());
         List<String> got = new ArrayList<>(deferredIn);
         Collections.sort(got);
@@ -610,6 +615,9 @@ class CorRestDispatcherTest {
             assertEquals(3, d.finishRefusedCount(), "the three past the backlog are refused at once");
             assertEquals(1, log.messages(Level.WARNING, "was dropped").size(), "three refusals, one log line: "
                     + log.messages(Level.ALL, ""));
+            Thread.sleep(200); // twenty retries find the workers still full: the two keep waiting
+            assertEquals(2, d.finishWaitingCount());
+            assertEquals(3, d.finishRefusedCount());
             full.release.countDown();
             waitUntil(() -> ran.size() == 2, "the two waiting ran once a worker was free: " + ran);
             assertEquals(List.of("/1", "/2"), List.copyOf(ran), "in order, and none of the refused");
@@ -619,21 +627,51 @@ class CorRestDispatcherTest {
     }
 
     @Test
-    void postResponseWorkThatWaitsPastItsDeadlineIsRefusedAndNeverRuns() throws Exception {
+    void postResponseWorkIsRefusedAtItsDeadlineNotBeforeAndNeverRuns() throws Exception {
         CorCoLoop l = loop(16);
         ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
         try (FullWorkers full = new FullWorkers()) {
             CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
-                    .finishBacklog(100, 200).build();
+                    .finishBacklog(100, 3_000).build();
+            long t0 = System.nanoTime();
             dispatchAll(l, d, "/late");
-            assertEquals(1, d.finishWaitingCount());
-            waitUntil(() -> d.finishRefusedCount() == 1, "refused after its 200 ms");
+            Thread.sleep(200); // retries that find the workers full, well within its deadline
+            assertEquals(List.of(1L, 0L), List.of((long) d.finishWaitingCount(), d.finishRefusedCount()),
+                    "still waiting before its deadline");
+            waitUntil(() -> d.finishRefusedCount() == 1, "refused after its 3 s");
+            assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(3_000), "refused before its deadline");
             assertEquals(0, d.finishWaitingCount());
             full.release.countDown();
             // a worker is free now: new work runs at once, the refused one never
             dispatchAll(l, d, "/fresh");
             waitUntil(() -> ran.contains("/fresh"), "fresh work ran");
             assertEquals(List.of("/fresh"), List.copyOf(ran));
+        }
+    }
+
+    @Test
+    void newPostResponseWorkQueuesBehindTheWorkAlreadyWaitingEvenWhenAWorkerIsFree() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 60_000).build();
+            dispatchAll(l, d, "/1", "/2");
+            assertEquals(2, d.finishWaitingCount());
+            onLoop(l, () -> {
+                // Free the worker, and before the backlog's next retry can run (this task holds the
+                // loop) send a third: it must not overtake the two waiting.
+                full.release.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (full.pool.queued() > 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                Thread.sleep(50); // the blocker running on the worker ends too
+                d.dispatch(CorRest.builder("POST", "/3").build(), r -> { });
+                return null;
+            });
+            waitUntil(() -> ran.size() == 3, "all three ran: " + ran);
+            assertEquals(List.of("/1", "/2", "/3"), List.copyOf(ran), "in the order they came");
         }
     }
 
