@@ -3,6 +3,7 @@ package dev.cor.base;
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /**
@@ -307,20 +308,49 @@ public final class CorCo {
     }
 
     /**
+     * {@link #blocking(Callable, long)}'s "no deadline": for a call that ends by itself (it has
+     * a timeout of its own). Every other wait has a deadline (design rule 6).
+     */
+    public static final long NO_DEADLINE = -1;
+
+    /**
      * Runs a call that blocks inside code that knows nothing of the loop (a library's client,
-     * name resolution): inside a coroutine, on a helper thread while the coroutine waits, the
-     * loop woken through its inbox when the call is done; outside a coroutine, right here.
+     * name resolution) on a helper thread, and waits for it until {@code timeoutMs} has passed:
+     * inside a coroutine the coroutine waits (the loop serves everyone else and is woken through
+     * its inbox when the call is done), on a plain thread (a worker) the thread waits. Past the
+     * deadline the waiter goes on with a {@link CorCoTimeoutException} and the helper thread is
+     * interrupted; a call that ignores interrupts keeps its helper thread until it returns, but
+     * no longer its caller.
+     * <p>
+     * With {@link #NO_DEADLINE} a plain thread runs the call itself, right here.
      *
+     * @param timeoutMs the deadline in milliseconds: 0 has passed already (the call never runs),
+     *                  {@link #NO_DEADLINE} (any negative) is none
      * @return what the call returned
      * @throws Exception               what the call threw
+     * @throws CorCoTimeoutException   past the deadline
      * @throws CorCoCancelledException if the loop stops meanwhile (the call is interrupted, or never begins)
+     * @throws InterruptedException    a plain thread interrupted while it waits (the call is interrupted too)
+     * @throws IllegalStateException   on a loop thread outside a coroutine: a loop never blocks
      */
-    public static <T> T blocking(Callable<T> call) throws Exception {
+    public static <T> T blocking(Callable<T> call, long timeoutMs) throws Exception {
+        Objects.requireNonNull(call, "call");
         CorCo co = current();
         if (co == null) {
-            return call.call();
+            CorCoLoop loop = CorCoLoop.current();
+            if (loop != null) {
+                throw new IllegalStateException("a blocking call on loop thread " + loop.name()
+                        + " outside a coroutine: a loop never blocks (run it in a coroutine or on another thread)");
+            }
         }
-        return co.loop.blocking(co, call);
+        String who = co != null ? co.name() : Thread.currentThread().getName();
+        if (timeoutMs == 0) {
+            throw BlockingCall.timedOut(who, 0);
+        }
+        if (co != null) {
+            return co.loop.blocking(co, call, timeoutMs);
+        }
+        return timeoutMs < 0 ? call.call() : BlockingCall.onHelper(call, timeoutMs, who);
     }
 
     // ---------------------------------------------------------------- looking

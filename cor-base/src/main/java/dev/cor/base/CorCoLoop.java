@@ -59,10 +59,14 @@ public final class CorCoLoop implements Executor {
     private static final int MAY_SLEEP = 1;
     private static final int WAKEUP_SENT = 2;
     private static final VarHandle WAKE_STATE;
+    // The inbox gate: other threads inside execute, and this bit once the loop's final drain has begun.
+    private static final int INBOX_CLOSED = Integer.MIN_VALUE;
+    private static final VarHandle PRODUCERS;
 
     static {
         try {
             WAKE_STATE = MethodHandles.lookup().findVarHandle(CorCoLoop.class, "wakeState", int.class);
+            PRODUCERS = MethodHandles.lookup().findVarHandle(CorCoLoop.class, "producers", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -90,6 +94,8 @@ public final class CorCoLoop implements Executor {
 
     @SuppressWarnings("unused") // through WAKE_STATE
     private volatile int wakeState;
+    @SuppressWarnings("unused") // through PRODUCERS
+    private volatile int producers;
     private Thread thread; // set before the loop runs; another thread that sees it late is not the loop either
     private volatile boolean stopping;
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -439,19 +445,44 @@ public final class CorCoLoop implements Executor {
     /**
      * Hands {@code task} to the loop: it runs on the loop's thread, in order with the other
      * tasks handed over. Any thread; wakes the loop at most once however many hand it work.
+     * A task accepted always runs - a stopping loop runs what it accepted before it ends - and a
+     * task refused is the caller's to deal with (close the channel it carried, answer for it).
      *
-     * @throws RejectedExecutionException once the loop has ended
+     * @throws RejectedExecutionException once the loop has begun its last drain of the inbox
      */
     @Override
     public void execute(Runnable task) {
         Objects.requireNonNull(task, "task");
-        if (isTerminated()) {
-            throw new RejectedExecutionException("loop " + name + " has ended");
+        if (inLoop()) {
+            // The loop's own thread cannot race its last drain: it runs it, and drains until empty.
+            if (isTerminated()) {
+                throw rejected();
+            }
+            inbox.offer(task);
+            return;
+        }
+        // Entering the gate before the offer lets the last drain wait for every offer under way:
+        // a task is either refused here or in the queue before that drain begins.
+        if ((int) PRODUCERS.getAndAdd(this, 1) < 0) {
+            PRODUCERS.getAndAdd(this, -1);
+            throw rejected();
         }
         inbox.offer(task);
-        if (!inLoop() && (int) WAKE_STATE.getVolatile(this) == MAY_SLEEP
-                && WAKE_STATE.compareAndSet(this, MAY_SLEEP, WAKEUP_SENT)) {
+        PRODUCERS.getAndAdd(this, -1);
+        if ((int) WAKE_STATE.getVolatile(this) == MAY_SLEEP && WAKE_STATE.compareAndSet(this, MAY_SLEEP, WAKEUP_SENT)) {
             selector.wakeup();
+        }
+    }
+
+    private RejectedExecutionException rejected() {
+        return new RejectedExecutionException("loop " + name + " has ended");
+    }
+
+    /** Closes the gate to other threads and waits out the offers under way: the inbox is then the loop's alone. */
+    private void closeInbox() {
+        PRODUCERS.getAndBitwiseOr(this, INBOX_CLOSED);
+        while (((int) PRODUCERS.getVolatile(this) & ~INBOX_CLOSED) != 0) {
+            Thread.yield(); // a producer between its two steps: it is about to leave
         }
     }
 
@@ -489,10 +520,22 @@ public final class CorCoLoop implements Executor {
         beforeSelect[beforeSelectCount++] = task;
     }
 
-    /** Runs {@code action} on the loop's thread after {@code delayMs}. Loop thread only. */
+    /**
+     * Runs {@code action} on the loop's thread after {@code delayMs}; if the loop stops first, it
+     * never runs. Loop thread only.
+     */
     public CorCoTimer schedule(long delayMs, Runnable action) {
+        return schedule(delayMs, action, null);
+    }
+
+    /**
+     * {@link #schedule(long, Runnable)}, and if the loop stops before {@code delayMs} has passed,
+     * {@code onStop} runs instead, on the loop's thread as it stops: for a timer that holds work
+     * which must be accounted for rather than vanish with the loop. Loop thread only.
+     */
+    public CorCoTimer schedule(long delayMs, Runnable action, Runnable onStop) {
         checkInLoop("schedule a timer");
-        CorCoTimer t = new CorCoTimer(this, Objects.requireNonNull(action, "action"));
+        CorCoTimer t = new CorCoTimer(this, Objects.requireNonNull(action, "action"), onStop);
         deadlines.add(t, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMs)));
         return t;
     }
@@ -614,15 +657,25 @@ public final class CorCoLoop implements Executor {
         return co.readyOps != 0;
     }
 
-    <T> T blocking(CorCo co, Callable<T> call) throws Exception {
-        BlockingCall<T> b = new BlockingCall<>(co, call);
+    <T> T blocking(CorCo co, Callable<T> call, long timeoutMs) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        BlockingCall<T> b = BlockingCall.forCoroutine(call, co);
         blockingExecutor.execute(b);
         try {
             while (!b.done) {
-                park(co, -1);
+                if (timeoutMs < 0) {
+                    park(co, -1);
+                    continue;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    b.abandon();
+                    throw BlockingCall.timedOut(co.name(), timeoutMs);
+                }
+                park(co, (left + 999_999) / 1_000_000);
             }
         } catch (CorCoCancelledException e) {
-            b.cancel();
+            b.abandon();
             throw e;
         }
         return b.result();
@@ -706,20 +759,48 @@ public final class CorCoLoop implements Executor {
                 LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + " ended with " + live
                         + " coroutine(s) that would not finish after cancellation");
             }
+        } finally {
+            try {
+                lastDrain();
+            } finally {
+                pool.clear();
+                ready.clear();
+                try {
+                    selector.close();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "cor: loop " + name + ": closing its selector", e);
+                }
+                CorCoWatchdog.unwatch(this);
+                busySinceNanos = 0;
+                CURRENT.remove();
+                terminated.countDown();
+            }
+        }
+    }
+
+    /**
+     * Whatever the inbox accepted runs, and what it hands this loop in turn; the timers that will
+     * never fire run their stop actions; then nothing more gets in.
+     */
+    private void lastDrain() {
+        closeInbox();
+        do {
             inbox.drain(runInboxTask);
             runBeforeSelect();
-        } finally {
-            pool.clear();
-            ready.clear();
-            try {
-                selector.close();
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cor: loop " + name + ": closing its selector", e);
+            stopTimers();
+        } while (!inbox.isEmpty());
+    }
+
+    private void stopTimers() {
+        Deadline d;
+        while ((d = deadlines.pollAny()) != null) {
+            if (d instanceof CorCoTimer t) {
+                try {
+                    t.loopStopped();
+                } catch (Throwable e) {
+                    LOG.log(System.Logger.Level.WARNING, "cor: loop " + name + ": a timer's stop action failed", e);
+                }
             }
-            CorCoWatchdog.unwatch(this);
-            busySinceNanos = 0;
-            CURRENT.remove();
-            terminated.countDown();
         }
     }
 
@@ -812,72 +893,6 @@ public final class CorCoLoop implements Executor {
     @Override
     public String toString() {
         return "CorCoLoop[" + name + ", live " + live + "/" + coroutineCap + "]";
-    }
-
-    /**
-     * A call run on the blocking pool for a coroutine that waits for it. The pool thread runs it;
-     * the loop thread may cancel it (its coroutine was cancelled): a call not yet begun never
-     * runs, a running one is interrupted.
-     */
-    private final class BlockingCall<T> implements Runnable {
-        private final CorCo co;
-        private final Callable<T> call;
-        private T value;
-        private Exception failure;
-        private Error fatal;
-        private Thread runner;
-        private boolean cancelled;
-        volatile boolean done;
-
-        BlockingCall(CorCo co, Callable<T> call) {
-            this.co = co;
-            this.call = call;
-        }
-
-        @Override
-        public void run() {
-            synchronized (this) {
-                if (cancelled) {
-                    return;
-                }
-                runner = Thread.currentThread();
-            }
-            try {
-                value = call.call();
-            } catch (Exception e) {
-                failure = e;
-            } catch (Error e) {
-                fatal = e;
-            } finally {
-                synchronized (this) {
-                    runner = null;
-                    Thread.interrupted(); // a cancel that came as the call ended must not reach the next call
-                }
-                done = true;
-                try {
-                    execute(() -> wakeParked(co));
-                } catch (RejectedExecutionException e) {
-                    // the loop has ended; its coroutines were cancelled
-                }
-            }
-        }
-
-        synchronized void cancel() {
-            cancelled = true;
-            if (runner != null) {
-                runner.interrupt();
-            }
-        }
-
-        T result() throws Exception {
-            if (fatal != null) {
-                throw fatal;
-            }
-            if (failure != null) {
-                throw failure;
-            }
-            return value;
-        }
     }
 
     /**

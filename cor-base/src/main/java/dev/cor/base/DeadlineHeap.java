@@ -61,6 +61,16 @@ final class DeadlineHeap {
         return d;
     }
 
+    /** Removes and returns any entry (the cheapest to take), or {@code null} when there is none. */
+    Deadline pollAny() {
+        if (size == 0) {
+            return null;
+        }
+        Deadline d = heap[size - 1];
+        remove(d);
+        return d;
+    }
+
     private void siftUp(int i) {
         Deadline d = heap[i];
         while (i > 0) {

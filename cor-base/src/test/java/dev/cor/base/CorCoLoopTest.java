@@ -18,11 +18,12 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.LogRecord;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -199,6 +200,46 @@ class CorCoLoopTest {
     }
 
     @Test
+    void tasksHandedToAStoppingLoopEachRunOrAreRejectedToTheirCallerAndNoneIsLost() throws Exception {
+        // Producers hand tasks over without pause while the loop stops: each task either runs or
+        // its execute throws; a task accepted and never run is lost (an accepted channel leaks).
+        int threads = 4;
+        for (int round = 0; round < 30; round++) {
+            CorCoLoop l = CorCoLoop.builder().name("stopping-" + round).build().start();
+            AtomicLong ran = new AtomicLong();
+            AtomicLong accepted = new AtomicLong();
+            AtomicLong rejected = new AtomicLong();
+            Runnable task = ran::incrementAndGet;
+            List<Thread> producers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                producers.add(Thread.ofPlatform().start(() -> {
+                    while (true) {
+                        try {
+                            l.execute(task);
+                            accepted.incrementAndGet();
+                        } catch (RejectedExecutionException e) {
+                            rejected.incrementAndGet();
+                            return; // rejected once the loop has ended: every later one would be too
+                        }
+                    }
+                }));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ran.get() < 1_000 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            l.stop();
+            assertTrue(l.awaitTermination(10, TimeUnit.SECONDS), "the loop ended");
+            for (Thread t : producers) {
+                t.join(10_000);
+                assertTrue(!t.isAlive(), "a producer was never rejected");
+            }
+            assertEquals(threads, rejected.get());
+            assertEquals(accepted.get(), ran.get(), "round " + round + ": tasks accepted and never run");
+        }
+    }
+
+    @Test
     void aStreamOfTasksFromOtherThreadsIsNotMistakenForTheEpollSpin() throws Exception {
         // Rounds that find tasks waiting select without waiting: an empty answer there is no spin.
         CorCoLoop l = loop(CorCoLoop.builder().selectorSpinThreshold(4));
@@ -230,7 +271,7 @@ class CorCoLoopTest {
             CorCo.start(() -> CorCo.blocking(() -> {
                 release.await();
                 return Thread.currentThread().getName();
-            }), co -> {
+            }, 30_000), co -> {
                 blockingOutcome.set(co.error() != null ? co.error() : co.result());
                 done.countDown();
             });
@@ -264,7 +305,7 @@ class CorCoLoopTest {
         CountDownLatch done = new CountDownLatch(1);
         onLoop(l, () -> CorCo.start(() -> CorCo.blocking(() -> {
             throw new IOException("resolver down");
-        }), co -> {
+        }, 10_000), co -> {
             err.set(co.error());
             done.countDown();
         }));
@@ -305,7 +346,7 @@ class CorCoLoopTest {
                                     interrupted.incrementAndGet();
                                 }
                                 return null;
-                            });
+                            }, CorCo.NO_DEADLINE);
                         }
                     } catch (CorCoCancelledException e) {
                         sawCancel.incrementAndGet();
@@ -498,6 +539,144 @@ class CorCoLoopTest {
         assertTrue(last.await(10, TimeUnit.SECONDS));
         assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(100));
         assertEquals(List.of("20", "50", "100"), List.copyOf(fired));
+        CountDownLatch fresh = new CountDownLatch(1);
+        CorCoTimer[] timers = onLoop(l, () -> new CorCoTimer[] {l.schedule(0, fresh::countDown), l.schedule(60_000, () -> { })});
+        assertTrue(fresh.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of(false, true, false), onLoop(l, () -> {
+            boolean beforeCancel = timers[1].pending();
+            timers[1].cancel();
+            return List.of(timers[0].pending(), beforeCancel, timers[1].pending());
+        }), "pending: the fired one, the waiting one, the same once cancelled");
+    }
+
+    @Test
+    void aTimerPendingWhenItsLoopStopsRunsItsStopActionInsteadAndOnlyIt() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().name("timers-at-stop").build().start();
+        ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+        CountDownLatch firedEarly = new CountDownLatch(1);
+        onLoop(l, () -> {
+            Thread loopThread = Thread.currentThread();
+            l.schedule(60_000, () -> seen.add("pending fired"), () -> {
+                seen.add("pending stopped" + (Thread.currentThread() == loopThread ? "" : " off the loop"));
+                // a stop action that schedules another timer: that one is told too
+                l.schedule(60_000, () -> seen.add("late fired"), () -> seen.add("late stopped"));
+            });
+            l.schedule(60_000, () -> seen.add("plain fired"));
+            l.schedule(0, () -> {
+                seen.add("early fired");
+                firedEarly.countDown();
+            }, () -> seen.add("early stopped"));
+            l.schedule(60_000, () -> seen.add("cancelled fired"), () -> seen.add("cancelled stopped")).cancel();
+            return null;
+        });
+        assertTrue(firedEarly.await(10, TimeUnit.SECONDS));
+        LoopTesting.stop(l);
+        List<String> got = new ArrayList<>(seen);
+        Collections.sort(got);
+        assertEquals(List.of("early fired", "late stopped", "pending stopped"), got);
+    }
+
+    @Test
+    void aSelectThatKeepsReturningEmptyIsTakenForTheEpollSpinAndTheSelectorIsRebuiltByItself() throws Exception {
+        // An honest premature return: OP_CONNECT armed on a socket that is already connected. epoll
+        // (level-triggered) reports it writable on every select, and the JDK, seeing no connection
+        // pending, reports no key ready: select returns at once with nothing, round after round.
+        CorCoLoop l = loop(CorCoLoop.builder().name("spinning").selectorSpinThreshold(64));
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open();
+                java.nio.channels.SocketChannel client = java.nio.channels.SocketChannel.open()) {
+            server.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+            client.connect(server.getLocalAddress());
+            try (java.nio.channels.SocketChannel accepted = server.accept()) {
+                client.configureBlocking(false);
+                AtomicInteger handled = new AtomicInteger();
+                SelectionKey key = onLoop(l, () -> l.register(client, SelectionKey.OP_CONNECT, k -> handled.incrementAndGet()));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (l.selectorRebuilds() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertTrue(l.selectorRebuilds() > 0, "64 empty selects in a row never rebuilt the selector");
+                assertEquals(0, handled.get(), "the handler was called: select did return a key");
+                // the loop still serves, its channel carried over to the new selector
+                assertEquals(SelectionKey.OP_CONNECT, (int) onLoop(l, () -> {
+                    SelectionKey now = l.keyFor(client);
+                    int ops = now.interestOps();
+                    now.cancel(); // end the spin
+                    return ops;
+                }));
+                assertTrue(!key.isValid(), "the old key was left registered");
+            }
+        }
+    }
+
+    @Test
+    void deadlineWaitsThatTimeOutAreNotMistakenForTheEpollSpin() throws Exception {
+        // A select that waited its whole timeout returns empty, as a spinning one does: only the
+        // time it took tells them apart.
+        CorCoLoop l = loop(CorCoLoop.builder().selectorSpinThreshold(4));
+        String done = LoopTesting.inCoroutine(l, () -> {
+            for (int i = 0; i < 100; i++) {
+                CorCo.sleep(3);
+            }
+            return "slept";
+        });
+        assertEquals("slept", done);
+        assertEquals(0, l.selectorRebuilds(), "selector rebuilt for selects that timed out as asked");
+    }
+
+    @Test
+    void aRebuildClosesTheSelectorItReplaces() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        java.nio.file.Path fds = java.nio.file.Path.of("/proc/self/fd");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(fds), "counts descriptors through /proc");
+        onLoop(l, () -> {
+            l.rebuildSelector(); // the first: whatever one selector costs is counted in before
+            return null;
+        });
+        long before;
+        try (var s = java.nio.file.Files.list(fds)) {
+            before = s.count();
+        }
+        onLoop(l, () -> {
+            for (int i = 0; i < 50; i++) {
+                l.rebuildSelector();
+            }
+            return null;
+        });
+        long after;
+        try (var s = java.nio.file.Files.list(fds)) {
+            after = s.count();
+        }
+        assertEquals(51, l.selectorRebuilds());
+        assertTrue(after - before < 20, "50 rebuilds left " + (after - before) + " more descriptors open");
+    }
+
+    @Test
+    void aZeroTimeoutWaitHasPassedAlready() throws Exception {
+        CorCoLoop l = loop(CorCoLoop.builder());
+        Pipe p = pipe();
+        assertEquals(List.of(0, false), LoopTesting.inCoroutine(l, () -> List.of(
+                CorCo.waitFd(p.source(), SelectionKey.OP_READ, 0), CorCo.park(0))));
+    }
+
+    @Test
+    void theWatchdogStaysQuietForALoopThatKeepsComingBackToSelect() throws Exception {
+        try (LogCapture log = LogCapture.of(CorCoLoop.class)) {
+            CorCoLoop l = loop(CorCoLoop.builder().name("healthy").watchdogMs(150));
+            // a second of short tasks and idle selects: busy often, never for long
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+            while (System.nanoTime() < end) {
+                onLoop(l, () -> {
+                    long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
+                    while (System.nanoTime() < until) {
+                        Thread.onSpinWait();
+                    }
+                    return null;
+                });
+                Thread.sleep(1);
+            }
+            Thread.sleep(300); // idle now: a watchdog that took idleness for a stall would say so
+            assertEquals(List.of(), log.messages(java.util.logging.Level.ALL, "loop healthy has not come back to select"));
+        }
     }
 
     @Test
@@ -528,7 +707,7 @@ class CorCoLoopTest {
 
     @Test
     void watchdogReportsABlockedLoopOnceWithItsStack() throws Exception {
-        try (LogCapture log = LogCapture.of(CorCoLoop.class.getName())) {
+        try (LogCapture log = LogCapture.of(CorCoLoop.class)) {
             CorCoLoop l = loop(CorCoLoop.builder().name("stalled").watchdogMs(150));
             onLoop(l, () -> {
                 Thread.sleep(800); // what a loop must never do
@@ -536,10 +715,9 @@ class CorCoLoopTest {
             });
             onLoop(l, () -> null);
             Thread.sleep(300); // idle in select now: nothing more to report
-            List<LogRecord> stalls = log.records().stream()
-                    .filter(r -> r.getMessage().contains("loop stalled has not come back to select")).toList();
+            List<String> stalls = log.messages(java.util.logging.Level.ALL, "loop stalled has not come back to select");
             assertEquals(1, stalls.size(), "reported once: " + stalls.size());
-            assertTrue(stalls.get(0).getMessage().contains("java.lang.Thread.sleep"), stalls.get(0).getMessage());
+            assertTrue(stalls.get(0).contains("java.lang.Thread.sleep"), stalls.get(0));
         }
     }
 
@@ -547,9 +725,27 @@ class CorCoLoopTest {
     void aLoopIsOnlyDrivenFromItsOwnThread() throws Exception {
         CorCoLoop l = loop(CorCoLoop.builder());
         Pipe p = pipe();
-        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> l.register(p.source(), SelectionKey.OP_READ, key -> { }));
-        assertTrue(e.getMessage().contains("loop thread only"), e.getMessage());
+        CorCoTimer timer = onLoop(l, () -> l.schedule(60_000, () -> { }));
+        List<org.junit.jupiter.api.function.Executable> loopOnly = List.of(
+                () -> l.register(p.source(), SelectionKey.OP_READ, key -> { }),
+                () -> l.keyFor(p.source()),
+                () -> l.schedule(1, () -> { }),
+                () -> l.schedule(1, () -> { }, () -> { }),
+                timer::cancel,
+                () -> l.beforeNextSelect(() -> { }),
+                () -> l.runOnce(0),
+                l::rebuildSelector,
+                () -> CorCo.create(() -> null, null));
+        for (int i = 0; i < loopOnly.size(); i++) {
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                    loopOnly.get(i), "call " + i + " from another thread");
+            assertTrue(e.getMessage().contains("loop thread only") || e.getMessage().contains("not a loop thread"),
+                    "call " + i + ": " + e.getMessage());
+        }
+        assertTrue(timer.pending(), "the refused cancel cancelled it");
+        assertEquals(0, l.selectorRebuilds(), "the refused rebuild rebuilt");
+        IllegalStateException again = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, l::attach);
+        assertTrue(again.getMessage().contains("already has its thread"), again.getMessage());
         assertTrue(onLoop(l, l::inLoop));
         assertTrue(!l.inLoop());
     }

@@ -251,6 +251,7 @@ class CorCoTest {
         assertInstanceOf(StackOverflowError.class, e.getCause());
         assertEquals(CorCo.State.DONE, deep.state());
         assertEquals(0, loop.liveCoroutines());
+        assertEquals(0, loop.pooledCoroutines(), "the continuation that overflowed went back to the pool");
 
         CorCo next = CorCo.start(() -> {
             CorCo.yield();
@@ -330,16 +331,35 @@ class CorCoTest {
     }
 
     @Test
-    void waitsOutsideACoroutineAreClearErrors() {
-        assertThrows(IllegalStateException.class, CorCo::yield);
-        assertThrows(IllegalStateException.class, () -> CorCo.sleep(1));
-        assertThrows(IllegalStateException.class, () -> CorCo.park(1));
+    void aRoundOfAnAttachedLoopWaitsAtMostItsMaxWait() {
+        CorCo.start(() -> {
+            CorCo.sleep(60_000);
+            return null;
+        });
+        for (long maxWait : new long[] {0, 50}) {
+            long t0 = System.nanoTime();
+            assertTrue(loop.runOnce(maxWait));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(ms < 10_000, "runOnce(" + maxWait + ") waited " + ms + " ms: for the 60 s deadline");
+        }
     }
 
     @Test
-    void blockingOutsideACoroutineRunsRightHere() throws Exception {
-        Thread here = Thread.currentThread();
-        assertSame(here, CorCo.blocking(Thread::currentThread));
+    void waitsOutsideACoroutineAreClearErrors() throws Exception {
+        java.nio.channels.Pipe p = java.nio.channels.Pipe.open();
+        try {
+            p.source().configureBlocking(false);
+            List<org.junit.jupiter.api.function.Executable> waits = List.of(CorCo::yield, () -> CorCo.sleep(1),
+                    () -> CorCo.park(1), () -> CorCo.waitFd(p.source(), java.nio.channels.SelectionKey.OP_READ, 1));
+            for (var wait : waits) {
+                IllegalStateException e = assertThrows(IllegalStateException.class, wait);
+                assertTrue(e.getMessage().contains("called outside a coroutine (thread "), e.getMessage());
+            }
+            assertNull(loop.keyFor(p.source()), "the refused waitFd registered the channel");
+        } finally {
+            p.source().close();
+            p.sink().close();
+        }
     }
 
     @Test

@@ -1,9 +1,9 @@
 package dev.cor.base;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
@@ -14,11 +14,13 @@ import java.util.logging.Logger;
  */
 public final class LogCapture implements AutoCloseable {
     private final Logger jul;
-    private final List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+    private final List<LogRecord> records = new ArrayList<>();
     private final Handler handler = new Handler() {
         @Override
         public void publish(LogRecord r) {
-            records.add(r);
+            synchronized (records) {
+                records.add(r);
+            }
         }
 
         @Override
@@ -40,6 +42,11 @@ public final class LogCapture implements AutoCloseable {
         return new LogCapture(loggerName);
     }
 
+    /** Starts collecting what {@code source} logs (its logger is named after the class). */
+    public static LogCapture of(Class<?> source) {
+        return new LogCapture(source.getName());
+    }
+
     /** What was logged so far, in order (a copy). */
     public List<LogRecord> records() {
         synchronized (records) {
@@ -50,6 +57,12 @@ public final class LogCapture implements AutoCloseable {
     /** The records logged with an exception: the stack traces written. */
     public List<LogRecord> withStackTraces() {
         return records().stream().filter(r -> r.getThrown() != null).toList();
+    }
+
+    /** The messages logged at {@code level} or above that contain {@code text}, in order. */
+    public List<String> messages(Level level, String text) {
+        return records().stream().filter(r -> r.getLevel().intValue() >= level.intValue())
+                .map(LogRecord::getMessage).filter(m -> m != null && m.contains(text)).toList();
     }
 
     @Override

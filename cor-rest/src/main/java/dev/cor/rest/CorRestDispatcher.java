@@ -1,7 +1,12 @@
 package dev.cor.rest;
 
+import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.cor.base.CorCo;
@@ -10,6 +15,7 @@ import dev.cor.base.CorCoListener;
 import dev.cor.base.CorCoLogLimiter;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
+import dev.cor.base.CorCoTimer;
 
 /**
  * The dispatch decision, made on the loop L that read a request:
@@ -20,13 +26,22 @@ import dev.cor.base.CorCoTask;
  * <li>otherwise the worker hop, its answer handed back to L.</li>
  * </ol>
  * Then, after the answer, the post-response phase ({@link CorRest#defer}) decided the same way
- * through {@link CorRestFinishCoroutineHook}.
+ * through {@link CorRestFinishCoroutineHook}. Post-response work bound for the workers that finds
+ * them all busy waits for one in a bounded backlog per loop ({@link Builder#finishBacklog}); what
+ * it cannot hold, or holds too long, is dropped and counted ({@link #finishRefusedCount()}).
  * <p>
  * Shared by every loop of a server (cor-http, {@code cor://}): {@link #dispatch} is called on a
  * loop thread; the counters are safe to read from any thread.
  */
 public final class CorRestDispatcher {
     private static final System.Logger LOG = System.getLogger(CorRestDispatcher.class.getName());
+    /** How often post-response work that found every worker busy tries again. */
+    static final long FINISH_RETRY_MS = 10;
+    private static final long FINISH_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** Default bound of post-response phases waiting for a worker, per loop. */
+    public static final int DEFAULT_FINISH_MAX_WAITING = 1024;
+    /** Default time a post-response phase waits for a worker before it is dropped. */
+    public static final long DEFAULT_FINISH_MAX_WAIT_MS = 10_000;
 
     /** Where a request ran. */
     public enum Path { INLINE, COROUTINE, HOP }
@@ -43,6 +58,13 @@ public final class CorRestDispatcher {
     private final LongAdder finishInline = new LongAdder();
     private final LongAdder finishCoroutines = new LongAdder();
     private final LongAdder finishHops = new LongAdder();
+    private final LongAdder finishRefused = new LongAdder();
+    private final AtomicInteger finishWaiting = new AtomicInteger();
+    private final AtomicLong lastFinishRefusalLog = new AtomicLong(System.nanoTime() - FINISH_LOG_INTERVAL_NANOS);
+    // The post-response phases waiting for a worker, per loop: each backlog is its loop's alone.
+    private final ConcurrentHashMap<CorCoLoop, FinishBacklog> finishBacklogs = new ConcurrentHashMap<>();
+    private final int finishMaxWaiting;
+    private final long finishMaxWaitNanos;
 
     // One task and one listener for every request coroutine: the request travels as the coroutine's context.
     private final CorCoTask requestTask = this::runRequestCoroutine;
@@ -54,6 +76,8 @@ public final class CorRestDispatcher {
         this.workers = Objects.requireNonNull(b.workers, "workers");
         this.coroutineHook = b.coroutineHook;
         this.finishHook = b.finishHook;
+        this.finishMaxWaiting = b.finishMaxWaiting;
+        this.finishMaxWaitNanos = TimeUnit.MILLISECONDS.toNanos(b.finishMaxWaitMs);
     }
 
     public static Builder builder() {
@@ -189,9 +213,104 @@ public final class CorRestDispatcher {
     }
 
     private void finishOnWorker(CorCoLoop loop, CorRest request) {
-        if (!workers.submit(() -> runDeferredOnThread(request))) {
-            // Nothing lost: try again shortly rather than drop the notifications or block the loop.
-            loop.schedule(10, () -> finishOnWorker(loop, request));
+        FinishBacklog backlog = finishBacklogs.get(loop);
+        // behind the ones already waiting, if any: they go first
+        if ((backlog == null || backlog.isEmpty()) && submitFinish(request)) {
+            return;
+        }
+        if (backlog == null) {
+            backlog = finishBacklogs.computeIfAbsent(loop, FinishBacklog::new);
+        }
+        backlog.add(request);
+    }
+
+    private boolean submitFinish(CorRest request) {
+        return workers.submit(() -> runDeferredOnThread(request));
+    }
+
+    /** Post-response work that will never run: counted, and logged at most once per interval. */
+    private void refuseFinish(CorRest request, String why) {
+        finishRefused.increment();
+        long now = System.nanoTime();
+        long last = lastFinishRefusalLog.get();
+        if (now - last >= FINISH_LOG_INTERVAL_NANOS && lastFinishRefusalLog.compareAndSet(last, now)) {
+            LOG.log(System.Logger.Level.WARNING, "cor: the post-response work of " + request + " was dropped: " + why
+                    + " (" + finishRefused.sum() + " dropped since the start; this is logged at most every "
+                    + TimeUnit.NANOSECONDS.toSeconds(FINISH_LOG_INTERVAL_NANOS) + " s)");
+        }
+    }
+
+    /**
+     * The post-response phases of one loop that found every worker busy, in order, each waiting
+     * for a worker until its deadline. Bounded in number; retried every
+     * {@link #FINISH_RETRY_MS} by one timer; refused (counted, logged) past either bound; and
+     * accounted for when the loop stops with some still waiting. Its loop's thread only.
+     */
+    private final class FinishBacklog {
+        private final CorCoLoop loop;
+        private final ArrayDeque<CorRest> waiting = new ArrayDeque<>();
+        private final ArrayDeque<Long> deadlines = new ArrayDeque<>();
+        private CorCoTimer timer;
+
+        FinishBacklog(CorCoLoop loop) {
+            this.loop = loop;
+        }
+
+        boolean isEmpty() {
+            return waiting.isEmpty();
+        }
+
+        void add(CorRest request) {
+            if (waiting.size() >= finishMaxWaiting) {
+                refuseFinish(request, "every worker is busy and " + waiting.size() + " post-response phases already wait on "
+                        + loop.name());
+                return;
+            }
+            waiting.addLast(request);
+            deadlines.addLast(System.nanoTime() + finishMaxWaitNanos);
+            finishWaiting.incrementAndGet();
+            if (timer == null || !timer.pending()) {
+                timer = loop.schedule(FINISH_RETRY_MS, this::retry, this::loopStopped);
+            }
+        }
+
+        private CorRest poll() {
+            deadlines.pollFirst();
+            finishWaiting.decrementAndGet();
+            return waiting.pollFirst();
+        }
+
+        private void retry() {
+            while (!waiting.isEmpty() && submitFinish(waiting.peekFirst())) {
+                poll();
+            }
+            long now = System.nanoTime();
+            while (!waiting.isEmpty() && now - deadlines.peekFirst() >= 0) {
+                refuseFinish(poll(), "no worker was free for " + TimeUnit.NANOSECONDS.toMillis(finishMaxWaitNanos) + " ms");
+            }
+            if (!waiting.isEmpty()) {
+                timer = loop.schedule(FINISH_RETRY_MS, this::retry, this::loopStopped);
+            } else {
+                finishBacklogs.remove(loop, this); // the next one that waits starts afresh
+            }
+        }
+
+        /** The loop stops with work still waiting: one last try each, and say how many there were. */
+        private void loopStopped() {
+            finishBacklogs.remove(loop, this);
+            int pending = waiting.size();
+            int handed = 0;
+            while (!waiting.isEmpty()) {
+                CorRest r = poll();
+                if (submitFinish(r)) {
+                    handed++;
+                } else {
+                    finishRefused.increment();
+                }
+            }
+            LOG.log(System.Logger.Level.WARNING, "cor: loop " + loop.name() + " stopped with " + pending
+                    + " post-response phase(s) waiting for a worker: " + handed + " handed to a worker at last, "
+                    + (pending - handed) + " dropped");
         }
     }
 
@@ -253,6 +372,19 @@ public final class CorRestDispatcher {
         return finishHops.sum();
     }
 
+    /**
+     * Post-response phases dropped: every worker was busy and the loop's backlog was full, or no
+     * worker came free within the wait allowed, or the loop stopped and no worker took them.
+     */
+    public long finishRefusedCount() {
+        return finishRefused.sum();
+    }
+
+    /** Post-response phases waiting for a worker now, on every loop. */
+    public int finishWaitingCount() {
+        return finishWaiting.get();
+    }
+
     public CorRestWorkers workers() {
         return workers;
     }
@@ -263,6 +395,8 @@ public final class CorRestDispatcher {
         private CorRestCoroutineHook coroutineHook;
         private CorRestFinishCoroutineHook finishHook;
         private CorRestWorkers workers;
+        private int finishMaxWaiting = DEFAULT_FINISH_MAX_WAITING;
+        private long finishMaxWaitMs = DEFAULT_FINISH_MAX_WAIT_MS;
 
         private Builder() {
         }
@@ -295,6 +429,24 @@ public final class CorRestDispatcher {
 
         public Builder workers(CorRestWorkers workers) {
             this.workers = workers;
+            return this;
+        }
+
+        /**
+         * How much post-response work that finds every worker busy may wait for one: at most
+         * {@code maxWaitingPerLoop} phases per loop (default 1024), each for at most
+         * {@code maxWaitMs} (default 10 s). Past either, a phase is dropped, counted
+         * ({@link CorRestDispatcher#finishRefusedCount()}) and logged.
+         */
+        public Builder finishBacklog(int maxWaitingPerLoop, long maxWaitMs) {
+            if (maxWaitingPerLoop < 0) {
+                throw new IllegalArgumentException("post-response backlog must be >= 0: " + maxWaitingPerLoop);
+            }
+            if (maxWaitMs < 0) {
+                throw new IllegalArgumentException("post-response wait must be >= 0: " + maxWaitMs);
+            }
+            this.finishMaxWaiting = maxWaitingPerLoop;
+            this.finishMaxWaitMs = maxWaitMs;
             return this;
         }
 

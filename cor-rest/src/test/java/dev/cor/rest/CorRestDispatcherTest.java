@@ -12,12 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -46,7 +49,7 @@ class CorRestDispatcherTest {
     }
 
     /** Where the handler ran and what it saw; the answers received, in order. */
-    private static final class Probe implements CorRestApplication {
+    private static class Probe implements CorRestApplication {
         final boolean canWait;
         final long sleepMs;
         final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
@@ -91,10 +94,14 @@ class CorRestDispatcherTest {
             latch = new CountDownLatch(expected);
         }
 
+        /** Every answer each request got: the threads it was given on, in order. */
+        final Map<CorRest, List<Thread>> byRequest = Collections.synchronizedMap(new IdentityHashMap<>());
+
         @Override
         public void respond(CorRest request) {
             thread = Thread.currentThread();
             inCoroutine = CorCo.current() != null;
+            byRequest.computeIfAbsent(request, r -> Collections.synchronizedList(new ArrayList<>())).add(Thread.currentThread());
             got.add(request.status() + " " + new String(request.responseBody(), StandardCharsets.UTF_8));
             latch.countDown();
         }
@@ -102,6 +109,26 @@ class CorRestDispatcherTest {
         void await() throws InterruptedException {
             assertTrue(latch.await(10, TimeUnit.SECONDS), "answers: " + got);
         }
+
+        /**
+         * Each request was answered exactly once, on its loop's thread. Call it once nothing more can
+         * come: the workers idle ({@link CorRestWorkers#shutdown}) and the loop past what they handed it.
+         */
+        void assertEachAnsweredOnceOn(CorCoLoop loop, List<CorRest> requests) {
+            for (CorRest r : requests) {
+                List<Thread> threads = byRequest.get(r);
+                assertNotNull(threads, r + " was never answered");
+                assertEquals(1, threads.size(), r + " was answered " + threads.size() + " times");
+                assertSame(loop.thread(), threads.get(0), r + " was answered on " + threads.get(0).getName());
+            }
+            assertEquals(requests.size(), byRequest.size(), "answers to requests never dispatched");
+        }
+    }
+
+    /** Nothing more can be answered: the workers have finished, and the loop has run what they handed it. */
+    private static void quiesce(CorCoLoop l, CorRestWorkers w) throws Exception {
+        w.shutdown(10_000);
+        assertEquals(0, (int) onLoop(l, l::liveCoroutines), "coroutines still running");
     }
 
     private CorRestDispatcher dispatcher(CorRestApplication app, CorRestCoroutineHook hook, CorRestFinishCoroutineHook finish) {
@@ -155,9 +182,87 @@ class CorRestDispatcherTest {
             return null;
         });
         answers.await();
-        Thread.sleep(50); // a second answer would come right behind
+        quiesce(l, workers); // a second answer would have come by now
         assertEquals(List.of("200 /batch1", "200 /batch2", "200 /batch3"), List.copyOf(answers.got));
+        answers.assertEachAnsweredOnceOn(l, List.copyOf(answers.byRequest.keySet()));
         assertEquals(3, d.coroutineCount());
+    }
+
+    @Test
+    void everyPathAnswersEachRequestExactlyOnceOnItsLoopThreadFailuresIncluded() throws Exception {
+        CorCoLoop l = loop(16);
+        CorRestApplication app = new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                if (request.path().equals("/canwait-throws")) {
+                    throw new IllegalStateException("canWait failed");
+                }
+                return !request.path().startsWith("/inline");
+            }
+
+            @Override
+            public void handle(CorRest request) throws Exception {
+                String p = request.path();
+                if (p.contains("wait")) {
+                    if (CorCo.current() != null) {
+                        CorCo.sleep(20);
+                    } else {
+                        Thread.sleep(20);
+                    }
+                }
+                if (p.contains("throws")) {
+                    throw new IllegalStateException("handler failed on " + p);
+                }
+                request.respond(200, "text/plain", p.getBytes(StandardCharsets.UTF_8));
+            }
+        };
+        // the hook sends /hop... to the workers, the rest that can wait becomes a coroutine
+        CorRestDispatcher d = dispatcher(app, r -> !r.path().startsWith("/hop"), null);
+        List<String> paths = List.of("/inline", "/inline-throws", "/canwait-throws", "/co", "/co-wait", "/co-throws",
+                "/co-wait-throws", "/hop", "/hop-wait", "/hop-throws");
+        List<CorRest> reqs = new ArrayList<>();
+        for (String p : paths) {
+            reqs.add(CorRest.builder("GET", p).build());
+        }
+        Answers answers = new Answers(reqs.size());
+        List<CorRestDispatcher.Path> taken = onLoop(l, () -> {
+            List<CorRestDispatcher.Path> t = new ArrayList<>();
+            for (CorRest r : reqs) {
+                t.add(d.dispatch(r, answers));
+            }
+            return t;
+        });
+        assertEquals(List.of(CorRestDispatcher.Path.INLINE, CorRestDispatcher.Path.INLINE, CorRestDispatcher.Path.INLINE,
+                CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.COROUTINE,
+                CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP, CorRestDispatcher.Path.HOP,
+                CorRestDispatcher.Path.HOP), taken);
+        answers.await();
+        quiesce(l, workers);
+        answers.assertEachAnsweredOnceOn(l, reqs);
+        for (CorRest r : reqs) {
+            assertEquals(r.path().contains("throws") ? 500 : 200, r.status(), r.path());
+        }
+        assertEquals(List.of(3L, 4L, 3L, 0L), List.of(d.inlineCount(), d.coroutineCount(), d.hopCount(),
+                d.finishInlineCount() + d.finishCoroutineCount() + d.finishHopCount()),
+                "inline, coroutine, hop, and post-response phases (none was deferred)");
+        assertNull(onLoop(l, CorRest::current), "the loop thread still holds a request it ran inline");
+    }
+
+    @Test
+    void aRequestRefusedByFullWorkersIsAnswered503OnceOnItsLoopThread() throws Exception {
+        CorCoLoop l = loop(16);
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(new Probe(true, 0)).workers(full.pool).build();
+            CorRest req = CorRest.builder("GET", "/refused").build();
+            Answers answers = new Answers(1);
+            assertEquals(CorRestDispatcher.Path.HOP, onLoop(l, () -> d.dispatch(req, answers)));
+            answers.await();
+            full.release.countDown();
+            quiesce(l, full.pool);
+            answers.assertEachAnsweredOnceOn(l, List.of(req));
+            assertEquals(503, req.status());
+            assertEquals(1, d.refusedCount());
+        }
     }
 
     @Test
@@ -171,7 +276,9 @@ class CorRestDispatcherTest {
                 d.dispatch(CorRest.builder("GET", "/second").build(), answers)));
         assertEquals(List.of(CorRestDispatcher.Path.COROUTINE, CorRestDispatcher.Path.HOP), paths);
         answers.await();
-        assertSame(l.thread(), answers.thread, "the hop's answer is handed back to the loop");
+        quiesce(l, workers);
+        assertEquals(2, answers.byRequest.size());
+        answers.assertEachAnsweredOnceOn(l, List.copyOf(answers.byRequest.keySet()));
         assertEquals(1, d.hopCount());
         List<String> got = new ArrayList<>(answers.got);
         Collections.sort(got);
@@ -187,7 +294,10 @@ class CorRestDispatcherTest {
         CorRest req = CorRest.builder("GET", "/hop").build();
         assertEquals(CorRestDispatcher.Path.HOP, onLoop(l, () -> d.dispatch(req, answers)));
         answers.await();
+        quiesce(l, workers);
+        answers.assertEachAnsweredOnceOn(l, List.of(req));
         assertTrue(workers.isWorker(app.handlerThread), app.handlerThread.getName());
+        assertTrue(!workers.isWorker(l.thread()), "the loop thread taken for a worker");
         assertTrue(!app.handlerInCoroutine);
         assertSame(req, app.currentInHandler, "on a worker the current request is the thread's");
         assertNull(CorRest.current());
@@ -207,14 +317,33 @@ class CorRestDispatcherTest {
     }
 
     @Test
-    void hooksAreFoundThroughServiceLoader() throws Exception {
+    void hooksAreFoundThroughServiceLoaderAndAnExplicitHookWins() throws Exception {
         CorCoLoop l = loop(16);
-        CorRestDispatcher d = CorRestDispatcher.builder().application(new Probe(true, 0)).workers(workers)
-                .discoverHooks().build();
-        Answers answers = new Answers(1);
+        ConcurrentLinkedQueue<String> deferredIn = new ConcurrentLinkedQueue<>();
+        Probe app = new Probe(true, 0) {
+            @Override
+            public void handle(CorRest request) throws Exception {
+                request.defer(r -> deferredIn.add(r.path() + (CorCo.current() != null ? " in a coroutine" : " on a thread")));
+                super.handle(request);
+            }
+        };
+        // both found: the request and its post-response phase are coroutines
+        CorRestDispatcher found = CorRestDispatcher.builder().application(app).workers(workers).discoverHooks().build();
+        Answers answers = new Answers(2);
         assertEquals(CorRestDispatcher.Path.COROUTINE,
-                onLoop(l, () -> d.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+                onLoop(l, () -> found.dispatch(CorRest.builder("GET", "/found").build(), answers)));
+        assertEquals(1, found.finishCoroutineCount(), "the finish hook was not found");
+        // set explicitly (both say no): discovery does not replace them
+        CorRestDispatcher explicit = CorRestDispatcher.builder().application(app).workers(workers)
+                .coroutineHook(r -> false).finishCoroutineHook(r -> false).discoverHooks().build();
+        assertEquals(CorRestDispatcher.Path.HOP,
+                onLoop(l, () -> explicit.dispatch(CorRest.builder("GET", "/explicit").build(), answers)));
         answers.await();
+        waitUntil(() -> deferredIn.size() == 2, "both post-response phases ran: " + deferredIn);
+        assertEquals(1, explicit.finishHopCount());
+        List<String> got = new ArrayList<>(deferredIn);
+        Collections.sort(got);
+        assertEquals(List.of("/explicit on a thread", "/found in a coroutine"), got);
     }
 
     @Test
@@ -438,5 +567,163 @@ class CorRestDispatcherTest {
         } finally {
             tiny.close();
         }
+    }
+
+    /** One worker, held with its one queue slot taken too, until {@link #release}: every submit is refused meanwhile. */
+    private static final class FullWorkers implements AutoCloseable {
+        final CorRestWorkers pool = CorRestWorkers.create("full", 1, 1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        FullWorkers() throws InterruptedException {
+            CountDownLatch running = new CountDownLatch(1);
+            assertTrue(pool.submit(() -> {
+                running.countDown();
+                awaitQuietly(release);
+            }));
+            assertTrue(running.await(10, TimeUnit.SECONDS));
+            assertTrue(pool.submit(() -> awaitQuietly(release)));
+            assertTrue(!pool.submit(() -> { }), "the pool is not full");
+        }
+
+        private static void awaitQuietly(CountDownLatch l) {
+            try {
+                l.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+            pool.close();
+        }
+    }
+
+    /** Answers inline and defers work that may wait: with no finish hook it goes to the workers. */
+    private static CorRestApplication deferring(ConcurrentLinkedQueue<String> ran) {
+        return new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                request.defer(r -> ran.add(r.path()));
+                request.respond(204, null, null);
+            }
+        };
+    }
+
+    private static void dispatchAll(CorCoLoop l, CorRestDispatcher d, String... paths) throws Exception {
+        onLoop(l, () -> {
+            for (String p : paths) {
+                d.dispatch(CorRest.builder("POST", p).build(), r -> { });
+            }
+            return null;
+        });
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier done, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Test
+    void postResponseWorkPastTheBacklogIsRefusedCountedAndLoggedOnceAndTheRestRunsWhenAWorkerFrees() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers(); LogCapture log = LogCapture.of(CorRestDispatcher.class)) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(2, 60_000).build();
+            dispatchAll(l, d, "/1", "/2", "/3", "/4", "/5");
+            assertEquals(5, d.finishHopCount());
+            assertEquals(2, d.finishWaitingCount(), "the backlog holds two");
+            assertEquals(3, d.finishRefusedCount(), "the three past the backlog are refused at once");
+            assertEquals(1, log.messages(Level.WARNING, "was dropped").size(), "three refusals, one log line: "
+                    + log.messages(Level.ALL, ""));
+            Thread.sleep(200); // twenty retries find the workers still full: the two keep waiting
+            assertEquals(2, d.finishWaitingCount());
+            assertEquals(3, d.finishRefusedCount());
+            full.release.countDown();
+            waitUntil(() -> ran.size() == 2, "the two waiting ran once a worker was free: " + ran);
+            assertEquals(List.of("/1", "/2"), List.copyOf(ran), "in order, and none of the refused");
+            waitUntil(() -> d.finishWaitingCount() == 0, "the backlog empties");
+            assertEquals(3, d.finishRefusedCount());
+        }
+    }
+
+    @Test
+    void postResponseWorkIsRefusedAtItsDeadlineNotBeforeAndNeverRuns() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 3_000).build();
+            long t0 = System.nanoTime();
+            dispatchAll(l, d, "/late");
+            Thread.sleep(200); // retries that find the workers full, well within its deadline
+            assertEquals(List.of(1L, 0L), List.of((long) d.finishWaitingCount(), d.finishRefusedCount()),
+                    "still waiting before its deadline");
+            waitUntil(() -> d.finishRefusedCount() == 1, "refused after its 3 s");
+            assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(3_000), "refused before its deadline");
+            assertEquals(0, d.finishWaitingCount());
+            full.release.countDown();
+            // a worker is free now: new work runs at once, the refused one never
+            dispatchAll(l, d, "/fresh");
+            waitUntil(() -> ran.contains("/fresh"), "fresh work ran");
+            assertEquals(List.of("/fresh"), List.copyOf(ran));
+        }
+    }
+
+    @Test
+    void newPostResponseWorkQueuesBehindTheWorkAlreadyWaitingEvenWhenAWorkerIsFree() throws Exception {
+        CorCoLoop l = loop(16);
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers()) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 60_000).build();
+            dispatchAll(l, d, "/1", "/2");
+            assertEquals(2, d.finishWaitingCount());
+            onLoop(l, () -> {
+                // Free the worker, and before the backlog's next retry can run (this task holds the
+                // loop) send a third: it must not overtake the two waiting.
+                full.release.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (full.pool.queued() > 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                Thread.sleep(50); // the blocker running on the worker ends too
+                d.dispatch(CorRest.builder("POST", "/3").build(), r -> { });
+                return null;
+            });
+            waitUntil(() -> ran.size() == 3, "all three ran: " + ran);
+            assertEquals(List.of("/1", "/2", "/3"), List.copyOf(ran), "in the order they came");
+        }
+    }
+
+    @Test
+    void aLoopThatStopsWithPostResponseWorkWaitingSaysHowManyAndNoneVanishesUncounted() throws Exception {
+        CorCoLoop l = CorCoLoop.builder().name("finish-at-stop").build().start();
+        ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+        try (FullWorkers full = new FullWorkers(); LogCapture log = LogCapture.of(CorRestDispatcher.class)) {
+            CorRestDispatcher d = CorRestDispatcher.builder().application(deferring(ran)).workers(full.pool)
+                    .finishBacklog(100, 60_000).build();
+            dispatchAll(l, d, "/a", "/b", "/c");
+            assertEquals(3, d.finishWaitingCount());
+            LoopTesting.stop(l);
+            assertEquals(0, d.finishWaitingCount());
+            assertEquals(3, d.finishRefusedCount(), "the workers were still full: all three dropped, and counted");
+            List<String> said = log.messages(Level.WARNING, "loop finish-at-stop stopped with 3 post-response phase(s) waiting");
+            assertEquals(1, said.size(), log.messages(Level.ALL, "").toString());
+            assertTrue(said.get(0).contains("3 dropped"), said.get(0));
+        }
+        assertTrue(ran.isEmpty(), ran.toString());
     }
 }

@@ -80,6 +80,16 @@ class CorRestTest {
     }
 
     @Test
+    void aSecondRespondReplacesTheFirstContentTypeIncluded() {
+        CorRest r = CorRest.builder("GET", "/x").build();
+        r.respond(200, "text/plain", "first".getBytes());
+        r.respond(204, null, null);
+        assertEquals(204, r.status());
+        assertNull(r.responseHeaders().get("Content-Type"), "the first answer's content type stayed");
+        assertEquals(0, r.responseBody().length);
+    }
+
+    @Test
     void queryParametersArePercentDecoded() {
         CorRest r = CorRest.builder("GET", "/entities").query("type=Room&q=temp%3E20&flag").build();
         assertEquals("Room", r.queryParam("type"));

@@ -10,12 +10,13 @@ import java.util.concurrent.TimeUnit;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.CorCoTimeoutException;
 
 /**
  * Turns a host name into an address without ever blocking a loop. A numeric IPv4/IPv6 address
- * and {@code localhost} need no lookup. Any other name is looked up - inside a coroutine on a
- * helper thread ({@link CorCo#blocking}) while the coroutine waits, on a plain thread or worker
- * right there - and kept for a time to live. Shared by every thread of a client: the cache is a
+ * and {@code localhost} need no lookup. Any other name is looked up on a helper thread
+ * ({@link CorCo#blocking(java.util.concurrent.Callable, long)}) while the coroutine, worker or
+ * plain thread that asked waits for it until its deadline, and kept for a time to live. Shared by every thread of a client: the cache is a
  * concurrent map, and no lock is held while a lookup runs.
  */
 public final class CorRestResolver {
@@ -56,12 +57,16 @@ public final class CorRestResolver {
     }
 
     /**
-     * The address of {@code host}.
+     * The address of {@code host}, looked up within {@code timeoutMs} - the deadline the caller
+     * lives under (a connect timeout). Past it the caller goes on and the lookup's helper thread is
+     * interrupted; a lookup that ignores interrupts ends on its own, its answer unused.
      *
-     * @throws CorRestClientException {@link CorRestClientException.Kind#RESOLVE} when it has none
+     * @param timeoutMs the deadline in milliseconds ({@code 0}: it has passed; the cache and literals still answer)
+     * @throws CorRestClientException {@link CorRestClientException.Kind#RESOLVE} when it has none,
+     *                                {@link CorRestClientException.Kind#TIMEOUT} past the deadline
      * @throws IllegalStateException  for a name that needs a lookup, on a loop thread outside a coroutine
      */
-    public InetAddress resolve(String host) throws CorRestClientException {
+    public InetAddress resolve(String host, long timeoutMs) throws CorRestClientException {
         InetAddress literal = literal(host);
         if (literal != null) {
             return literal;
@@ -72,7 +77,7 @@ public final class CorRestResolver {
         if (e != null && now - e.expiresNanos < 0) {
             return e.address;
         }
-        InetAddress address = lookUp(key);
+        InetAddress address = lookUp(key, timeoutMs);
         if (cache.size() >= MAX_ENTRIES) {
             cache.clear();
         }
@@ -80,7 +85,7 @@ public final class CorRestResolver {
         return address;
     }
 
-    private InetAddress lookUp(String host) throws CorRestClientException {
+    private InetAddress lookUp(String host, long timeoutMs) throws CorRestClientException {
         CorCoLoop loop = CorCoLoop.current();
         if (loop != null && CorCo.current() == null) {
             throw new IllegalStateException("a lookup of " + host + " on loop thread " + loop.name()
@@ -88,10 +93,13 @@ public final class CorRestResolver {
         }
         InetAddress[] all;
         try {
-            // Outside a coroutine CorCo.blocking runs the call right here: the plain thread's to block.
-            all = CorCo.blocking(() -> lookup.lookup(host));
+            // on a helper thread, the coroutine or plain thread waiting for it until the deadline
+            all = CorCo.blocking(() -> lookup.lookup(host), Math.max(0, timeoutMs));
         } catch (CorCoCancelledException | CorRestClientException e) {
             throw e;
+        } catch (CorCoTimeoutException e) {
+            throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT,
+                    "the lookup of " + host + " did not finish within " + timeoutMs + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CorRestClientException(CorRestClientException.Kind.RESOLVE, "lookup of " + host + " interrupted", e);

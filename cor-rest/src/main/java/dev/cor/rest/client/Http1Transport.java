@@ -79,14 +79,15 @@ final class Http1Transport implements Transport {
     /** Resolves, connects and (https) handshakes a new connection; every wait has its deadline. */
     private void open(CorRestClient client, Connection c, CorRestClientRequest req) throws IOException {
         Origin origin = c.origin;
-        InetAddress address = client.resolver.resolve(req.host);
+        long connectMs = client.connectTimeoutMs;
+        // the connect timeout covers the name lookup too: a slow resolver cannot stretch it
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectMs);
+        InetAddress address = client.resolver.resolve(req.host, connectMs);
         SocketChannel ch = SocketChannel.open();
         c.channel = ch;
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         client.channelOpened(ch);
-        long connectMs = client.connectTimeoutMs;
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectMs);
         Waits.Phase connecting = () -> "connect to " + origin + " timed out after " + connectMs + " ms";
         try {
             // from the address, never the name: an unresolved InetSocketAddress would look the name up right here

@@ -11,12 +11,13 @@ import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLException;
 
 import dev.cor.base.CorCo;
+import dev.cor.base.CorCoTimeoutException;
 
 /**
  * A connection's bytes through an {@link SSLEngine}: {@code https://}. The handshake and every
  * record go through {@link Waits}, so TLS yields inside a coroutine like any other wait. Delegated
- * tasks (certificate checks) run off the loop with {@link CorCo#blocking} inside a coroutine, and
- * right here on a plain thread.
+ * tasks (certificate checks) run on a helper thread ({@link CorCo#blocking}) within the deadline
+ * of the phase they hold up.
  * <p>
  * Buffers are kept in write mode between calls: {@code netIn} holds bytes read and not yet
  * unwrapped, {@code appIn} bytes decrypted and not yet handed out - both are used up before the
@@ -63,7 +64,7 @@ final class TlsConduit extends Conduit {
                 }
                 case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> hs = unwrapForHandshake(deadlineNanos, phase);
                 case NEED_TASK -> {
-                    runDelegatedTasks();
+                    runDelegatedTasks(deadlineNanos, phase);
                     hs = engine.getHandshakeStatus();
                 }
                 case FINISHED, NOT_HANDSHAKING -> {
@@ -171,7 +172,7 @@ final class TlsConduit extends Conduit {
         int idleWraps = 0;
         while (hs == HandshakeStatus.NEED_TASK || hs == HandshakeStatus.NEED_WRAP) {
             if (hs == HandshakeStatus.NEED_TASK) {
-                runDelegatedTasks();
+                runDelegatedTasks(deadlineNanos, phase);
                 hs = engine.getHandshakeStatus();
             } else {
                 hs = wrap(EMPTY, deadlineNanos, phase);
@@ -186,7 +187,7 @@ final class TlsConduit extends Conduit {
         while (src.hasRemaining()) {
             HandshakeStatus hs = wrap(src, deadlineNanos, phase);
             if (hs == HandshakeStatus.NEED_TASK) {
-                runDelegatedTasks();
+                runDelegatedTasks(deadlineNanos, phase);
             } else if (hs == HandshakeStatus.NEED_UNWRAP || hs == HandshakeStatus.NEED_UNWRAP_AGAIN) {
                 // The peer's handshake messages first (a renegotiation, a key update): read them
                 // through the wait, under the deadline, instead of wrapping on in vain.
@@ -260,16 +261,18 @@ final class TlsConduit extends Conduit {
         }
     }
 
-    private void runDelegatedTasks() throws IOException {
+    private void runDelegatedTasks(long deadlineNanos, Waits.Phase phase) throws IOException {
         try {
-            // Certificate checks can be slow: off the loop inside a coroutine, right here elsewhere.
+            // Certificate checks can be slow: on a helper thread, within the deadline of the phase they hold up.
             CorCo.blocking(() -> {
                 Runnable task;
                 while ((task = engine.getDelegatedTask()) != null) {
                     task.run();
                 }
                 return null;
-            });
+            }, Waits.remainingMs(deadlineNanos));
+        } catch (CorCoTimeoutException e) {
+            throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT, phase.timeoutMessage(), e);
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (InterruptedException e) {

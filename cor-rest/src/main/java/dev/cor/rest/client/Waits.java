@@ -24,15 +24,21 @@ final class Waits {
      */
     static int await(SelectableChannel channel, int ops, long deadlineNanos, Phase what) throws IOException {
         while (true) {
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
+            long ms = remainingMs(deadlineNanos);
+            if (ms == 0) {
                 throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT, what.timeoutMessage());
             }
-            int ready = CorRest.waitFd(channel, ops, (left + 999_999) / 1_000_000);
+            int ready = CorRest.waitFd(channel, ops, ms);
             if (ready != 0) {
                 return ready;
             }
         }
+    }
+
+    /** What is left of {@code deadlineNanos}, in whole milliseconds rounded up; 0 once it has passed. */
+    static long remainingMs(long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        return left <= 0 ? 0 : (left + 999_999) / 1_000_000;
     }
 
     /** What a wait is for: names the timeout. */

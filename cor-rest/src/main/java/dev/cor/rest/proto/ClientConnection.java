@@ -17,6 +17,7 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoLoopHandler;
 import dev.cor.base.CorCoTimer;
+import dev.cor.base.CorCoTimeoutException;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
 
@@ -129,7 +130,7 @@ final class ClientConnection implements CorCoLoopHandler {
      */
     void open(long deadlineNanos) {
         try {
-            InetAddress address = resolve(host);
+            InetAddress address = resolve(deadlineNanos);
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -216,13 +217,15 @@ final class ClientConnection implements CorCoLoopHandler {
         }
     }
 
-    private static InetAddress resolve(String host) throws IOException {
+    private InetAddress resolve(long deadlineNanos) throws IOException {
         try {
             return InetAddress.ofLiteral(host);
         } catch (IllegalArgumentException notALiteral) {
-            // A name lookup blocks, and a loop never does: inside a coroutine it runs on the blocking pool.
+            // A name lookup blocks, and a loop never does: it runs on the blocking pool, within the connect deadline.
             try {
-                return CorCo.blocking(() -> InetAddress.getByName(host));
+                return CorCo.blocking(() -> InetAddress.getByName(host), remainingMs(deadlineNanos));
+            } catch (CorCoTimeoutException e) {
+                throw new CorProtoTimeoutException("cor://" + host + ":" + port + ": no name lookup within the connect timeout", true);
             } catch (IOException | RuntimeException | Error e) {
                 throw e;
             } catch (Exception e) {

@@ -160,30 +160,40 @@ class CorRestClientCoroutineTest {
 
     @Test
     void fanOutChildrenInheritTheCallersContextAndFailuresStayWithTheirCall() throws Exception {
-        ConcurrentHashMap<String, Object> contexts = new ConcurrentHashMap<>();
         TestServer server = closing(TestServer.http((req, s, out) -> TestServer.respond(out, 200, "ok")));
         int deadPort;
         try (var ss = TestServer.listen()) {
             deadPort = ss.getLocalPort();
         }
-        // a resolver that looks at the coroutine it runs for: the child's context must be the parent's
         CorRestClient client = closing(CorRestClient.builder().resolver(CorRestResolver.of(host -> {
             throw new java.net.UnknownHostException(host);
         }, 1000)).build());
+        // Runs inside whoever opens a connection - the call's child coroutine: what context does it see?
+        ConcurrentLinkedQueue<String> seenByChildren = new ConcurrentLinkedQueue<>();
+        client.onChannelOpened = ch -> {
+            CorCo co = CorCo.current();
+            seenByChildren.add(co == null ? "no coroutine" : co.name() + " sees " + co.context());
+        };
         CorCoLoop loop = loop(64);
         String request = "the request";
         List<Object> out = inCoroutine(loop, () -> {
-            CorCo.current().context(request);
+            CorCo parent = CorCo.current();
+            parent.context(request);
             CorRestCall ok = client.start(CorRestClientRequest.get(server.url("/")));
-            contexts.put("child", CorCo.current().context());
             CorRestCall refused = client.start(CorRestClientRequest.get("http://127.0.0.1:" + deadPort + "/"));
             CorRestCall unresolved = client.start(CorRestClientRequest.get("http://nowhere.test/"));
             CorRestClient.awaitAll(List.of(ok, refused, unresolved));
             return List.of(ok.response().status(), ((CorRestClientException) refused.error()).kind(),
-                    ((CorRestClientException) unresolved.error()).kind());
+                    ((CorRestClientException) unresolved.error()).kind(), parent.name());
         });
-        assertEquals(List.of(200, CorRestClientException.Kind.REFUSED, CorRestClientException.Kind.RESOLVE), out);
-        assertEquals(request, contexts.get("child"));
+        assertEquals(List.of(200, CorRestClientException.Kind.REFUSED, CorRestClientException.Kind.RESOLVE), out.subList(0, 3));
+        String parentName = (String) out.get(3);
+        // the two calls that got as far as a connection ran in children of their own, and each saw the caller's context
+        assertEquals(2, seenByChildren.size(), seenByChildren.toString());
+        for (String seen : seenByChildren) {
+            assertTrue(seen.endsWith(" sees " + request), seen);
+            assertTrue(!seen.startsWith(parentName + " "), "the call ran in the caller, not a child: " + seen);
+        }
     }
 
     @Test

@@ -214,4 +214,57 @@ class CorRestClientTlsTest {
             assertTrue(blocking.getMessage().contains("handshake"), blocking.getMessage());
         }
     }
+
+    @Test
+    void aCertificateCheckThatHangsEndsAtTheHandshakeDeadlineAndIsInterrupted() throws Exception {
+        long hungMs = 20_000;
+        java.util.concurrent.CountDownLatch checking = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch interrupted = new java.util.concurrent.CountDownLatch(1);
+        // A trust manager that never answers (a revocation check against a dead responder, say): the
+        // SSLEngine runs it in a delegated task, which goes to the blocking pool.
+        javax.net.ssl.X509TrustManager hanging = new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType)
+                    throws java.security.cert.CertificateException {
+                checking.countDown();
+                try {
+                    Thread.sleep(hungMs);
+                } catch (InterruptedException e) {
+                    interrupted.countDown();
+                }
+                throw new java.security.cert.CertificateException("no answer from the trust check");
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        };
+        SSLContext hangingContext = SSLContext.getInstance("TLS");
+        hangingContext.init(null, new javax.net.ssl.TrustManager[] {hanging}, null);
+        try (CorRestClient slow = CorRestClient.builder().sslContext(hangingContext).handshakeTimeoutMs(500).build()) {
+            record Outcome(CorRestClientException failure, long ms, String after) {
+            }
+            Outcome o = inCoroutine(loop, () -> {
+                long t0 = System.nanoTime();
+                CorRestClientException e = assertThrows(CorRestClientException.class,
+                        () -> slow.send(CorRestClientRequest.get(url("127.0.0.1", "/"))));
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                // the coroutine goes on: a request through the trusting client
+                return new Outcome(e, ms, client.send(CorRestClientRequest.get(url("127.0.0.1", "/after"))).bodyText());
+            });
+            assertTrue(checking.await(10, TimeUnit.SECONDS), "the trust check never ran");
+            assertEquals(Kind.TIMEOUT, o.failure().kind(), o.failure().toString());
+            assertTrue(o.failure().getMessage().contains("handshake"), o.failure().getMessage());
+            assertTrue(o.ms() >= 500 && o.ms() < hungMs / 2, "the 500 ms handshake deadline took " + o.ms() + " ms");
+            assertTrue(interrupted.await(10, TimeUnit.SECONDS), "the delegated task's thread was not interrupted");
+            assertEquals("tls 127.0.0.1:" + https.port() + " ", o.after());
+            assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(slow.openConnections(), loop.liveCoroutines())));
+        }
+    }
 }

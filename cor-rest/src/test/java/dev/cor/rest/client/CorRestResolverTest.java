@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -98,10 +100,51 @@ class CorRestResolverTest {
             return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, (byte) n})};
         }, 50);
         // On a plain thread the lookup runs right here.
-        assertEquals("127.0.0.1", resolver.resolve("ttl.test").getHostAddress());
+        assertEquals("127.0.0.1", resolver.resolve("ttl.test", 1_000).getHostAddress());
         Thread.sleep(150); // past the 50 ms time to live
-        assertEquals("127.0.0.2", resolver.resolve("TTL.test").getHostAddress(), "the expired entry was used");
+        assertEquals("127.0.0.2", resolver.resolve("TTL.test", 1_000).getHostAddress(), "the expired entry was used");
         assertEquals(2, lookups.get());
+    }
+
+    @Test
+    void aHungLookupCannotStretchTheConnectTimeoutIsInterruptedAtItAndTheCallerGoesOn() throws Exception {
+        long hungMs = 20_000;
+        CountDownLatch interrupted = new CountDownLatch(2);
+        CorRestResolver resolver = CorRestResolver.of(host -> {
+            try {
+                Thread.sleep(hungMs); // a name service that does not answer
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                throw new java.io.InterruptedIOException("lookup interrupted");
+            }
+            return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})};
+        }, 60_000);
+        record Outcome(CorRestClientException failure, long ms, String after) {
+        }
+        String slow = "http://slowname.test:" + server.port() + "/";
+        String literal = "http://127.0.0.1:" + server.port() + "/";
+        try (CorRestClient client = CorRestClient.builder().resolver(resolver).connectTimeoutMs(300).maxIdlePerOrigin(0).build()) {
+            Outcome inCo = inCoroutine(loop, () -> {
+                long t0 = System.nanoTime();
+                CorRestClientException e = assertThrows(CorRestClientException.class, () -> client.send(CorRestClientRequest.get(slow)));
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                // the same coroutine goes on with another request
+                return new Outcome(e, ms, client.send(CorRestClientRequest.get(literal)).bodyText());
+            });
+            assertEquals(CorRestClientException.Kind.TIMEOUT, inCo.failure().kind(), inCo.failure().toString());
+            assertTrue(inCo.ms() >= 300 && inCo.ms() < hungMs / 2, "the 300 ms connect timeout took " + inCo.ms() + " ms");
+            assertEquals("host 127.0.0.1:" + server.port(), inCo.after());
+            assertEquals(List.of(0, 0), onLoop(loop, () -> List.of(loop.liveCoroutines(), client.openConnections())),
+                    "the loop goes on, with nothing left behind");
+
+            // a plain thread (a worker) under the same deadline
+            long t0 = System.nanoTime();
+            CorRestClientException e = assertThrows(CorRestClientException.class, () -> client.send(CorRestClientRequest.get(slow)));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(CorRestClientException.Kind.TIMEOUT, e.kind(), e.toString());
+            assertTrue(ms >= 300 && ms < hungMs / 2, "on a plain thread the 300 ms connect timeout took " + ms + " ms");
+            assertTrue(interrupted.await(10, TimeUnit.SECONDS), "each lookup's helper thread is interrupted at the deadline");
+        }
     }
 
     @Test
@@ -109,11 +152,12 @@ class CorRestResolverTest {
         CorRestResolver resolver = CorRestResolver.of(host -> {
             throw new AssertionError("looked up " + host);
         }, 1000);
-        assertEquals(InetAddress.getByName("127.0.0.1"), resolver.resolve("127.0.0.1"));
-        assertEquals(InetAddress.getByName("::1"), resolver.resolve("::1"));
-        assertSame(InetAddress.getLoopbackAddress(), resolver.resolve("localhost"));
+        // a literal needs no lookup, so even a deadline that has passed (0) gets its answer
+        assertEquals(InetAddress.getByName("127.0.0.1"), resolver.resolve("127.0.0.1", 0));
+        assertEquals(InetAddress.getByName("::1"), resolver.resolve("::1", 0));
+        assertSame(InetAddress.getLoopbackAddress(), resolver.resolve("localhost", 0));
         // on the loop thread, outside any coroutine: nothing is looked up, so nothing blocks and nothing is refused
-        assertEquals(InetAddress.getLoopbackAddress(), onLoop(loop, () -> resolver.resolve("LocalHost")));
+        assertEquals(InetAddress.getLoopbackAddress(), onLoop(loop, () -> resolver.resolve("LocalHost", 1000)));
         try (CorRestClient client = CorRestClient.builder().resolver(resolver).build()) {
             String body = inCoroutine(loop, () -> client.send(CorRestClientRequest.get("http://localhost:" + server.port() + "/")).bodyText());
             assertEquals("host localhost:" + server.port(), body);
@@ -139,7 +183,7 @@ class CorRestResolverTest {
             assertEquals(CorRestClientException.Kind.RESOLVE, assertThrows(CorRestClientException.class,
                     () -> client.send(CorRestClientRequest.get("http://no.such.name.test/"))).kind());
         }
-        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> onLoop(loop, () -> resolver.resolve("some.name.test")));
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> onLoop(loop, () -> resolver.resolve("some.name.test", 1000)));
         assertTrue(refused.getMessage().contains("a loop never blocks"), refused.getMessage());
     }
 }
