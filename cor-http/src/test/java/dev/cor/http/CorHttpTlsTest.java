@@ -185,6 +185,12 @@ class CorHttpTlsTest {
             assertFalse(refused instanceof SocketTimeoutException, "the handshake stalled: " + refused);
             assertTrue(ms < 5000, "closed after " + ms + " ms");
             hold.countDown();
+            // the held tasks end on the pool's thread after the latch opens: wait for them, not for a guess
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (bounded.tlsTasks().getActiveCount() + bounded.tlsTasks().getQueue().size() > 0) {
+                assertTrue(System.nanoTime() < until, "the held tasks did not drain within 10 s");
+                Thread.sleep(5);
+            }
             assertEquals(200, handshakeAndGet(bounded.port(), sockets), "served once the tasks drained");
         } finally {
             hold.countDown();
