@@ -24,13 +24,17 @@ final class HeadWriter {
     }
 
     /** A header name or value: ISO-8859-1, as RFC 9110 field values are opaque octets. */
+    @SuppressWarnings("deprecation") // getBytes(int, int, byte[], int) is the one bulk copy of a char's low byte
     HeadWriter latin1(String s) {
         int n = s.length();
         ensure(n);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            buf[len++] = (byte) (c == '\r' || c == '\n' ? ' ' : c); // never let a value split the head
+        s.getBytes(0, n, buf, len);
+        for (int i = len, end = len + n; i < end; i++) {
+            if (buf[i] == '\r' || buf[i] == '\n') {
+                buf[i] = ' '; // never let a value split the head
+            }
         }
+        len += n;
         return this;
     }
 

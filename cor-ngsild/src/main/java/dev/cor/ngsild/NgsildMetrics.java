@@ -3,37 +3,52 @@ package dev.cor.ngsild;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The broker's counters: requests by operation and status. Any thread counts (the loops, the
- * workers); any thread reads. {@link #appendPrometheus} writes them in the Prometheus text
- * format, for a server's {@code /metrics}.
+ * workers); any thread reads. Counting a request allocates nothing once its operation was seen:
+ * one array of counters per operation, indexed by status. {@link #appendPrometheus} writes them
+ * in the Prometheus text format, for a server's {@code /metrics}.
  */
 public final class NgsildMetrics {
-    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+    /** Statuses 100-599 have a counter each; anything else (none is answered) is not counted. */
+    private static final int FIRST = 100;
+    private static final int LAST = 599;
+
+    private final Map<String, AtomicLongArray> requests = new ConcurrentHashMap<>();
 
     /** Counts one answered request. */
     public void request(String operation, int status) {
-        requests.computeIfAbsent(operation + '\u0000' + status, k -> new LongAdder()).increment();
+        if (status < FIRST || status > LAST) {
+            return;
+        }
+        AtomicLongArray byStatus = requests.get(operation);
+        if (byStatus == null) {
+            byStatus = requests.computeIfAbsent(operation, k -> new AtomicLongArray(LAST - FIRST + 1));
+        }
+        byStatus.incrementAndGet(status - FIRST);
     }
 
     /** How many requests of {@code operation} were answered with {@code status}. */
     public long requests(String operation, int status) {
-        LongAdder a = requests.get(operation + '\u0000' + status);
-        return a == null ? 0 : a.sum();
+        AtomicLongArray byStatus = requests.get(operation);
+        return byStatus == null || status < FIRST || status > LAST ? 0 : byStatus.get(status - FIRST);
     }
 
     /** Appends the request counters as {@code cor_ngsild_requests_total{operation,status}}. */
     public void appendPrometheus(StringBuilder out) {
         out.append("# HELP cor_ngsild_requests_total NGSI-LD requests answered, by operation and status.\n");
         out.append("# TYPE cor_ngsild_requests_total counter\n");
-        Map<String, LongAdder> sorted = new TreeMap<>(requests);
-        for (Map.Entry<String, LongAdder> e : sorted.entrySet()) {
-            int sep = e.getKey().indexOf('\u0000');
-            out.append("cor_ngsild_requests_total{operation=\"").append(e.getKey(), 0, sep)
-                    .append("\",status=\"").append(e.getKey(), sep + 1, e.getKey().length()).append("\"} ")
-                    .append(e.getValue().sum()).append('\n');
+        for (Map.Entry<String, AtomicLongArray> e : new TreeMap<>(requests).entrySet()) {
+            AtomicLongArray byStatus = e.getValue();
+            for (int i = 0; i < byStatus.length(); i++) {
+                long n = byStatus.get(i);
+                if (n > 0) {
+                    out.append("cor_ngsild_requests_total{operation=\"").append(e.getKey())
+                            .append("\",status=\"").append(FIRST + i).append("\"} ").append(n).append('\n');
+                }
+            }
         }
     }
 }

@@ -60,13 +60,32 @@ public final class CorRestHeaders {
     /** Whether a comma-separated field holds {@code token} (case-insensitive), e.g. {@code Connection: close}. */
     public boolean hasToken(String name, String token) {
         for (int i = 0, n = names.size(); i < n; i++) {
-            if (names.get(i).equalsIgnoreCase(name)) {
-                for (String t : values.get(i).split(",")) {
-                    if (t.trim().equalsIgnoreCase(token)) {
-                        return true;
-                    }
-                }
+            if (names.get(i).equalsIgnoreCase(name) && listHas(values.get(i), token)) {
+                return true;
             }
+        }
+        return false;
+    }
+
+    /** Whether the comma-separated {@code list} holds {@code token}, without splitting it (a hot path: keep-alive). */
+    private static boolean listHas(String list, String token) {
+        int n = list.length();
+        int start = 0;
+        while (start <= n) {
+            int comma = list.indexOf(',', start);
+            int end = comma < 0 ? n : comma;
+            int a = start;
+            int b = end;
+            while (a < b && list.charAt(a) <= ' ') {
+                a++;
+            }
+            while (b > a && list.charAt(b - 1) <= ' ') {
+                b--;
+            }
+            if (b - a == token.length() && list.regionMatches(true, a, token, 0, token.length())) {
+                return true;
+            }
+            start = end + 1;
         }
         return false;
     }

@@ -165,4 +165,17 @@ class CorRestTest {
             p.sink().close();
         }
     }
+
+    @Test
+    void aTokenIsFoundInACommaSeparatedFieldWhateverItsCaseAndSpacesAndOnlyWhole() {
+        CorRestHeaders h = new CorRestHeaders().add("Connection", "keep-alive").add("connection", " Upgrade ,  CLOSE ");
+        assertTrue(h.hasToken("Connection", "close"));
+        assertTrue(h.hasToken("CONNECTION", "upgrade"));
+        assertTrue(h.hasToken("Connection", "keep-alive"));
+        assertFalse(h.hasToken("Connection", "clos"), "a prefix of a token is not the token");
+        assertFalse(h.hasToken("Connection", "close,"));
+        assertFalse(h.hasToken("Transfer-Encoding", "close"), "another field");
+        assertFalse(new CorRestHeaders().add("Connection", "").hasToken("Connection", "close"));
+        assertTrue(new CorRestHeaders().add("Connection", ",,close").hasToken("Connection", "close"));
+    }
 }

@@ -71,9 +71,10 @@ final class EntityOperations {
 
     void retrieve(Exchange x) {
         EntityParser parser = parser(x);
-        Entity e = config.store().get(x.tenant, entityId(x));
+        // an id the store holds was checked when it was created: only a miss needs the id checked (400 before 404)
+        Entity e = config.store().get(x.tenant, x.route.entityId());
         if (e == null) {
-            throw NgsiLdException.notFound("no entity " + x.route.entityId());
+            throw NgsiLdException.notFound("no entity " + entityId(x));
         }
         TypeSelection type = typeSelector(x);
         if (type != null && !type.matches(e.types())) {

@@ -1,7 +1,6 @@
 package dev.cor.ngsild.api;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -81,8 +80,10 @@ final class Exchange {
 
     /** The context named by the request's {@code Link} header(s). */
     ContextRef linkContext() {
-        List<String> links = request.headers().getAll("Link");
-        return links.isEmpty() ? ContextRef.none() : ContextRef.fromLinkHeaders(links);
+        if (request.headers().get("Link") == null) {
+            return ContextRef.none(); // the common case: no list to build
+        }
+        return ContextRef.fromLinkHeaders(request.headers().getAll("Link"));
     }
 
     /** {@code http://host} of this broker as the client reached it, for URLs in answers. */
