@@ -105,77 +105,40 @@ final class EntityOperations {
     }
 
     void replace(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
-        EntityInput in = parser(x).entity(objectBody(x), false, Mode.WHOLE);
-        checkBodyId(id, in);
-        long now = now();
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return EntityEditor.replace(current, in, now);
-        });
+        EntityInput in = fragment(x, Mode.WHOLE);
+        writeExisting(x, (current, now) -> EntityEditor.replace(current, in, now));
         app.noContent(x);
     }
 
     void merge(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
-        EntityInput in = parser(x).entity(objectBody(x), false, Mode.MERGE);
-        checkBodyId(id, in);
-        long now = now();
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return EntityEditor.merge(current, in, now);
-        });
+        EntityInput in = fragment(x, Mode.MERGE);
+        writeExisting(x, (current, now) -> EntityEditor.merge(current, in, now));
         app.noContent(x);
     }
 
     void delete(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return null;
-        });
+        writeExisting(x, (current, now) -> null);
         app.noContent(x);
     }
 
     // ---------------------------------------------------------------- attributes
 
     void append(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
-        EntityInput in = parser(x).entity(objectBody(x), false, Mode.WHOLE);
-        checkBodyId(id, in);
+        EntityInput in = fragment(x, Mode.WHOLE);
         boolean noOverwrite = options(x).contains("noOverwrite");
-        long now = now();
         EntityEditor.Result[] result = new EntityEditor.Result[1];
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            result[0] = EntityEditor.append(current, in, noOverwrite, now);
-            return result[0].entity();
-        });
+        writeExisting(x, (current, now) -> (result[0] = EntityEditor.append(current, in, noOverwrite, now)).entity());
         updateResult(x, result[0]);
     }
 
     void update(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
-        EntityInput in = parser(x).entity(objectBody(x), false, Mode.PATCH);
-        checkBodyId(id, in);
-        long now = now();
+        EntityInput in = fragment(x, Mode.PATCH);
         EntityEditor.Result[] result = new EntityEditor.Result[1];
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            result[0] = EntityEditor.update(current, in, now);
-            return result[0].entity();
-        });
+        writeExisting(x, (current, now) -> (result[0] = EntityEditor.update(current, in, now)).entity());
         updateResult(x, result[0]);
     }
 
     void partialAttributeUpdate(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
         JsonNode body = attributeBody(x);
@@ -183,31 +146,19 @@ final class EntityOperations {
             throw NgsiLdException.badData("the fragment of attribute " + x.route.attribute() + " is empty: nothing to update");
         }
         var in = parser.attributeValue(x.route.attribute(), body, Mode.PATCH);
-        long now = now();
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return EntityEditor.partialUpdate(current, name, in, now);
-        });
+        writeExisting(x, (current, now) -> EntityEditor.partialUpdate(current, name, in, now));
         app.noContent(x);
     }
 
     void replaceAttribute(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
         EntityParser parser = parser(x);
         String name = parser.attributeName(x.route.attribute());
         var in = parser.attributeValue(x.route.attribute(), attributeBody(x), Mode.WHOLE);
-        long now = now();
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return EntityEditor.replaceAttribute(current, name, in, now);
-        });
+        writeExisting(x, (current, now) -> EntityEditor.replaceAttribute(current, name, in, now));
         app.noContent(x);
     }
 
     void deleteAttribute(Exchange x) {
-        String id = entityId(x);
-        TypeSelection types = typeSelector(x);
         // DELETE .../attrs/scope removes the entity's scopes (4.18)
         String name = x.route.attribute().equals("scope") ? EntityEditor.SCOPE : parser(x).attributeName(x.route.attribute());
         String datasetId = x.params.get("datasetId");
@@ -215,12 +166,33 @@ final class EntityOperations {
             throw NgsiLdException.badData("datasetId '" + datasetId + "' is not a URI");
         }
         boolean deleteAll = x.params.bool("deleteAll", false);
-        long now = now();
-        config.store().write(x.tenant, id, current -> {
-            existing(current, id, types);
-            return EntityEditor.deleteAttribute(current, name, datasetId, deleteAll, now);
-        });
+        writeExisting(x, (current, now) -> EntityEditor.deleteAttribute(current, name, datasetId, deleteAll, now));
         app.noContent(x);
+    }
+
+    /** The next record of an existing entity, built inside the store's critical section: it must not wait. */
+    @FunctionalInterface
+    private interface Change {
+        Entity apply(Entity current, long now);
+    }
+
+    /**
+     * One atomic write to the path's entity, which must exist and - with {@code ?type} - be of
+     * that type (ResourceNotFound otherwise, and nothing changes); {@code change} gives the next
+     * record ({@code null}: delete it).
+     */
+    private void writeExisting(Exchange x, Change change) {
+        String id = entityId(x);
+        TypeSelection types = typeSelector(x);
+        long now = now();
+        config.store().write(x.tenant, id, current -> change.apply(existing(current, id, types), now));
+    }
+
+    /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */
+    private EntityInput fragment(Exchange x, Mode mode) {
+        EntityInput in = parser(x).entity(objectBody(x), false, mode);
+        checkBodyId(entityId(x), in);
+        return in;
     }
 
     /** The body of an attribute operation: the attribute itself (an object), its @context aside. */
