@@ -166,30 +166,7 @@ public final class EntityEditor {
      */
     public static Entity merge(Entity current, EntityInput in, long now) {
         Map<String, AttributeList> attrs = new LinkedHashMap<>(current.attributes());
-        for (Map.Entry<String, List<AttributeInput>> e : in.attributes().entrySet()) {
-            String name = e.getKey();
-            if (e.getValue() == null) {
-                attrs.remove(name);
-                continue;
-            }
-            AttributeList have = attrs.get(name);
-            for (AttributeInput i : e.getValue()) {
-                Attribute existing = have == null ? null : have.instance(i.datasetId());
-                if (i.isNull()) {
-                    if (have != null) {
-                        have = have.without(i.datasetId());
-                    }
-                    continue;
-                }
-                Attribute next = existing == null ? toAttribute(name, i, now, now) : mergeInto(name, existing, i, true, now);
-                have = have == null ? AttributeList.of(next) : have.with(next);
-            }
-            if (have == null) {
-                attrs.remove(name);
-            } else {
-                attrs.put(name, have);
-            }
-        }
+        mergeAll(attrs, in.attributes(), true, now);
         return withAttributes(current, mergedTypes(current.types(), in.types()), in.scopes(), attrs, now);
     }
 
@@ -325,35 +302,46 @@ public final class EntityEditor {
             value = existing.value();
         }
         Map<String, AttributeList> sub = new LinkedHashMap<>(existing.sub());
-        for (Map.Entry<String, List<AttributeInput>> s : i.sub().entrySet()) {
-            String sn = s.getKey();
-            if (s.getValue() == null) {
-                sub.remove(sn);
-                continue;
-            }
-            AttributeList have = sub.get(sn);
-            for (AttributeInput si : s.getValue()) {
-                Attribute ex = have == null ? null : have.instance(si.datasetId());
-                if (si.isNull()) {
-                    if (have != null) {
-                        have = have.without(si.datasetId());
-                    }
-                    continue;
-                }
-                Attribute next = ex != null && deep ? mergeInto(sn, ex, si, true, now)
-                        : toAttribute(sn, si, ex != null ? ex.createdAt() : now, now);
-                have = have == null ? AttributeList.of(next) : have.with(next);
-            }
-            if (have == null) {
-                sub.remove(sn);
-            } else {
-                sub.put(sn, have);
-            }
-        }
+        mergeAll(sub, i.sub(), deep, now);
         return new Attribute(kind, value, existing.datasetId(),
                 member(i.observedAt(), existing.observedAt()), member(i.unitCode(), existing.unitCode()),
                 memberNode(i.valueType(), existing.valueType()), memberNode(i.objectType(), existing.objectType()),
                 Collections.unmodifiableMap(sub), existing.createdAt(), now);
+    }
+
+    /**
+     * Applies a patch's attributes (or sub-attributes) to {@code into}, instance by instance:
+     * NGSI-LD Null removes an attribute or an instance, a new one is added, an existing one is
+     * merged member by member ({@code deep}: a merge patch, into values too) or - for a partial
+     * update's sub-attributes - replaced whole, keeping its createdAt.
+     */
+    private static void mergeAll(Map<String, AttributeList> into, Map<String, List<AttributeInput>> patch, boolean deep,
+            long now) {
+        for (Map.Entry<String, List<AttributeInput>> e : patch.entrySet()) {
+            String name = e.getKey();
+            if (e.getValue() == null) {
+                into.remove(name);
+                continue;
+            }
+            AttributeList have = into.get(name);
+            for (AttributeInput i : e.getValue()) {
+                Attribute existing = have == null ? null : have.instance(i.datasetId());
+                if (i.isNull()) {
+                    if (have != null) {
+                        have = have.without(i.datasetId());
+                    }
+                    continue;
+                }
+                Attribute next = existing != null && deep ? mergeInto(name, existing, i, true, now)
+                        : toAttribute(name, i, existing != null ? existing.createdAt() : now, now);
+                have = have == null ? AttributeList.of(next) : have.with(next);
+            }
+            if (have == null) {
+                into.remove(name);
+            } else {
+                into.put(name, have);
+            }
+        }
     }
 
     /** RFC 7396 merge of two JSON objects, with NGSI-LD Null (and JSON null) removing a member. */

@@ -128,6 +128,16 @@ public final class EntityRenderer {
         if (o.showId()) {
             g.writeStringField("id", e.id());
         }
+        members(g, e, ctx, o);
+        if (context != null) {
+            g.writeFieldName("@context");
+            g.writeTree(context);
+        }
+        g.writeEndObject();
+    }
+
+    /** What an entity and a Feature's properties share: type, scope, attributes, broker times. */
+    private static void members(JsonGenerator g, Entity e, LdContext ctx, Options o) throws IOException {
         if (o.showType()) {
             types(g, "type", e.types(), ctx);
         }
@@ -139,11 +149,6 @@ public final class EntityRenderer {
             g.writeStringField("createdAt", time(e.createdAt()));
             g.writeStringField("modifiedAt", time(e.modifiedAt()));
         }
-        if (context != null) {
-            g.writeFieldName("@context");
-            g.writeTree(context);
-        }
-        g.writeEndObject();
     }
 
     private static void feature(JsonGenerator g, Entity e, LdContext ctx, Options o, JsonNode context) throws IOException {
@@ -159,17 +164,7 @@ public final class EntityRenderer {
             g.writeNull();
         }
         g.writeObjectFieldStart("properties");
-        if (o.showType()) {
-            types(g, "type", e.types(), ctx);
-        }
-        if (o.showScope() && !e.scopes().isEmpty()) {
-            strings(g, "scope", e.scopes());
-        }
-        attributes(g, e.attributes(), ctx, o, true);
-        if (o.sysAttrs()) {
-            g.writeStringField("createdAt", time(e.createdAt()));
-            g.writeStringField("modifiedAt", time(e.modifiedAt()));
-        }
+        members(g, e, ctx, o);
         g.writeEndObject();
         if (context != null) {
             g.writeFieldName("@context");
