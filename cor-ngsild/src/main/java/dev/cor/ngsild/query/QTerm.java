@@ -1,0 +1,116 @@
+package dev.cor.ngsild.query;
+
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * One query term (§ 4.9): an attribute path alone (existence), or with an operator and a value,
+ * a list of values ({@code ==}/{@code !=} any of them), a range ({@code a..b}, both included) or a
+ * pattern. A target that is an array matches {@code ==} when one of its items does, and
+ * {@code !=} when none does. Immutable.
+ */
+record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern pattern) implements QNode {
+
+    enum Op { EXISTS, EQ, NE, GT, GE, LT, LE, MATCH, NO_MATCH }
+
+    @Override
+    public boolean test(Entity e) {
+        return switch (op) {
+            case EXISTS -> path.exists(e);
+            case NE -> path.any(e, (v, k) -> !equalsAny(v, k));
+            default -> path.any(e, this::accepts);
+        };
+    }
+
+    @Override
+    public void required(Set<String> out) {
+        if (path.entityTime == QPath.Meta.NONE) {
+            out.add(path.attribute);
+        }
+    }
+
+    private boolean accepts(JsonNode v, AttributeKind k) {
+        return switch (op) {
+            case EQ -> equalsAny(v, k);
+            case GT, GE, LT, LE -> !isRelationship(k) && ordered(v, k);
+            case MATCH -> matches(v, false);
+            case NO_MATCH -> matches(v, true);
+            case EXISTS, NE -> throw new IllegalStateException(op.name());
+        };
+    }
+
+    private static boolean isRelationship(AttributeKind k) {
+        return k == AttributeKind.RELATIONSHIP || k == AttributeKind.LIST_RELATIONSHIP;
+    }
+
+    /** Whether the target (or one of its items) equals one of the values, or lies in the range. */
+    private boolean equalsAny(JsonNode v, AttributeKind k) {
+        if (v.isArray()) {
+            for (JsonNode item : v) {
+                if (equalsOne(item, k)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return equalsOne(v, k);
+    }
+
+    private boolean equalsOne(JsonNode v, AttributeKind k) {
+        boolean vocab = k == AttributeKind.VOCAB_PROPERTY;
+        if (range) {
+            Integer lo = values[0].compare(v, vocab);
+            Integer hi = values[1].compare(v, vocab);
+            return lo != null && hi != null && lo >= 0 && hi <= 0;
+        }
+        for (QValue q : values) {
+            Integer c = q.compare(v, vocab);
+            if (c != null && c == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean ordered(JsonNode v, AttributeKind k) {
+        if (v.isArray()) {
+            for (JsonNode item : v) {
+                if (ordered(item, k)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        Integer c = values[0].compare(v, k == AttributeKind.VOCAB_PROPERTY);
+        if (c == null) {
+            return false;
+        }
+        return switch (op) {
+            case GT -> c > 0;
+            case GE -> c >= 0;
+            case LT -> c < 0;
+            case LE -> c <= 0;
+            default -> false;
+        };
+    }
+
+    /** A pattern applies to strings only: any other target matches neither ~= nor !~= (§ 4.9). */
+    private boolean matches(JsonNode v, boolean negate) {
+        if (v.isArray()) {
+            for (JsonNode item : v) {
+                if (matches(item, negate)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        if (!v.isTextual()) {
+            return false;
+        }
+        return pattern.find(v.textValue()) != negate;
+    }
+}

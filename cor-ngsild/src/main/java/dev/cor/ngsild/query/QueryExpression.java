@@ -1,0 +1,76 @@
+package dev.cor.ngsild.query;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * A parsed NGSI-LD query ({@code q}, ETSI GS CIM 009 § 4.9): terms on attribute paths joined by
+ * {@code ;} (and, binding tighter) and {@code |} (or), grouped with parentheses, its names
+ * expanded with the request's {@code @context} once, at {@link #parse}. Immutable: parse once,
+ * then {@link #test} any number of entities from any thread (a query, a subscription's
+ * notifications). Every syntax error is a BadRequestData naming the character.
+ */
+public final class QueryExpression {
+    /** The longest q accepted: a bound on parse and evaluation cost per entity. */
+    static final int MAX_LENGTH = 4096;
+
+    private final String text;
+    private final QNode root;
+    private final Set<String> required;
+
+    QueryExpression(String text, QNode root) {
+        this.text = text;
+        this.root = root;
+        Set<String> r = new LinkedHashSet<>();
+        root.required(r);
+        this.required = Set.copyOf(r);
+    }
+
+    /**
+     * Parses {@code text}, expanding attribute names (and the values compared with a
+     * VocabProperty) with {@code context}.
+     *
+     * @throws NgsiLdException BadRequestData pointing at the offending character
+     */
+    public static QueryExpression parse(String text, LdContext context) {
+        return new QueryExpression(text, new QParser(text, context).parse());
+    }
+
+    /** Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery. */
+    public boolean test(Entity e) {
+        return root.test(e);
+    }
+
+    /**
+     * The expanded names of attributes every matching entity has (the first names of the terms
+     * an entity must satisfy whatever the rest): a planner may start from the entities that
+     * have one of them.
+     */
+    public Set<String> requiredAttributes() {
+        return required;
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    /** The children of an and/or, for the parser. */
+    static QNode and(List<QNode> all) {
+        return all.size() == 1 ? all.get(0) : new QNode.And(all.toArray(QNode[]::new));
+    }
+
+    static QNode or(List<QNode> any) {
+        return any.size() == 1 ? any.get(0) : new QNode.Or(any.toArray(QNode[]::new));
+    }
+
+    static List<QNode> list() {
+        return new ArrayList<>(4);
+    }
+}
