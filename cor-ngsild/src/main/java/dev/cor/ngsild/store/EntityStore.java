@@ -95,4 +95,21 @@ public interface EntityStore {
     default int sizeInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon, double maxLat) {
         return Integer.MAX_VALUE;
     }
+
+    /**
+     * The keys of an index that hold at least one entity of the tenant: its types (TYPE) or
+     * attribute names (ATTRIBUTE), expanded, in no particular order. This default walks every
+     * entity.
+     */
+    default Set<String> keys(String tenant, Index index) {
+        Set<String> out = new java.util.HashSet<>();
+        forEach(tenant, null, e -> {
+            if (index == Index.TYPE) {
+                out.addAll(e.types());
+            } else if (index == Index.ATTRIBUTE) {
+                out.addAll(e.attributes().keySet());
+            }
+        });
+        return out;
+    }
 }

@@ -131,6 +131,21 @@ public final class MemoryEntityStore implements EntityStore {
     }
 
     @Override
+    public Set<String> keys(String tenant, Index index) {
+        TenantData t = tenants.get(tenant);
+        if (t == null || index == Index.ALL) {
+            return Set.of();
+        }
+        Set<String> out = new java.util.HashSet<>();
+        (index == Index.TYPE ? t.byType : t.byAttribute).forEach((k, o) -> {
+            if (o.size.get() > 0) {
+                out.add(k);
+            }
+        });
+        return out;
+    }
+
+    @Override
     public int count(String tenant) {
         TenantData t = tenants.get(tenant);
         return t == null ? 0 : t.entities.size();
