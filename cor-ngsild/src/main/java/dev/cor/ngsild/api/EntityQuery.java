@@ -53,6 +53,11 @@ final class EntityQuery {
         this.scope = scope;
     }
 
+    @Override
+    public String toString() {
+        return "EntityQuery[selectors=" + selectors + " attrs=" + attrs + " q=" + q + " geo=" + geo + " scope=" + scope + "]";
+    }
+
     /** Whether {@code e} is selected: the plain filter, the reference every plan must agree with. */
     boolean test(Entity e) {
         if (!selectors.isEmpty()) {

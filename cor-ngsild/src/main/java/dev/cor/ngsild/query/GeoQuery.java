@@ -169,6 +169,12 @@ public final class GeoQuery {
         return d;
     }
 
+    @Override
+    public String toString() {
+        return relation + (Double.isNaN(maxDistance) ? "" : " max " + maxDistance) + (Double.isNaN(minDistance) ? "" : " min "
+                + minDistance) + " " + reference + " on " + geoproperty;
+    }
+
     /** The expanded name of the GeoProperty the query targets. */
     public String geoproperty() {
         return geoproperty;

@@ -40,6 +40,11 @@ public final class ScopeQuery {
         return new ScopeQuery(root);
     }
 
+    @Override
+    public String toString() {
+        return root.toString();
+    }
+
     public boolean test(Entity e) {
         return test(root, e.scopes());
     }
