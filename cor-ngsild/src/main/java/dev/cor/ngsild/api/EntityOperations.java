@@ -348,7 +348,7 @@ final class EntityOperations {
                     + config.limits().maxLimit());
         }
         int offset = params.integer("offset", 0);
-        boolean count = params.bool("count", false);
+        boolean count = params.bool("count", false) || params.list("options").contains("count");
         if (limit == 0 && !count) {
             throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
         }

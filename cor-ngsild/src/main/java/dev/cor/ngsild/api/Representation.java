@@ -41,12 +41,14 @@ final class Representation {
                 case "keyValues", "simplified" -> Format.SIMPLIFIED;
                 case "concise" -> Format.CONCISE;
                 case "normalized" -> Format.NORMALIZED;
-                case "sysAttrs" -> null;
+                case "sysAttrs", "count" -> null; // count: Orion-LD's spelling of count=true, a query's (EntityOperations)
                 default -> throw NgsiLdException.invalid("unknown option '" + o + "' (keyValues, simplified, concise,"
-                        + " normalized, sysAttrs)");
+                        + " normalized, sysAttrs, count)");
             };
             if (o.equals("sysAttrs")) {
                 sysAttrs = true;
+            } else if (o.equals("count")) {
+                continue;
             } else if (format != null && format != f) {
                 throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
             } else {

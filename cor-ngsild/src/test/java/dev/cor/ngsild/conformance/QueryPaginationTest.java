@@ -92,6 +92,14 @@ class QueryPaginationTest extends ConformanceTest {
     }
 
     @Test
+    @DisplayName("6.3.13: options=count (Orion-LD's spelling) counts as count=true does")
+    void optionsCount() {
+        Answer a = api.get("/entities").query("type", type).query("options", "keyValues,count").query("limit", "2").send();
+        assertEquals(2, page(a).size());
+        assertEquals(Integer.toString(N), a.header("NGSILD-Results-Count"));
+    }
+
+    @Test
     @DisplayName("6.3.13: limit=0 with count=true answers only the count")
     void limitZeroCount() {
         Answer a = api.get("/entities").query("type", type).query("limit", "0").query("count", "true").send();
