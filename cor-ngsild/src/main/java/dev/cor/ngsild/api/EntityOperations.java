@@ -361,6 +361,46 @@ final class EntityOperations {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
         app.answer(x, 200, x.accept, bytes, x.context);
+        if (x.operation() == Operation.QUERY_ENTITIES && limit > 0) {
+            // 4.12, 6.3.10: links to the previous and the next page, beside the context's
+            if (offset > 0) {
+                x.request.responseHeaders().add("Link", pageLink(x, limit, Math.max(0, offset - limit), "prev"));
+            }
+            if (page.more()) {
+                x.request.responseHeaders().add("Link", pageLink(x, limit, offset + limit, "next"));
+            }
+        }
+    }
+
+    /** The request's own path and parameters (sorted by name, as given) with {@code offset} moved. */
+    private static String pageLink(Exchange x, int limit, int offset, String rel) {
+        java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
+        params.put("limit", Integer.toString(limit));
+        params.put("offset", Integer.toString(offset));
+        StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append("entities");
+        char sep = '?';
+        for (java.util.Map.Entry<String, String> p : params.entrySet()) {
+            b.append(sep).append(p.getKey()).append('=').append(linkValue(p.getValue()));
+            sep = '&';
+        }
+        return b.append(">; rel=\"").append(rel).append("\"; type=\"").append(x.accept.mediaType()).append('"').toString();
+    }
+
+    /** A parameter value as a URI reference admits it: what would break the Link header or the query is escaped. */
+    private static String linkValue(String v) {
+        StringBuilder b = new StringBuilder(v.length());
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c <= 0x20 || c >= 0x7F || "<>\"&#%,+".indexOf(c) >= 0) {
+                for (byte by : String.valueOf(c).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                    b.append('%').append(Character.toUpperCase(Character.forDigit((by >> 4) & 0xF, 16)))
+                            .append(Character.toUpperCase(Character.forDigit(by & 0xF, 16)));
+                }
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     private static String optionalText(JsonNode o, String member) {

@@ -35,8 +35,11 @@ final class EntityQuery {
         }
     }
 
-    /** The page asked for, and - when counted - how many entities match in all. */
-    record Page(List<Entity> entities, int count) {
+    /**
+     * The page asked for, and - when counted - how many entities match in all; {@code more}: some
+     * match lies beyond the page (a next page exists).
+     */
+    record Page(List<Entity> entities, int count, boolean more) {
     }
 
     private final List<Selector> selectors;
@@ -145,10 +148,11 @@ final class EntityQuery {
             // the index is the whole filter: its size is the count, and the page ends the walk
             c.counting = false;
             plan.run();
-            return new Page(c.page, store.size(tenant, Index.TYPE, types.iterator().next()));
+            int n = store.size(tenant, Index.TYPE, types.iterator().next());
+            return new Page(c.page, n, (long) offset + limit < n);
         }
         plan.run();
-        return new Page(c.page, c.matched);
+        return new Page(c.page, c.matched, (long) c.matched > (long) offset + limit);
     }
 
     /** Whether the selection is one type and nothing else. */
@@ -235,7 +239,8 @@ final class EntityQuery {
                 page.add(e);
             }
             matched++;
-            return counting || page.size() < limit;
+            // one match past the page says whether a next page exists
+            return counting || (long) matched <= (long) offset + limit;
         }
     }
 }

@@ -29,7 +29,7 @@ import dev.cor.rest.CorRestJson;
  * Differential test of the query planner: on seeded random entities (random types, attributes,
  * values, metadata, scopes and geometries, written, rewritten and deleted so the indexes move)
  * and thousands of random queries (type selections, ids, idPattern, attrs, q, geo, scopeQ,
- * limit/offset/count), {@link EntityQuery#run} - which starts from an index and stops early -
+ * limit/offset/count and whether a next page exists), {@link EntityQuery#run} - which starts from an index and stops early -
  * gives exactly the page and count of a plain filter over every entity in id order. The seed is
  * printed on failure; {@code -Dcor.query.seed=N} replays one.
  */
@@ -86,6 +86,7 @@ class QueryDifferentialTest {
             if (count) {
                 assertEquals(expected.size(), page.count(), what + " count");
             }
+            assertEquals(expected.size() > offset + limit, page.more(), what + " a next page");
             if (!expected.isEmpty()) {
                 nonEmpty++;
             }

@@ -75,6 +75,41 @@ class QueryPaginationTest extends ConformanceTest {
         assertEquals(evens.stream().sorted().toList(), evens);
     }
 
+    /** The prev and next page links of an answer (its Link headers other than the context's), "-" for none. */
+    private static String pageLinks(Answer a) {
+        String prev = "-";
+        String next = "-";
+        for (String v : a.headers().allValues("Link")) {
+            for (String l : v.split(",")) {
+                if (l.contains("rel=\"prev\"")) {
+                    prev = l.substring(l.indexOf('<') + 1, l.indexOf('>'));
+                } else if (l.contains("rel=\"next\"")) {
+                    next = l.substring(l.indexOf('<') + 1, l.indexOf('>'));
+                }
+            }
+        }
+        return prev + " " + next;
+    }
+
+    @Test
+    @DisplayName("4.12, 6.3.10 TP 019_31_01..04: Link rel=prev and rel=next point at the neighbour pages, absent at the edges")
+    void pageLinks() {
+        String base = "/ngsi-ld/v1/entities?count=true&limit=10&offset=";
+        String query = "&type=" + type;
+        String first = pageLinks(api.get("/entities").query("type", type).query("count", "true").query("limit", "10").send());
+        assertEquals("- " + base + "10" + query, first);
+        String middle = pageLinks(api.get("/entities").query("type", type).query("count", "true").query("limit", "10")
+                .query("offset", "10").send());
+        assertEquals(base + "0" + query + " " + base + "20" + query, middle);
+        String last = pageLinks(api.get("/entities").query("type", type).query("count", "true").query("limit", "10")
+                .query("offset", "20").send());
+        assertEquals(base + "10" + query + " -", last);
+        String filtered = pageLinks(api.get("/entities").query("type", type).query("q", "n<10").query("limit", "5")
+                .query("offset", "5").send());
+        assertEquals("/ngsi-ld/v1/entities?limit=5&offset=0&q=n%3C10" + query + " -", filtered,
+                "without count, the walk looks one match past the page to know there is none");
+    }
+
     @Test
     @DisplayName("6.3.13 TP 019_07_01: count=true gives the number of all matches in NGSILD-Results-Count, beyond the page")
     void countOfType() {
