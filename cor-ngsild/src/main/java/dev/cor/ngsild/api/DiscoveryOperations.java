@@ -75,12 +75,17 @@ final class DiscoveryOperations {
 
     /** 5.7.5: {"type": "EntityTypeList", "typeList": [names]}. */
     private JsonNode typeList(Exchange x) {
+        return nameList(x, Index.TYPE, "EntityTypeList", "typeList");
+    }
+
+    /** A list of the index's keys, compacted: {"id": "urn:ngsi-ld:{type}:{uuid}", "type", member: [names]}. */
+    private JsonNode nameList(Exchange x, Index index, String type, String member) {
         ObjectNode o = CorRestJson.mapper().createObjectNode();
-        o.put("id", "urn:ngsi-ld:EntityTypeList:" + UUID.randomUUID());
-        o.put("type", "EntityTypeList");
-        ArrayNode list = o.putArray("typeList");
-        for (String t : new TreeSet<>(config.store().keys(x.tenant, Index.TYPE))) {
-            list.add(x.context.compactIri(t));
+        o.put("id", "urn:ngsi-ld:" + type + ":" + UUID.randomUUID());
+        o.put("type", type);
+        ArrayNode list = o.putArray(member);
+        for (String k : new TreeSet<>(config.store().keys(x.tenant, index))) {
+            list.add(index == Index.TYPE ? x.context.compactIri(k) : x.context.compactName(k));
         }
         return o;
     }
@@ -134,14 +139,7 @@ final class DiscoveryOperations {
 
     /** 5.7.8: {"type": "AttributeList", "attributeList": [names]}. */
     private JsonNode attributeList(Exchange x) {
-        ObjectNode o = CorRestJson.mapper().createObjectNode();
-        o.put("id", "urn:ngsi-ld:AttributeList:" + UUID.randomUUID());
-        o.put("type", "AttributeList");
-        ArrayNode list = o.putArray("attributeList");
-        for (String a : new TreeSet<>(config.store().keys(x.tenant, Index.ATTRIBUTE))) {
-            list.add(x.context.compactName(a));
-        }
-        return o;
+        return nameList(x, Index.ATTRIBUTE, "AttributeList", "attributeList");
     }
 
     /** 5.7.9: [{"type": "Attribute", "attributeName", "typeNames"}] for every attribute. */

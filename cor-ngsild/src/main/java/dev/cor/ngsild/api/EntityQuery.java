@@ -163,30 +163,26 @@ final class EntityQuery {
 
     /** The ids every match is one of, or {@code null} when some selector names none. */
     private Set<String> selectorIds() {
-        if (selectors.isEmpty()) {
-            return null;
-        }
-        Set<String> out = new TreeSet<>();
-        for (Selector s : selectors) {
-            if (s.ids() == null) {
-                return null;
-            }
-            out.addAll(s.ids());
-        }
-        return out;
+        return union(Selector::ids);
     }
 
     /** The types of which every match has one, or {@code null} when some selector names none. */
     private Set<String> selectorTypes() {
+        return union(s -> s.types() == null ? null : s.types().types());
+    }
+
+    /** What every selector bounds its matches to, joined; {@code null} when one does not bound them. */
+    private Set<String> union(java.util.function.Function<Selector, Set<String>> bound) {
         if (selectors.isEmpty()) {
             return null;
         }
         Set<String> out = new TreeSet<>();
         for (Selector s : selectors) {
-            if (s.types() == null) {
+            Set<String> b = bound.apply(s);
+            if (b == null) {
                 return null;
             }
-            out.addAll(s.types().types());
+            out.addAll(b);
         }
         return out;
     }

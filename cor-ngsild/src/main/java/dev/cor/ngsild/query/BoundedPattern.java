@@ -41,19 +41,18 @@ public final class BoundedPattern {
 
     /** Whether the whole of {@code s} matches. */
     public boolean matches(String s) {
-        Budgeted in = new Budgeted(s);
-        try {
-            return pattern.matcher(in).matches();
-        } catch (Exhausted | StackOverflowError e) {
-            throw tooCostly();
-        }
+        return run(s, true);
     }
 
     /** Whether some part of {@code s} matches (a q pattern: anchors say where). */
     public boolean find(String s) {
-        Budgeted in = new Budgeted(s);
+        return run(s, false);
+    }
+
+    private boolean run(String s, boolean whole) {
         try {
-            return pattern.matcher(in).find();
+            var m = pattern.matcher(new Budgeted(s));
+            return whole ? m.matches() : m.find();
         } catch (Exhausted | StackOverflowError e) {
             throw tooCostly();
         }

@@ -49,15 +49,20 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
 
     /** Whether the target (or one of its items) equals one of the values, or lies in the range. */
     private boolean equalsAny(JsonNode v, AttributeKind k) {
+        return anyItem(v, item -> equalsOne(item, k));
+    }
+
+    /** Whether {@code v} - or, when it is an array, one of its items - passes {@code p}. */
+    private static boolean anyItem(JsonNode v, java.util.function.Predicate<JsonNode> p) {
         if (v.isArray()) {
             for (JsonNode item : v) {
-                if (equalsOne(item, k)) {
+                if (p.test(item)) {
                     return true;
                 }
             }
             return false;
         }
-        return equalsOne(v, k);
+        return p.test(v);
     }
 
     private boolean equalsOne(JsonNode v, AttributeKind k) {
@@ -77,14 +82,10 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     }
 
     private boolean ordered(JsonNode v, AttributeKind k) {
-        if (v.isArray()) {
-            for (JsonNode item : v) {
-                if (ordered(item, k)) {
-                    return true;
-                }
-            }
-            return false;
-        }
+        return anyItem(v, item -> orderedOne(item, k));
+    }
+
+    private boolean orderedOne(JsonNode v, AttributeKind k) {
         Integer c = values[0].compare(v, k == AttributeKind.VOCAB_PROPERTY);
         if (c == null) {
             return false;
@@ -100,17 +101,6 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
 
     /** A pattern applies to strings only: any other target matches neither ~= nor !~= (§ 4.9). */
     private boolean matches(JsonNode v, boolean negate) {
-        if (v.isArray()) {
-            for (JsonNode item : v) {
-                if (matches(item, negate)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        if (!v.isTextual()) {
-            return false;
-        }
-        return pattern.find(v.textValue()) != negate;
+        return anyItem(v, item -> item.isTextual() && pattern.find(item.textValue()) != negate);
     }
 }
