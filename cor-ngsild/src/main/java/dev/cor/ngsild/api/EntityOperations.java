@@ -81,9 +81,7 @@ final class EntityOperations {
         if (type != null && !type.matches(e.types())) {
             throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
         }
-        if (x.params.has("geometryProperty") && x.accept != MediaType.GEO_JSON) {
-            throw NgsiLdException.badData("geometryProperty applies to a GeoJSON answer (Accept: application/geo+json)");
-        }
+        checkGeometryProperty(x, x.params);
         Representation rep = Representation.of(x.params, parser);
         if (!rep.showsAnything(e)) {
             throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
@@ -240,7 +238,10 @@ final class EntityOperations {
         }
         EntityParser parser = parser(x);
         String type = p.get("type");
-        // type=* selects every type and makes the query local (6.4.3.2)
+        // type=* selects every type and makes the query local (6.4.3.2), which local=false contradicts
+        if ("*".equals(type) && !p.bool("local", true)) {
+            throw NgsiLdException.badData("type=* makes a query local: local=false contradicts it");
+        }
         boolean local = p.bool("local", false) || "*".equals(type);
         if ("*".equals(type)) {
             type = null;
@@ -273,11 +274,19 @@ final class EntityOperations {
         if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
             throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
         }
-        for (String unsupported : List.of("csf", "temporalQ")) {
-            if (body.has(unsupported)) {
-                throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member '" + unsupported
-                        + "' is not served by this broker yet");
-            }
+        if (body.has("csf")) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member 'csf' is not served by this broker yet");
+        }
+        if (body.has("temporalQ")) {
+            throw NgsiLdException.badData("temporalQ belongs to Query Temporal Evolution of Entities (5.7.4), not to"
+                    + " Query Entities (Table 5.2.23-1)");
+        }
+        if (body.has("joinLevel") && !(body.get("joinLevel").canConvertToInt() && body.get("joinLevel").isIntegralNumber()
+                && body.get("joinLevel").intValue() > 0)) {
+            throw NgsiLdException.badData("joinLevel is a positive integer, not " + body.get("joinLevel"));
+        }
+        if (body.has("attrs") && body.get("attrs").isArray() && body.get("attrs").isEmpty()) {
+            throw NgsiLdException.badData("the Query's attrs is a non-empty array (Table 5.2.23-1)");
         }
         EntityParser parser = parser(x);
         List<String> attrTerms = strings(body.get("attrs"), "attrs");
@@ -341,6 +350,7 @@ final class EntityOperations {
 
     private void list(Exchange x, QueryParams params, EntityQuery query) {
         EntityParser parser = parser(x);
+        checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
         int limit = params.integer("limit", config.limits().defaultLimit());
         if (limit > config.limits().maxLimit()) {
@@ -401,6 +411,13 @@ final class EntityOperations {
             }
         }
         return b.toString();
+    }
+
+    /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */
+    private static void checkGeometryProperty(Exchange x, QueryParams params) {
+        if (params.has("geometryProperty") && x.accept != MediaType.GEO_JSON) {
+            throw NgsiLdException.badData("geometryProperty applies to a GeoJSON answer (Accept: application/geo+json)");
+        }
     }
 
     private static String optionalText(JsonNode o, String member) {

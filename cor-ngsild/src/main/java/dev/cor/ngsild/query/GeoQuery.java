@@ -109,8 +109,10 @@ public final class GeoQuery {
         switch (parts[0]) {
             case "near" -> {
                 relation = Relation.NEAR;
-                if (parts.length < 2) {
-                    throw NgsiLdException.badData("georel near needs ;maxDistance==metres or ;minDistance==metres");
+                if (parts.length != 2) {
+                    // nearRel = nearOp andOp distance equal PositiveNumber: exactly one modifier
+                    throw NgsiLdException.badData("georel near takes one modifier, ;maxDistance==metres or"
+                            + " ;minDistance==metres: '" + georel + "'");
                 }
                 for (int i = 1; i < parts.length; i++) {
                     String p = parts[i];
@@ -163,8 +165,8 @@ public final class GeoQuery {
             throw NgsiLdException.badData("georel: '" + s + "' is not a number of metres (in '" + georel + "')");
         }
         double d = Double.parseDouble(s);
-        if (!(d >= 0) || Double.isInfinite(d)) {
-            throw NgsiLdException.badData("georel: a distance is a positive number of metres, not " + s);
+        if (!(d > 0) || Double.isInfinite(d)) {
+            throw NgsiLdException.badData("georel: a distance is a positive number of metres (not 0), not " + s);
         }
         return d;
     }

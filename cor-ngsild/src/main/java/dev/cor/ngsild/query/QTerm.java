@@ -11,7 +11,8 @@ import dev.cor.ngsild.model.Entity;
  * One query term (§ 4.9): an attribute path alone (existence), or with an operator and a value,
  * a list of values ({@code ==}/{@code !=} any of them), a range ({@code a..b}, both included) or a
  * pattern. A target that is an array matches {@code ==} when one of its items does, and
- * {@code !=} when none does. Immutable.
+ * {@code !=} when none does; so do an attribute's instances and a language map's values.
+ * Immutable.
  */
 record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern pattern) implements QNode {
 
@@ -21,7 +22,10 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     public boolean test(Entity e) {
         return switch (op) {
             case EXISTS -> path.exists(e);
-            case NE -> path.any(e, (v, k) -> !equalsAny(v, k));
+            // != and !~= hold when the target exists and none of its values (instances, items,
+            // languages) equals or matches: the negation of == and ~= over an existing target
+            case NE -> path.exists(e) && !path.any(e, this::equalsAny);
+            case NO_MATCH -> path.any(e, (v, k) -> anyItem(v, JsonNode::isTextual)) && !path.any(e, (v, k) -> matches(v));
             default -> path.any(e, this::accepts);
         };
     }
@@ -37,9 +41,8 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
         return switch (op) {
             case EQ -> equalsAny(v, k);
             case GT, GE, LT, LE -> !isRelationship(k) && ordered(v, k);
-            case MATCH -> matches(v, false);
-            case NO_MATCH -> matches(v, true);
-            case EXISTS, NE -> throw new IllegalStateException(op.name());
+            case MATCH -> matches(v);
+            case EXISTS, NE, NO_MATCH -> throw new IllegalStateException(op.name());
         };
     }
 
@@ -100,7 +103,7 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     }
 
     /** A pattern applies to strings only: any other target matches neither ~= nor !~= (§ 4.9). */
-    private boolean matches(JsonNode v, boolean negate) {
-        return anyItem(v, item -> item.isTextual() && pattern.find(item.textValue()) != negate);
+    private boolean matches(JsonNode v) {
+        return anyItem(v, item -> item.isTextual() && pattern.find(item.textValue()));
     }
 }

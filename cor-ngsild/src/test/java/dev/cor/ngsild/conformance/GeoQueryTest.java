@@ -134,13 +134,17 @@ class GeoQueryTest extends ConformanceTest {
         "georel=near;maxDistance==x\tmaxDistance",
         "georel=near;farDistance==5\tfarDistance",
         "georel=beside\tbeside",
+        "georel=touches\ttouches",
+        "georel=near;maxDistance==0\tpositive",
+        "georel=near;maxDistance==-100\tpositive",
+        "georel=near;maxDistance==5;minDistance==1\tone modifier",
         "georel=within;maxDistance==5\twithin",
         "geometry=Circle\tCircle",
         "coordinates=[13.0\tcoordinates",
         "coordinates=[200,52]\tPoint",
         "coordinates=[[13,52],[14,53]]\tPoint",
         "geometry=Polygon\tPolygon"})
-    @DisplayName("4.10, 6.4.3.2: an invalid geo-query is 400 BadRequestData naming what is wrong")
+    @DisplayName("4.10, 6.4.3.2 TP 019_30_*: an invalid geo-query (a zero, negative or second distance too) is 400 BadRequestData naming what is wrong")
     void invalid(String change, String named) {
         String[] kv = change.split("=", 2);
         String georel = kv[0].equals("georel") ? kv[1] : "near;maxDistance==10";

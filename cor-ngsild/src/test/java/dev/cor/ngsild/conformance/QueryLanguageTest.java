@@ -111,8 +111,9 @@ class QueryLanguageTest extends ConformanceTest {
         "name~=\"^P\"\t2",
         "name~=\"Tower$\"\t1,2",
         "name!~=\"Tower\"\t3",
+        "name!~=\"^Eiffel\"\t2,3",
         "level~=\"4\"\t-"})
-    @DisplayName("4.9: ~= and !~= match a pattern against strings only")
+    @DisplayName("4.9 TP 019_28_05: ~= and !~= match a pattern against strings only")
     void patterns(String q, String expected) {
         assertEquals(expected, matches(q), q);
     }
@@ -149,8 +150,12 @@ class QueryLanguageTest extends ConformanceTest {
         "tags!=\"b\"\t2",
         "label[en]==\"red\"\t1",
         "label[*]==\"rouge\"\t1",
-        "label==\"black\"\t2"})
-    @DisplayName("4.9 examples 9/10: [member.path] enters a compound value, a.b a sub-attribute; arrays and language maps")
+        "label==\"black\"\t2",
+        "label[en]==\"rouge\"\t-",
+        "label[*]!=\"red\"\t2",
+        "label[en]!=\"red\"\t2"})
+    @DisplayName("4.9 examples 9/10 TP 019_29_*: [member.path] enters a compound value, a.b a sub-attribute; arrays and"
+            + " language maps ([*]!= holds when no language has the value)")
     void paths(String q, String expected) {
         assertEquals(expected, matches(q), q);
     }
@@ -219,6 +224,7 @@ class QueryLanguageTest extends ConformanceTest {
         "level==1..true\tcharacter 8",
         "level>1,2\tcharacter 7",
         "level>true\tcharacter 7",
+        "level>4..5\tcharacter 7",
         "level==4;\tcharacter 10",
         "level!4\tcharacter 6",
         "name~=\"(\"\tcharacter"})
@@ -234,6 +240,41 @@ class QueryLanguageTest extends ConformanceTest {
         createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"name\": {\"type\": \"Property\", \"value\": \"%s\"}}",
                 Entities.id(t), t, "a".repeat(40) + "!"));
         Checks.problem(api.get("/entities").query("type", t).query("q", "name~=\"(.*a){12}$\"").send(), 403, "TooComplexQuery");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '\t', value = {
+        "{\"type\": \"Query\", \"entities\": [{\"type\": \"T\"}], \"attrs\": []}\tattrs",
+        "{\"type\": \"Query\", \"entities\": []}\tentities",
+        "{\"type\": \"Query\", \"entities\": [{\"type\": \"T\"}], \"q\": 42}\tq",
+        "{\"type\": \"Query\", \"entities\": [{\"type\": \"T\"}], \"joinLevel\": 0}\tjoinLevel",
+        "{\"type\": \"Query\", \"entities\": [{\"type\": \"T\"}], \"temporalQ\": {\"timerel\": \"after\"}}\ttemporalQ",
+        "{\"type\": \"NotQuery\", \"entities\": [{\"type\": \"T\"}]}\tQuery"})
+    @DisplayName("5.2.23 TP 019_32_04..09: an invalid Query body is 400 BadRequestData naming the member")
+    void invalidQueryBody(String body, String member) {
+        Checks.badData(api.post("/entityOperations/query").json(Json.parse(body)).send(), member);
+    }
+
+    @Test
+    @DisplayName("6.4.3.2 TP 019_26_02: type=* with local=false contradicts itself: 400 BadRequestData")
+    void wildcardNotLocal() {
+        Checks.badData(api.get("/entities").query("type", "*").query("local", "false").send(), "local");
+    }
+
+    @Test
+    @DisplayName("6.4.3.2 TP 019_26_01: type=* lists entities of every type")
+    void wildcardType() {
+        Answer a = api.get("/entities").query("type", "*").query("q", "level==9").query("limit", "1000").send();
+        assertTrue(Checks.okJson(a, Json.CORE).toString().contains(ids.get(2)), a::toString);
+    }
+
+    @Test
+    @DisplayName("5.7.2.4 TP 019_27_01/02: geometryProperty outside a GeoJSON answer is 400 BadRequestData")
+    void geometryPropertyNeedsGeoJson() {
+        Checks.badData(api.get("/entities").query("type", type).query("geometryProperty", "location").send(),
+                "geometryProperty");
+        Checks.status(api.get("/entities").query("type", type).query("geometryProperty", "location")
+                .accept("application/geo+json").send(), 200);
     }
 
     @Test
