@@ -264,7 +264,7 @@ final class EntityOperations {
             geoQuery = GeoQuery.parse(p.get("georel"), p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), x.context);
         }
         list(x, x.params, new EntityQuery(selectors, attributes(parser, p.list("attrs")),
-                p.has("q") ? QueryExpression.parse(p.get("q"), x.context) : null, geoQuery,
+                p.has("q") ? QueryExpression.parse(p.get("q"), x.context, Set.copyOf(p.list("expandValues"))) : null, geoQuery,
                 p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null));
     }
 
@@ -324,9 +324,18 @@ final class EntityOperations {
             }
         }
         list(x, params, new EntityQuery(selectors, attributes(parser, attrTerms),
-                q == null ? null : QueryExpression.parse(q, x.context),
+                q == null ? null : QueryExpression.parse(q, x.context, Set.copyOf(expandValues(body))),
                 geoQ == null ? null : GeoQuery.parse(geoQ, x.context),
                 scopeQ == null ? null : ScopeQuery.parse(scopeQ)));
+    }
+
+    /** A Query body's expandValues: a comma-separated string or an array of terms. */
+    private static List<String> expandValues(JsonNode body) {
+        JsonNode v = body.get("expandValues");
+        if (v == null) {
+            return List.of();
+        }
+        return v.isArray() ? strings(v, "expandValues") : List.of(textOf(v, "expandValues").split(","));
     }
 
     private static EntityQuery.Selector selector(EntityParser parser, List<String> ids, String idPattern, String types) {

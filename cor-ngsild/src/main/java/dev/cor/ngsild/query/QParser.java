@@ -25,13 +25,16 @@ final class QParser {
 
     private final String text;
     private final LdContext context;
+    private final java.util.Set<String> expandValues;
     private int pos;
     private int depth;
     private int terms;
 
-    QParser(String text, LdContext context) {
+    /** @param expandValues the expanded names of the attributes whose values are expanded as vocab terms */
+    QParser(String text, LdContext context, java.util.Set<String> expandValues) {
         this.text = text;
         this.context = context;
+        this.expandValues = expandValues;
     }
 
     QNode parse() {
@@ -97,7 +100,7 @@ final class QParser {
         skipSpaces();
         QTerm.Op op = operator();
         if (op == QTerm.Op.EXISTS) {
-            return new QTerm(path, op, null, false, null);
+            return new QTerm(path, op, null, false, null, false);
         }
         skipSpaces();
         if (op == QTerm.Op.MATCH || op == QTerm.Op.NO_MATCH) {
@@ -106,7 +109,8 @@ final class QParser {
             if (regex.isEmpty()) {
                 throw error(at, "a pattern is missing");
             }
-            return new QTerm(path, op, null, false, BoundedPattern.compile(regex, "q: the pattern at character " + (at + 1)));
+            return new QTerm(path, op, null, false, BoundedPattern.compile(regex, "q: the pattern at character " + (at + 1)),
+                    false);
         }
         int at = pos;
         QValue first = value();
@@ -119,7 +123,7 @@ final class QParser {
             if (op != QTerm.Op.EQ && op != QTerm.Op.NE) {
                 throw error(at, "a range goes with == or != only");
             }
-            return new QTerm(path, op, new QValue[] {first, last}, true, null);
+            return new QTerm(path, op, new QValue[] {first, last}, true, null, expandValues.contains(path.attribute));
         }
         List<QValue> values = new ArrayList<>(2);
         values.add(first);
@@ -133,7 +137,7 @@ final class QParser {
         if (op != QTerm.Op.EQ && op != QTerm.Op.NE && first.kind == QValue.Kind.BOOLEAN) {
             throw error(at, "true and false go with == or != only");
         }
-        return new QTerm(path, op, values.toArray(QValue[]::new), false, null);
+        return new QTerm(path, op, values.toArray(QValue[]::new), false, null, expandValues.contains(path.attribute));
     }
 
     private QTerm.Op operator() {

@@ -12,9 +12,10 @@ import dev.cor.ngsild.model.Entity;
  * a list of values ({@code ==}/{@code !=} any of them), a range ({@code a..b}, both included) or a
  * pattern. A target that is an array matches {@code ==} when one of its items does, and
  * {@code !=} when none does; so do an attribute's instances and a language map's values.
- * Immutable.
+ * {@code expand}: the attribute is one of the request's {@code expandValues}, whose values are
+ * compared expanded as vocab terms (4.9 example 12). Immutable.
  */
-record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern pattern) implements QNode {
+record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern pattern, boolean expand) implements QNode {
 
     enum Op { EXISTS, EQ, NE, GT, GE, LT, LE, MATCH, NO_MATCH }
 
@@ -69,7 +70,7 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     }
 
     private boolean equalsOne(JsonNode v, AttributeKind k) {
-        boolean vocab = k == AttributeKind.VOCAB_PROPERTY;
+        boolean vocab = expand;
         if (range) {
             Integer lo = values[0].compare(v, vocab);
             Integer hi = values[1].compare(v, vocab);
@@ -89,7 +90,7 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     }
 
     private boolean orderedOne(JsonNode v, AttributeKind k) {
-        Integer c = values[0].compare(v, k == AttributeKind.VOCAB_PROPERTY);
+        Integer c = values[0].compare(v, expand);
         if (c == null) {
             return false;
         }

@@ -23,7 +23,7 @@ final class QValue {
     final double number;
     final boolean bool;
     final String text;
-    /** The text expanded as a vocab term (compared with a VocabProperty's expanded value). */
+    /** The text expanded as a vocab term (compared instead of the text for an attribute of expandValues). */
     final String expanded;
     final boolean quoted;
     final Temporal temporal;
@@ -72,7 +72,7 @@ final class QValue {
      * The order of {@code target} against this value, or {@code null} when they are of different
      * data types (which then neither equal nor order: § 4.9).
      *
-     * @param vocab the target is a VocabProperty's value: compare with the expanded text
+     * @param vocab the attribute is one of expandValues: compare with the expanded text
      */
     Integer compare(JsonNode target, boolean vocab) {
         switch (kind) {

@@ -33,13 +33,30 @@ public final class QueryExpression {
     }
 
     /**
-     * Parses {@code text}, expanding attribute names (and the values compared with a
-     * VocabProperty) with {@code context}.
+     * Parses {@code text}, expanding attribute names with {@code context}.
      *
      * @throws NgsiLdException BadRequestData pointing at the offending character
      */
     public static QueryExpression parse(String text, LdContext context) {
-        return new QueryExpression(text, new QParser(text, context).parse());
+        return parse(text, context, Set.of());
+    }
+
+    /**
+     * As {@link #parse(String, LdContext)}, the values compared with the attributes named in
+     * {@code expandValues} (terms, as the request's {@code expandValues} lists them) expanded with
+     * the context first, as vocab terms are (4.9 example 12); other values are compared as
+     * written - so {@code category==commercial} matches a VocabProperty only under
+     * {@code expandValues=category}.
+     */
+    public static QueryExpression parse(String text, LdContext context, Set<String> expandValues) {
+        Set<String> iris = new java.util.HashSet<>();
+        for (String term : expandValues) {
+            String iri = context.expand(term);
+            if (iri != null) {
+                iris.add(iri);
+            }
+        }
+        return new QueryExpression(text, new QParser(text, context, iris).parse());
     }
 
     /** Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery. */

@@ -43,6 +43,7 @@ class QueryLanguageTest extends ConformanceTest {
                  "address": {"type": "Property", "value": {"city": "Paris", "street": {"no": 5}}},
                  "born": {"type": "Property", "value": "2020-01-01T10:00:00Z"},
                  "label": {"type": "LanguageProperty", "languageMap": {"en": "red", "fr": "rouge"}},
+                 "category": {"type": "VocabProperty", "vocab": "commercial"},
                  "sensor": {"type": "Property", "value": 40,
                             "rawdata": {"type": "Property", "value": {"pm": 40}}}}""", e1, type));
         createPlain(Json.obj("""
@@ -185,6 +186,18 @@ class QueryLanguageTest extends ConformanceTest {
     @DisplayName("4.9 TP 019_09_02..05, examples 6/7: ; binds tighter than |, parentheses group and nest")
     void logic(String q, String expected) {
         assertEquals(expected, matches(q), q);
+    }
+
+    @Test
+    @DisplayName("4.9 example 12 TP 019_29_12/13: expandValues=category expands q's value as a vocab term; without it the"
+            + " literal never equals the stored IRI")
+    void expandValues() {
+        assertEquals("-", matches("category==commercial"));
+        JsonNode list = Checks.okJson(api.get("/entities").query("type", type).query("q", "category==commercial")
+                .query("expandValues", "category").send(), Json.CORE);
+        assertEquals(1, list.size(), list::toString);
+        assertEquals(ids.get(0), list.get(0).path("id").asText());
+        assertEquals("1", matches("category==\"" + defaultIri("commercial") + "\""), "the full IRI matches as written");
     }
 
     @Test
