@@ -89,6 +89,9 @@ final class EntityOperations {
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
         RenderKey key = new RenderKey(x.context, rep.options, x.accept, bodyContext);
+        if (rep.selectsInstances()) {
+            e = rep.instances(e); // a copy narrowed to some instances: its bytes are its own, not the record's
+        }
         byte[] bytes = e.renderCache().get(key);
         if (bytes == null) {
             JsonNode context = bodyContext ? x.context.echo() : null;
@@ -372,9 +375,16 @@ final class EntityOperations {
             throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
         }
         EntityQuery.Page page = query.run(config.store(), x.tenant, offset, limit, count);
+        List<Entity> entities = page.entities();
+        if (rep.selectsInstances()) {
+            entities = new ArrayList<>(entities.size());
+            for (Entity e : page.entities()) {
+                entities.add(rep.instances(e));
+            }
+        }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
-        byte[] bytes = EntityRenderer.renderAll(page.entities(), x.context, rep.options,
+        byte[] bytes = EntityRenderer.renderAll(entities, x.context, rep.options,
                 bodyContext ? x.context.echo() : null, geo);
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
