@@ -384,8 +384,9 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
-        byte[] bytes = EntityRenderer.renderAll(entities, x.context, rep.options,
-                bodyContext ? x.context.echo() : null, geo);
+        byte[] bytes = geo || rep.selectsInstances()
+                ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
+                : joined(entities, new RenderKey(x.context, rep.options, x.accept, bodyContext));
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
@@ -399,6 +400,38 @@ final class EntityOperations {
                 x.request.responseHeaders().add("Link", pageLink(x, limit, offset + limit, "next"));
             }
         }
+    }
+
+    /**
+     * A JSON array of the entities' bytes, each taken from its record's render cache (the bytes a
+     * retrieval with the same context and representation renders and reuses) or rendered into it:
+     * a dashboard's repeated query re-renders only what changed.
+     */
+    private static byte[] joined(List<Entity> entities, RenderKey key) {
+        byte[][] parts = new byte[entities.size()][];
+        int size = 2 + Math.max(0, entities.size() - 1);
+        for (int i = 0; i < parts.length; i++) {
+            Entity e = entities.get(i);
+            byte[] b = e.renderCache().get(key);
+            if (b == null) {
+                b = EntityRenderer.render(e, key.context(), key.options(), key.bodyContext() ? key.context().echo() : null);
+                e.renderCache().put(key, b);
+            }
+            parts[i] = b;
+            size += b.length;
+        }
+        byte[] out = new byte[size];
+        int at = 0;
+        out[at++] = '[';
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                out[at++] = ',';
+            }
+            System.arraycopy(parts[i], 0, out, at, parts[i].length);
+            at += parts[i].length;
+        }
+        out[at] = ']';
+        return out;
     }
 
     /** The request's own path and parameters (sorted by name, as given) with {@code offset} moved. */
