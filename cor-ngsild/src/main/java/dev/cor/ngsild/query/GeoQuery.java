@@ -212,6 +212,14 @@ public final class GeoQuery {
             if (a.kind() != AttributeKind.GEO_PROPERTY) {
                 continue;
             }
+            if (relation == Relation.NEAR && reference instanceof Point p && "Point".equals(a.value().path("type").textValue())) {
+                // the common case - a point near a point - without building a JTS geometry per entity
+                JsonNode c = a.value().get("coordinates");
+                if (c != null && c.size() >= 2 && near(haversine(c.get(0).asDouble(), c.get(1).asDouble(), p.getX(), p.getY()))) {
+                    return true;
+                }
+                continue;
+            }
             Geometry g = target(a.value());
             if (g != null && test(g)) {
                 return true;
@@ -223,10 +231,7 @@ public final class GeoQuery {
     /** The relation on a target geometry. */
     boolean test(Geometry target) {
         return switch (relation) {
-            case NEAR -> {
-                double d = distance(target, reference);
-                yield (Double.isNaN(maxDistance) || d <= maxDistance) && (Double.isNaN(minDistance) || d >= minDistance);
-            }
+            case NEAR -> near(distance(target, reference));
             case WITHIN -> prepared.contains(target);
             case CONTAINS -> prepared.within(target);
             case INTERSECTS -> prepared.intersects(target);
@@ -234,6 +239,10 @@ public final class GeoQuery {
             case OVERLAPS -> prepared.overlaps(target);
             case EQUALS -> target.equalsTopo(reference);
         };
+    }
+
+    private boolean near(double d) {
+        return (Double.isNaN(maxDistance) || d <= maxDistance) && (Double.isNaN(minDistance) || d >= minDistance);
     }
 
     /** The great-circle distance in metres between the nearest points of two geometries (0 when they meet). */
