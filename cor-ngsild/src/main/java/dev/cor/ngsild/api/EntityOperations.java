@@ -19,6 +19,7 @@ import dev.cor.ngsild.model.EntityParser.Mode;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.EntityOrder;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
@@ -268,7 +269,9 @@ final class EntityOperations {
         }
         list(x, x.params, new EntityQuery(selectors, attributes(parser, p.list("attrs")),
                 p.has("q") ? QueryExpression.parse(p.get("q"), x.context, Set.copyOf(p.list("expandValues"))) : null, geoQuery,
-                p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null));
+                p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null,
+                p.has("orderBy") ? EntityOrder.parse(p.get("orderBy"), x.context, p.get("orderFrom"), p.get("orderGeometry"))
+                        : null));
     }
 
     /** POST /entityOperations/query with a Query body (§ 5.7.6, 5.2.23). */

@@ -47,13 +47,21 @@ final class EntityQuery {
     private final QueryExpression q;
     private final GeoQuery geo;
     private final ScopeQuery scope;
+    /** orderBy (V1.9.1 § 4.23), or {@code null}: id order. */
+    private final java.util.Comparator<Entity> order;
 
     EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope) {
+        this(selectors, attrs, q, geo, scope, null);
+    }
+
+    EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope,
+            java.util.Comparator<Entity> order) {
         this.selectors = selectors;
         this.attrs = attrs;
         this.q = q;
         this.geo = geo;
         this.scope = scope;
+        this.order = order;
     }
 
     @Override
@@ -92,6 +100,16 @@ final class EntityQuery {
 
     /** Runs the query on the tenant: the entities from {@code offset}, at most {@code limit}, in id order. */
     Page run(EntityStore store, String tenant, int offset, int limit, boolean count) {
+        if (order != null) {
+            // an order other than the ids' needs every match before the first page
+            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope).run(store, tenant, 0, Integer.MAX_VALUE, true)
+                    .entities();
+            List<Entity> sorted = new ArrayList<>(all);
+            sorted.sort(order);
+            int from = Math.min(offset, sorted.size());
+            int to = (int) Math.min((long) offset + limit, sorted.size());
+            return new Page(sorted.subList(from, to), sorted.size(), (long) offset + limit < sorted.size());
+        }
         Collector c = new Collector(offset, limit, count);
         // the cheapest source of candidates that every match comes from
         long best = store.size(tenant, Index.ALL, null);

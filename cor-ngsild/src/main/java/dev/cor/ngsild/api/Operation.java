@@ -12,7 +12,7 @@ enum Operation {
     QUERY_ENTITIES("queryEntities", true, Set.of("id", "type", "idPattern", "attrs", "pick", "omit", "q", "scopeQ",
             "geoQ", "georel", "geometry", "coordinates", "geoproperty", "geometryProperty", "lang", "options",
             "format", "limit", "offset", "count", "csf", "local", "datasetId", "containedBy", "join", "joinLevel",
-            "entityMap", "collation", "orderBy", "ordering", "expandValues", "jsonKeys")),
+            "entityMap", "collation", "orderBy", "ordering", "orderFrom", "orderGeometry", "expandValues", "jsonKeys")),
     QUERY_ENTITIES_POST("queryEntitiesPost", true, Set.of("lang", "options", "format", "limit", "offset", "count",
             "local", "geometryProperty")),
     RETRIEVE_ENTITY("retrieveEntity", true, Set.of("attrs", "pick", "omit", "geometryProperty", "lang", "options",

@@ -26,12 +26,15 @@ final class QParser {
     private final String text;
     private final LdContext context;
     private final java.util.Set<String> expandValues;
+    /** What the text is, for errors: {@code q}, {@code orderBy}. */
+    private final String what;
     private int pos;
     private int depth;
     private int terms;
 
     /** @param expandValues the expanded names of the attributes whose values are expanded as vocab terms */
-    QParser(String text, LdContext context, java.util.Set<String> expandValues) {
+    QParser(String text, LdContext context, java.util.Set<String> expandValues, String what) {
+        this.what = what;
         this.text = text;
         this.context = context;
         this.expandValues = expandValues;
@@ -52,6 +55,15 @@ final class QParser {
                     + text.charAt(pos) + "'");
         }
         return root;
+    }
+
+    /** The whole text as one attribute path (an orderBy term's). */
+    QPath pathOnly() {
+        QPath p = path();
+        if (pos < text.length()) {
+            throw error("unexpected '" + text.charAt(pos) + "' after the attribute path");
+        }
+        return p;
     }
 
     private QNode or() {
@@ -426,6 +438,6 @@ final class QParser {
     }
 
     private NgsiLdException error(int at, String what) {
-        return NgsiLdException.badData("q: " + what + " at character " + (at + 1) + " of '" + text + "'");
+        return NgsiLdException.badData(this.what + ": " + what + " at character " + (at + 1) + " of '" + text + "'");
     }
 }

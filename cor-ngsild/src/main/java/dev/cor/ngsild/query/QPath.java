@@ -1,6 +1,5 @@
 package dev.cor.ngsild.query;
 
-import java.time.Instant;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +9,7 @@ import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityRenderer;
 
 /**
  * An attribute path of q (§ 4.9): an attribute, then sub-attributes ({@code a.b.c}) or, last, one
@@ -150,7 +150,8 @@ final class QPath {
         };
     }
 
+    /** A broker time as the broker shows it (milliseconds always written): texts of it order in time. */
     private static JsonNode time(long millis) {
-        return TextNode.valueOf(Instant.ofEpochMilli(millis).toString());
+        return TextNode.valueOf(EntityRenderer.time(millis));
     }
 }

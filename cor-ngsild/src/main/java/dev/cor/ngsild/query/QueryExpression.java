@@ -56,7 +56,7 @@ public final class QueryExpression {
                 iris.add(iri);
             }
         }
-        return new QueryExpression(text, new QParser(text, context, iris).parse());
+        return new QueryExpression(text, new QParser(text, context, iris, "q").parse());
     }
 
     /** Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery. */
