@@ -67,23 +67,22 @@ final class QParser {
     }
 
     private QNode or() {
-        List<QNode> any = QueryExpression.list();
-        any.add(and());
-        while (peek() == '|') {
-            pos++;
-            any.add(and());
-        }
-        return QueryExpression.or(any);
+        return QueryExpression.or(joined('|', this::and));
     }
 
     private QNode and() {
-        List<QNode> all = QueryExpression.list();
-        all.add(unary());
-        while (peek() == ';') {
+        return QueryExpression.and(joined(';', this::unary));
+    }
+
+    /** One or more of {@code next} separated by {@code op}. */
+    private List<QNode> joined(char op, java.util.function.Supplier<QNode> next) {
+        List<QNode> nodes = QueryExpression.list();
+        nodes.add(next.get());
+        while (peek() == op) {
             pos++;
-            all.add(unary());
+            nodes.add(next.get());
         }
-        return QueryExpression.and(all);
+        return nodes;
     }
 
     private QNode unary() {
