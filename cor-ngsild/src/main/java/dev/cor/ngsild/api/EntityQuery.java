@@ -47,6 +47,8 @@ final class EntityQuery {
     private final QueryExpression q;
     private final GeoQuery geo;
     private final ScopeQuery scope;
+    /** The entity of an id in the tenant queried (for q's terms on linked entities); set by {@link #run}. */
+    private java.util.function.Function<String, Entity> linked = id -> null;
     /** orderBy (V1.9.1 § 4.23), or {@code null}: id order. */
     private final java.util.Comparator<Entity> order;
 
@@ -95,14 +97,15 @@ final class EntityQuery {
                 return false;
             }
         }
-        return (scope == null || scope.test(e)) && (q == null || q.test(e)) && (geo == null || geo.test(e));
+        return (scope == null || scope.test(e)) && (q == null || q.test(e, linked)) && (geo == null || geo.test(e));
     }
 
     /** Runs the query on the tenant: the entities from {@code offset}, at most {@code limit}, in id order. */
     Page run(EntityStore store, String tenant, int offset, int limit, boolean count) {
+        linked = id -> store.get(tenant, id);
         if (order != null) {
             // an order other than the ids' needs every match before the first page
-            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope).run(store, tenant, 0, Integer.MAX_VALUE, true)
+            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope, null).run(store, tenant, 0, Integer.MAX_VALUE, true)
                     .entities();
             List<Entity> sorted = new ArrayList<>(all);
             sorted.sort(order);

@@ -208,6 +208,9 @@ final class QParser {
             pos++;
             names.add(name());
         }
+        if (names.size() == 1 && pos < text.length() && text.charAt(pos) == '{') {
+            return linked(names.get(0), at);
+        }
         List<String> members = new ArrayList<>(1);
         if (pos < text.length() && text.charAt(pos) == '[') {
             pos++;
@@ -239,7 +242,48 @@ final class QParser {
         for (int i = 0; i < subCount; i++) {
             subs[i] = expand(names.get(i + 1), at);
         }
-        return new QPath(attribute, entityTime, subs, meta, members.toArray(String[]::new));
+        return new QPath(attribute, entityTime, subs, meta, members.toArray(String[]::new), null);
+    }
+
+    /** {@code rel{[Type(,Type)*:]path}} (4.9 examples 13/14): the path on the entities {@code rel} names. */
+    private QPath linked(String relationship, int at) {
+        if (++depth > MAX_DEPTH) {
+            throw error("links nest deeper than " + MAX_DEPTH);
+        }
+        pos++; // '{'
+        java.util.Set<String> types = new java.util.HashSet<>();
+        int colon = -1;
+        for (int i = pos; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == ':') {
+                colon = i;
+                break;
+            }
+            if (c == '{' || c == '}' || c == '.' || c == '[') {
+                break;
+            }
+        }
+        if (colon > pos) {
+            for (String t : text.substring(pos, colon).split(",", -1)) {
+                if (!Syntax.isName(t)) {
+                    throw error(pos, "'" + t + "' is not an entity type (a type hint before ':')");
+                }
+                String iri = context.expand(t);
+                if (iri == null) {
+                    throw error(pos, "the entity type '" + t + "' does not expand to an IRI");
+                }
+                types.add(iri);
+            }
+            pos = colon + 1;
+        }
+        QPath inner = path();
+        if (pos >= text.length() || text.charAt(pos) != '}') {
+            throw error(pos >= text.length() ? "a '{' is not closed" : "expected '}', found '" + text.charAt(pos) + "'");
+        }
+        pos++;
+        depth--;
+        return new QPath(expand(relationship, at), QPath.Meta.NONE, new String[0], QPath.Meta.NONE, new String[0],
+                new QPath.Link(types, inner));
     }
 
     /** An attribute name: a letter, then letters, digits, '_' - or a compact IRI ({@code ex:temp}). */

@@ -46,21 +46,36 @@ final class QPath {
     final String[] subs;
     final Meta meta;
     final String[] members;
+    /** {@code attribute{Type,...:path}}: the path read on the entities the relationship names, or {@code null}. */
+    final Link link;
 
-    QPath(String attribute, Meta entityTime, String[] subs, Meta meta, String[] members) {
+    /** A relationship followed to its objects: their types must be one of {@code types} (none: any). */
+    record Link(java.util.Set<String> types, QPath inner) {
+    }
+
+    QPath(String attribute, Meta entityTime, String[] subs, Meta meta, String[] members, Link link) {
         this.attribute = attribute;
         this.entityTime = entityTime;
         this.subs = subs;
         this.meta = meta;
         this.members = members;
+        this.link = link;
     }
 
-    boolean exists(Entity e) {
-        return any(e, (v, k) -> true);
+    boolean exists(Entity e, java.util.function.Function<String, Entity> linked) {
+        return any(e, linked, (v, k) -> true);
     }
 
-    /** Whether any target value of {@code e} passes {@code t}. */
+    /** Whether any target value of {@code e} passes {@code t}; a link is not followed. */
     boolean any(Entity e, Target t) {
+        return any(e, id -> null, t);
+    }
+
+    /** Whether any target value of {@code e} passes {@code t}, following a link through {@code linked}. */
+    boolean any(Entity e, java.util.function.Function<String, Entity> linked, Target t) {
+        if (link != null) {
+            return anyLinked(e, linked, t);
+        }
         AttributeList l = e.attributes().get(attribute);
         if (l == null) {
             if (entityTime == Meta.CREATED_AT) {
@@ -72,6 +87,36 @@ final class QPath {
             return false;
         }
         return any(l, 0, t);
+    }
+
+    private boolean anyLinked(Entity e, java.util.function.Function<String, Entity> linked, Target t) {
+        AttributeList l = e.attributes().get(attribute);
+        if (l == null) {
+            return false;
+        }
+        for (Attribute a : l.instances()) {
+            if (a.kind() != AttributeKind.RELATIONSHIP && a.kind() != AttributeKind.LIST_RELATIONSHIP) {
+                continue;
+            }
+            JsonNode objects = a.value();
+            for (JsonNode o : objects.isArray() ? objects : java.util.List.of(objects)) {
+                Entity target = o.isTextual() ? linked.apply(o.textValue()) : null;
+                if (target != null && target != e && (link.types().isEmpty() || typed(target))
+                        && link.inner().any(target, linked, t)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean typed(Entity target) {
+        for (String type : target.types()) {
+            if (link.types().contains(type)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean any(AttributeList l, int depth, Target t) {

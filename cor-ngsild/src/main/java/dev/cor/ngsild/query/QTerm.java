@@ -20,14 +20,15 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     enum Op { EXISTS, EQ, NE, GT, GE, LT, LE, MATCH, NO_MATCH }
 
     @Override
-    public boolean test(Entity e) {
+    public boolean test(Entity e, java.util.function.Function<String, Entity> linked) {
         return switch (op) {
-            case EXISTS -> path.exists(e);
+            case EXISTS -> path.exists(e, linked);
             // != and !~= hold when the target exists and none of its values (instances, items,
             // languages) equals or matches: the negation of == and ~= over an existing target
-            case NE -> path.exists(e) && !path.any(e, this::equalsAny);
-            case NO_MATCH -> path.any(e, (v, k) -> anyItem(v, JsonNode::isTextual)) && !path.any(e, (v, k) -> matches(v));
-            default -> path.any(e, this::accepts);
+            case NE -> path.exists(e, linked) && !path.any(e, linked, this::equalsAny);
+            case NO_MATCH -> path.any(e, linked, (v, k) -> anyItem(v, JsonNode::isTextual))
+                    && !path.any(e, linked, (v, k) -> matches(v));
+            default -> path.any(e, linked, this::accepts);
         };
     }
 

@@ -59,9 +59,21 @@ public final class QueryExpression {
         return new QueryExpression(text, new QParser(text, context, iris, "q").parse());
     }
 
-    /** Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery. */
+    /**
+     * Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery.
+     * A term on a linked entity ({@code rel{attr}}) never matches here: see the other form.
+     */
     public boolean test(Entity e) {
-        return root.test(e);
+        return root.test(e, id -> null);
+    }
+
+    /**
+     * Whether {@code e} matches, {@code linked} giving the entity a relationship's object names
+     * (or {@code null}) for the terms on linked entities ({@code rel{Type:attr}}, 4.9 examples
+     * 13/14) - the same tenant's store, say.
+     */
+    public boolean test(Entity e, java.util.function.Function<String, Entity> linked) {
+        return root.test(e, linked);
     }
 
     /**

@@ -201,6 +201,30 @@ class QueryLanguageTest extends ConformanceTest {
     }
 
     @Test
+    @DisplayName("4.9 examples 13/14 TP 019_29_08..10: rel{path} reads the path on the entity the relationship names;"
+            + " rel{Type:path} only on one of that type; links nest")
+    void linkedEntities() {
+        String source = Entities.uniqueName("Station");
+        String target = Entities.uniqueName("Device");
+        String owner = Entities.id("Person");
+        String device = Entities.id(target);
+        String station = Entities.id(source);
+        createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"Person\", \"name\": {\"type\": \"Property\", \"value\": \"Bob\"}}", owner));
+        createPlain(Json.obj("""
+                {"id": "%s", "type": "%s", "humidity": {"type": "Property", "value": 40},
+                 "owner": {"type": "Relationship", "object": "%s"}}""", device, target, owner));
+        createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"sensor\": {\"type\": \"Relationship\", \"object\": \"%s\"}}",
+                station, source, device));
+        for (String[] kase : new String[][] {{"sensor{humidity}==40", station}, {"sensor{humidity}>40", "-"},
+                {"sensor{" + target + ":humidity}==40", station}, {"sensor{Vehicle:humidity}==40", "-"},
+                {"sensor{owner{name}}==\"Bob\"", station}, {"sensor{humidity}", station}}) {
+            JsonNode list = Checks.okJson(api.get("/entities").query("type", source).query("q", kase[0]).send(), Json.CORE);
+            assertEquals(kase[1], list.isEmpty() ? "-" : list.get(0).path("id").asText(), kase[0]);
+        }
+        Checks.badData(api.get("/entities").query("type", source).query("q", "sensor{humidity==40").send(), "character 16");
+    }
+
+    @Test
     @DisplayName("4.9 TP 019_09: q alone bounds a query (no type needed); its count is NGSILD-Results-Count")
     void qAlone() {
         String name = Entities.uniqueName("uniqueLabel");
