@@ -3,9 +3,6 @@ package dev.cor.ngsild.api;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -21,11 +18,16 @@ import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityParser.Mode;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.EntityOrder;
+import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.QueryExpression;
+import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.rest.CorRestJson;
 
 /**
  * The operations on one entity and its attributes (ETSI GS CIM 009 § 5.6.1-5.6.6, 5.6.17-5.6.19,
- * 5.7.1) and the listing of entities by id and type (§ 5.7.2). Each write is one atomic change of
+ * 5.7.1) and Query Entities (§ 5.7.2, 5.7.6) with the whole query language, run by {@link EntityQuery}. Each write is one atomic change of
  * one record in the store; a read renders the record it found, reusing the bytes rendered for
  * the same record, context and representation.
  */
@@ -80,9 +82,7 @@ final class EntityOperations {
         if (type != null && !type.matches(e.types())) {
             throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
         }
-        if (x.params.has("geometryProperty") && x.accept != MediaType.GEO_JSON) {
-            throw NgsiLdException.badData("geometryProperty applies to a GeoJSON answer (Accept: application/geo+json)");
-        }
+        checkGeometryProperty(x, x.params);
         Representation rep = Representation.of(x.params, parser);
         if (!rep.showsAnything(e)) {
             throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
@@ -90,6 +90,9 @@ final class EntityOperations {
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
         RenderKey key = new RenderKey(x.context, rep.options, x.accept, bodyContext);
+        if (rep.selectsInstances()) {
+            e = rep.instances(e); // a copy narrowed to some instances: its bytes are its own, not the record's
+        }
         byte[] bytes = e.renderCache().get(key);
         if (bytes == null) {
             JsonNode context = bodyContext ? x.context.echo() : null;
@@ -231,156 +234,268 @@ final class EntityOperations {
 
     // ---------------------------------------------------------------- listing
 
-    /** GET /entities by id, idPattern and type (the full query language is the query engine's). */
+    /** GET /entities (§ 5.7.2, 6.4.3.2): ids, idPattern, type, attrs, q, scopeQ and a geo-query, all of which must hold. */
     void query(Exchange x) {
         QueryParams p = x.params;
-        for (String unsupported : List.of("q", "geoQ", "georel", "geometry", "coordinates", "scopeQ", "csf")) {
-            if (p.has(unsupported)) {
-                throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the query parameter '" + unsupported
-                        + "' is not served by this broker yet");
-            }
+        if (p.has("csf")) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the query parameter 'csf' is not served by this broker yet");
         }
-        boolean local = p.bool("local", false);
-        if (!local && !p.has("type") && !p.has("attrs") && !p.has("idPattern")) {
-            // 6.4.3.2: a query is bounded by a type, attributes or a pattern (or is local); ids alone are not enough
+        EntityParser parser = parser(x);
+        String type = p.get("type");
+        // type=* selects every type and makes the query local (6.4.3.2), which local=false contradicts
+        if ("*".equals(type) && !p.bool("local", true)) {
+            throw NgsiLdException.badData("type=* makes a query local: local=false contradicts it");
+        }
+        boolean local = p.bool("local", false) || "*".equals(type);
+        if ("*".equals(type)) {
+            type = null;
+        }
+        boolean geo = p.has("georel") || p.has("geometry") || p.has("coordinates") || p.has("geoQ");
+        if (!local && type == null && !p.has("attrs") && !p.has("idPattern") && !p.has("q") && !geo) {
+            // 6.4.3.2: a query is bounded by a type, attributes, a pattern, q or a geo-query (or is local); ids alone are not enough
             throw NgsiLdException.badData("a query names at least one of type, attrs, idPattern, q or geoQ"
                     + (p.has("id") ? " (id alone is not enough)" : "") + ", or is local=true");
         }
-        list(x, p.list("id"), p.get("idPattern"), p.get("type"), p.list("attrs"));
+        List<EntityQuery.Selector> selectors = new ArrayList<>(1);
+        List<String> ids = p.list("id");
+        if (!ids.isEmpty() || p.has("idPattern") || type != null) {
+            selectors.add(selector(parser, ids, p.get("idPattern"), type));
+        }
+        GeoQuery geoQuery = null;
+        if (p.has("geoQ")) {
+            geoQuery = GeoQuery.parse(parseJson(p.get("geoQ"), "geoQ"), x.context);
+        } else if (geo) {
+            geoQuery = GeoQuery.parse(p.get("georel"), p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), x.context);
+        }
+        list(x, x.params, new EntityQuery(selectors, attributes(parser, p.list("attrs")),
+                p.has("q") ? QueryExpression.parse(p.get("q"), x.context, Set.copyOf(p.list("expandValues"))) : null, geoQuery,
+                p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null,
+                p.has("orderBy") ? EntityOrder.parse(p.get("orderBy"), x.context, p.get("orderFrom"), p.get("orderGeometry"))
+                        : null));
     }
 
-    /** POST /entityOperations/query with a Query body (§ 5.2.23): its entities and attrs. */
+    /** POST /entityOperations/query with a Query body (§ 5.7.6, 5.2.23). */
     void queryPost(Exchange x) {
-        JsonNode q = x.body;
-        if (!q.isObject() || !"Query".equals(q.path("type").asText())) {
+        JsonNode body = x.body;
+        if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
             throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
         }
-        for (String unsupported : List.of("q", "geoQ", "scopeQ", "csf", "temporalQ")) {
-            if (q.has(unsupported)) {
-                throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member '" + unsupported
-                        + "' is not served by this broker yet");
+        if (body.has("csf")) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member 'csf' is not served by this broker yet");
+        }
+        if (body.has("temporalQ")) {
+            throw NgsiLdException.badData("temporalQ belongs to Query Temporal Evolution of Entities (5.7.4), not to"
+                    + " Query Entities (Table 5.2.23-1)");
+        }
+        if (body.has("joinLevel") && !(body.get("joinLevel").canConvertToInt() && body.get("joinLevel").isIntegralNumber()
+                && body.get("joinLevel").intValue() > 0)) {
+            throw NgsiLdException.badData("joinLevel is a positive integer, not " + body.get("joinLevel"));
+        }
+        if (body.has("attrs") && body.get("attrs").isArray() && body.get("attrs").isEmpty()) {
+            throw NgsiLdException.badData("the Query's attrs is a non-empty array (Table 5.2.23-1)");
+        }
+        EntityParser parser = parser(x);
+        List<String> attrTerms = strings(body.get("attrs"), "attrs");
+        JsonNode entities = body.get("entities");
+        String q = optionalText(body, "q");
+        String scopeQ = optionalText(body, "scopeQ");
+        JsonNode geoQ = body.get("geoQ");
+        if (entities == null && attrTerms.isEmpty() && q == null && geoQ == null) {
+            throw NgsiLdException.badData("a Query names entities, attrs, q or geoQ");
+        }
+        List<EntityQuery.Selector> selectors = new ArrayList<>();
+        if (entities != null) {
+            if (!entities.isArray() || entities.isEmpty()) {
+                throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
+            }
+            // each selector is an alternative: the union of what they select
+            for (JsonNode s : entities) {
+                if (!s.isObject() || !s.path("type").isTextual()) {
+                    throw NgsiLdException.badData("an EntitySelector is an object with a type (a string)");
+                }
+                String id = optionalText(s, "id");
+                selectors.add(selector(parser, id == null ? List.of() : List.of(id), optionalText(s, "idPattern"),
+                        s.get("type").asText()));
             }
         }
-        List<String> attrs = strings(q.get("attrs"), "attrs");
-        JsonNode selectors = q.get("entities");
-        if (selectors == null && attrs.isEmpty()) {
-            throw NgsiLdException.badData("a Query names entities or attrs");
+        // the representation members of the body act as the GET parameters of the same name
+        QueryParams params = x.params;
+        if (!attrTerms.isEmpty()) {
+            params = params.with("attrs", String.join(",", attrTerms));
         }
-        if (selectors == null) {
-            list(x, List.of(), null, null, attrs);
-            return;
-        }
-        if (!selectors.isArray() || selectors.isEmpty()) {
-            throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
-        }
-        // each selector is an alternative: the union of what they select
-        List<String> ids = new ArrayList<>();
-        StringBuilder types = new StringBuilder();
-        String pattern = null;
-        for (JsonNode s : selectors) {
-            if (!s.isObject() || !s.has("type")) {
-                throw NgsiLdException.badData("an EntitySelector is an object with a type");
+        for (String member : List.of("pick", "omit", "lang")) {
+            JsonNode v = body.get(member);
+            if (v != null) {
+                params = params.with(member, v.isArray() ? String.join(",", strings(v, member)) : textOf(v, member));
             }
-            if (s.has("id")) {
-                ids.add(s.get("id").asText());
-            }
-            if (s.has("idPattern")) {
-                pattern = s.get("idPattern").asText();
-            }
-            types.append(types.isEmpty() ? "" : ",").append('(').append(s.get("type").asText()).append(')');
         }
-        list(x, ids, pattern, types.toString(), attrs);
+        list(x, params, new EntityQuery(selectors, attributes(parser, attrTerms),
+                q == null ? null : QueryExpression.parse(q, x.context, Set.copyOf(expandValues(body))),
+                geoQ == null ? null : GeoQuery.parse(geoQ, x.context),
+                scopeQ == null ? null : ScopeQuery.parse(scopeQ)));
     }
 
-    private void list(Exchange x, List<String> ids, String idPattern, String typeSelection, List<String> attrTerms) {
-        EntityParser parser = parser(x);
-        Pattern pattern = null;
-        if (idPattern != null) {
-            if (idPattern.length() > 256) {
-                throw NgsiLdException.badData("idPattern is longer than 256 characters");
-            }
-            try {
-                pattern = Pattern.compile(idPattern);
-            } catch (PatternSyntaxException e) {
-                throw NgsiLdException.badData("idPattern is not a regular expression: " + e.getDescription());
-            }
+    /** A Query body's expandValues: a comma-separated string or an array of terms. */
+    private static List<String> expandValues(JsonNode body) {
+        JsonNode v = body.get("expandValues");
+        if (v == null) {
+            return List.of();
         }
-        TypeSelection types = typeSelection == null ? null : TypeSelection.parse(typeSelection, parser::typeName);
-        List<String> attrs = new ArrayList<>();
-        for (String a : attrTerms) {
-            attrs.add(parser.attributeName(a));
-        }
+        return v.isArray() ? strings(v, "expandValues") : List.of(textOf(v, "expandValues").split(","));
+    }
+
+    private static EntityQuery.Selector selector(EntityParser parser, List<String> ids, String idPattern, String types) {
         for (String id : ids) {
             if (!Syntax.isUri(id)) {
                 throw NgsiLdException.badData("the id " + id + " is not a URI");
             }
         }
-        Representation rep = Representation.of(x.params, parser);
-        int limit = x.params.integer("limit", config.limits().defaultLimit());
+        return new EntityQuery.Selector(ids.isEmpty() ? null : Set.copyOf(ids),
+                idPattern == null ? null : BoundedPattern.compile(idPattern, "idPattern"),
+                types == null ? null : TypeSelection.parse(types, parser::typeName));
+    }
+
+    private static List<String> attributes(EntityParser parser, List<String> terms) {
+        List<String> attrs = new ArrayList<>(terms.size());
+        for (String a : terms) {
+            attrs.add(parser.attributeName(a));
+        }
+        return attrs;
+    }
+
+    private void list(Exchange x, QueryParams params, EntityQuery query) {
+        EntityParser parser = parser(x);
+        checkGeometryProperty(x, params);
+        Representation rep = Representation.of(params, parser);
+        int limit = params.integer("limit", config.limits().defaultLimit());
         if (limit > config.limits().maxLimit()) {
             throw new NgsiLdException(ErrorType.TOO_MANY_RESULTS, "limit " + limit + " is above the maximum "
                     + config.limits().maxLimit());
         }
-        int offset = x.params.integer("offset", 0);
-        boolean count = x.params.bool("count", false);
+        int offset = params.integer("offset", 0);
+        boolean count = params.bool("count", false) || params.list("options").contains("count");
         if (limit == 0 && !count) {
             throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
         }
-        TreeMap<String, Entity> matches = new TreeMap<>();
-        Pattern idRegex = pattern;
-        java.util.function.Consumer<Entity> visit = e -> {
-            if ((ids.isEmpty() || ids.contains(e.id()))
-                    && (idRegex == null || idRegex.matcher(e.id()).matches())
-                    && (attrs.isEmpty() || hasAny(e, attrs))
-                    && (types == null || types.matches(e.types()))) {
-                matches.put(e.id(), e);
+        EntityQuery.Page page = query.run(config.store(), x.tenant, offset, limit, count);
+        List<Entity> entities = page.entities();
+        if (rep.selectsInstances()) {
+            entities = new ArrayList<>(entities.size());
+            for (Entity e : page.entities()) {
+                entities.add(rep.instances(e));
             }
-        };
-        if (!ids.isEmpty() && types == null) {
-            for (String id : ids) {
-                Entity e = config.store().get(x.tenant, id);
-                if (e != null) {
-                    visit.accept(e);
-                }
-            }
-        } else if (types != null) {
-            // an entity the selection matches has at least one of the types it names
-            for (String t : types.types()) {
-                config.store().forEach(x.tenant, t, visit);
-            }
-        } else {
-            config.store().forEach(x.tenant, null, visit);
-        }
-        List<Entity> page = new ArrayList<>(Math.min(limit, matches.size()));
-        int i = 0;
-        for (Entity e : matches.values()) {
-            if (i++ < offset) {
-                continue;
-            }
-            if (page.size() >= limit) {
-                break;
-            }
-            page.add(e);
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
-        byte[] bytes = EntityRenderer.renderAll(page, x.context, rep.options, bodyContext ? x.context.echo() : null, geo);
+        byte[] bytes = geo || rep.selectsInstances()
+                ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
+                : joined(entities, new RenderKey(x.context, rep.options, x.accept, bodyContext));
         if (count) {
-            x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(matches.size()));
+            x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
         app.answer(x, 200, x.accept, bytes, x.context);
+        if (x.operation() == Operation.QUERY_ENTITIES && limit > 0) {
+            // 4.12, 6.3.10: links to the previous and the next page, beside the context's
+            if (offset > 0) {
+                x.request.responseHeaders().add("Link", pageLink(x, limit, Math.max(0, offset - limit), "prev"));
+            }
+            if (page.more()) {
+                x.request.responseHeaders().add("Link", pageLink(x, limit, offset + limit, "next"));
+            }
+        }
+    }
+
+    /**
+     * A JSON array of the entities' bytes, each taken from its record's render cache (the bytes a
+     * retrieval with the same context and representation renders and reuses) or rendered into it:
+     * a dashboard's repeated query re-renders only what changed.
+     */
+    private static byte[] joined(List<Entity> entities, RenderKey key) {
+        byte[][] parts = new byte[entities.size()][];
+        int size = 2 + Math.max(0, entities.size() - 1);
+        for (int i = 0; i < parts.length; i++) {
+            Entity e = entities.get(i);
+            byte[] b = e.renderCache().get(key);
+            if (b == null) {
+                b = EntityRenderer.render(e, key.context(), key.options(), key.bodyContext() ? key.context().echo() : null);
+                e.renderCache().put(key, b);
+            }
+            parts[i] = b;
+            size += b.length;
+        }
+        byte[] out = new byte[size];
+        int at = 0;
+        out[at++] = '[';
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                out[at++] = ',';
+            }
+            System.arraycopy(parts[i], 0, out, at, parts[i].length);
+            at += parts[i].length;
+        }
+        out[at] = ']';
+        return out;
+    }
+
+    /** The request's own path and parameters (sorted by name, as given) with {@code offset} moved. */
+    private static String pageLink(Exchange x, int limit, int offset, String rel) {
+        java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
+        params.put("limit", Integer.toString(limit));
+        params.put("offset", Integer.toString(offset));
+        StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append("entities");
+        char sep = '?';
+        for (java.util.Map.Entry<String, String> p : params.entrySet()) {
+            b.append(sep).append(p.getKey()).append('=').append(linkValue(p.getValue()));
+            sep = '&';
+        }
+        return b.append(">; rel=\"").append(rel).append("\"; type=\"").append(x.accept.mediaType()).append('"').toString();
+    }
+
+    /** A parameter value as a URI reference admits it: what would break the Link header or the query is escaped. */
+    private static String linkValue(String v) {
+        StringBuilder b = new StringBuilder(v.length());
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c <= 0x20 || c >= 0x7F || "<>\"&#%,+".indexOf(c) >= 0) {
+                for (byte by : String.valueOf(c).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                    b.append('%').append(Character.toUpperCase(Character.forDigit((by >> 4) & 0xF, 16)))
+                            .append(Character.toUpperCase(Character.forDigit(by & 0xF, 16)));
+                }
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */
+    private static void checkGeometryProperty(Exchange x, QueryParams params) {
+        if (params.has("geometryProperty") && x.accept != MediaType.GEO_JSON) {
+            throw NgsiLdException.badData("geometryProperty applies to a GeoJSON answer (Accept: application/geo+json)");
+        }
+    }
+
+    private static String optionalText(JsonNode o, String member) {
+        JsonNode v = o.get(member);
+        return v == null ? null : textOf(v, member);
+    }
+
+    private static String textOf(JsonNode v, String member) {
+        if (!v.isTextual()) {
+            throw NgsiLdException.badData(member + " is a string, not " + v.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
+        }
+        return v.asText();
+    }
+
+    private static JsonNode parseJson(String text, String what) {
+        try {
+            return CorRestJson.mapper().readTree(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw NgsiLdException.badData(what + " is not JSON: " + e.getOriginalMessage());
+        }
     }
 
     // ---------------------------------------------------------------- helpers
-
-    private static boolean hasAny(Entity e, List<String> attrs) {
-        for (String a : attrs) {
-            if (e.attributes().containsKey(a)) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private static List<String> strings(JsonNode n, String what) {
         List<String> out = new ArrayList<>();

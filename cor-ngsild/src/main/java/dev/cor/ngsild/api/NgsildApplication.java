@@ -37,12 +37,14 @@ public final class NgsildApplication implements CorRestApplication {
     private final EntityOperations entities;
     private final BatchOperations batches;
     private final ContextOperations contextOps;
+    private final DiscoveryOperations discovery;
 
     public NgsildApplication(Config config) {
         this.config = config;
         this.entities = new EntityOperations(this, config);
         this.batches = new BatchOperations(this, config);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
+        this.discovery = new DiscoveryOperations(this, config);
     }
 
     // ---------------------------------------------------------------- the dispatch's questions
@@ -117,6 +119,7 @@ public final class NgsildApplication implements CorRestApplication {
             case QUERY_ENTITIES_POST -> entities.queryPost(x);
             case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> batches.run(x);
             case LIST_CONTEXTS, ADD_CONTEXT, SERVE_CONTEXT, DELETE_CONTEXT -> contextOps.run(x);
+            case LIST_TYPES, RETRIEVE_TYPE, LIST_ATTRIBUTES, RETRIEVE_ATTRIBUTE -> discovery.run(x);
         }
     }
 

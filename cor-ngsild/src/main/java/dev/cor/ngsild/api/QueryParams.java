@@ -41,6 +41,13 @@ final class QueryParams {
         return new QueryParams(values);
     }
 
+    /** These parameters and {@code name=value} (replacing one of that name): a POST query's body members. */
+    QueryParams with(String name, String value) {
+        Map<String, String> v = new LinkedHashMap<>(values);
+        v.put(name, value);
+        return new QueryParams(v);
+    }
+
     /** The parameters as a map (unmodifiable), for the parts of the API that take one. */
     Map<String, String> asMap() {
         return java.util.Collections.unmodifiableMap(values);

@@ -7,15 +7,19 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.EntityRenderer.Format;
+import dev.cor.ngsild.model.Syntax;
 
 /**
  * What a read asks to see (ETSI GS CIM 009 § 6.3.7, § 4.15, § 4.21): the representation from
  * {@code format} or {@code options}, {@code sysAttrs}, the attributes from {@code attrs},
- * {@code pick} and {@code omit}, the languages of {@code lang}, the GeoJSON geometry. Parsed
+ * {@code pick} and {@code omit}, the instances of {@code datasetId}, the languages of {@code lang},
+ * the GeoJSON geometry. Parsed
  * once per request into {@link EntityRenderer.Options}; every malformed part is a
  * BadRequestData naming it.
  */
@@ -26,11 +30,61 @@ final class Representation {
     /** The members {@code pick} named ({@code null}: no pick): at least one must be there. */
     private final Set<String> picked;
     private final boolean omits;
+    /** The instances {@code datasetId} keeps ({@code null} in it: the default instance), or {@code null}: all. */
+    private final Set<String> datasetIds;
 
-    private Representation(EntityRenderer.Options options, Set<String> picked, boolean omits) {
+    private Representation(EntityRenderer.Options options, Set<String> picked, boolean omits, Set<String> datasetIds) {
         this.options = options;
         this.picked = picked;
         this.omits = omits;
+        this.datasetIds = datasetIds;
+    }
+
+    /** Whether {@code datasetId} narrows the instances shown: the rendered bytes are then not the record's own. */
+    boolean selectsInstances() {
+        return datasetIds != null;
+    }
+
+    /**
+     * {@code e} with only the attribute instances {@code datasetId} names (§ 4.5.5; {@code @none}:
+     * the default instance), an attribute left with none dropped; {@code e} itself without it.
+     */
+    Entity instances(Entity e) {
+        if (datasetIds == null) {
+            return e;
+        }
+        java.util.Map<String, AttributeList> kept = new java.util.LinkedHashMap<>();
+        for (java.util.Map.Entry<String, AttributeList> a : e.attributes().entrySet()) {
+            List<Attribute> is = new ArrayList<>(a.getValue().size());
+            for (Attribute i : a.getValue().instances()) {
+                if (datasetIds.contains(i.datasetId())) {
+                    is.add(i);
+                }
+            }
+            if (!is.isEmpty()) {
+                kept.put(a.getKey(), AttributeList.of(is));
+            }
+        }
+        return new Entity(e.id(), e.types(), e.scopes(), java.util.Collections.unmodifiableMap(kept), e.createdAt(),
+                e.modifiedAt());
+    }
+
+    /** The datasetIds of {@code datasetId} ({@code @none}: the default instance, as {@code null}). */
+    private static Set<String> datasetIds(QueryParams p) {
+        if (!p.has("datasetId")) {
+            return null;
+        }
+        Set<String> ids = new HashSet<>();
+        for (String d : p.list("datasetId")) {
+            if (d.equals("@none")) {
+                ids.add(null);
+            } else if (Syntax.isUri(d)) {
+                ids.add(d);
+            } else {
+                throw NgsiLdException.badData("datasetId '" + d + "' is neither a URI nor @none");
+            }
+        }
+        return ids;
     }
 
     static Representation of(QueryParams p, EntityParser parser) {
@@ -41,12 +95,14 @@ final class Representation {
                 case "keyValues", "simplified" -> Format.SIMPLIFIED;
                 case "concise" -> Format.CONCISE;
                 case "normalized" -> Format.NORMALIZED;
-                case "sysAttrs" -> null;
+                case "sysAttrs", "count" -> null; // count: Orion-LD's spelling of count=true, a query's (EntityOperations)
                 default -> throw NgsiLdException.invalid("unknown option '" + o + "' (keyValues, simplified, concise,"
-                        + " normalized, sysAttrs)");
+                        + " normalized, sysAttrs, count)");
             };
             if (o.equals("sysAttrs")) {
                 sysAttrs = true;
+            } else if (o.equals("count")) {
+                continue;
             } else if (format != null && format != f) {
                 throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
             } else {
@@ -116,7 +172,7 @@ final class Representation {
             }
         }
         return new Representation(new EntityRenderer.Options(format, sysAttrs, attrs, omitted, showId, showType,
-                showScope, lang, geometry), picked, omit != null);
+                showScope, lang, geometry), picked, omit != null, datasetIds(p));
     }
 
     /**

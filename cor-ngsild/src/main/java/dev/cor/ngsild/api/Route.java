@@ -8,7 +8,7 @@ import dev.cor.ngsild.CorNgsild;
 
 /**
  * Where a request goes: its {@link Operation} and the path's variables (entity id, attribute
- * name, context id), percent-decoded. {@link #match} finds it, or says which methods the path
+ * name - or, for discovery, the type or attribute name -, context id), percent-decoded. {@link #match} finds it, or says which methods the path
  * would take (405), or that no resource has that path (404).
  */
 record Route(Operation operation, String entityId, String attribute, String contextId) {
@@ -19,7 +19,7 @@ record Route(Operation operation, String entityId, String attribute, String cont
 
     /** Resources of the specification the broker does not serve (yet): 501, not 404. */
     private static final List<String> UNSUPPORTED = List.of("subscriptions", "csourceRegistrations",
-            "csourceSubscriptions", "types", "attributes", "temporal", "entityMaps", "snapshots", "info");
+            "csourceSubscriptions", "temporal", "entityMaps", "snapshots", "info");
 
     static Match match(String method, String path) {
         if (!path.startsWith(CorNgsild.BASE_PATH)) {
@@ -91,6 +91,19 @@ record Route(Operation operation, String entityId, String attribute, String cont
                     return new Match(null, null, null);
                 }
                 return pick(method, "POST", method.equals("POST") ? new Route(op, null, null, null) : null);
+            }
+            case "types", "attributes" -> {
+                // discovery (5.7.5-5.7.10): the path's type or attribute name rides in the attribute slot
+                boolean types = head.equals("types");
+                if (n == 1) {
+                    return pick(method, "GET", method.equals("GET")
+                            ? new Route(types ? Operation.LIST_TYPES : Operation.LIST_ATTRIBUTES, null, null, null) : null);
+                }
+                if (n == 2) {
+                    return pick(method, "GET", method.equals("GET")
+                            ? new Route(types ? Operation.RETRIEVE_TYPE : Operation.RETRIEVE_ATTRIBUTE, null, s.get(1), null) : null);
+                }
+                return new Match(null, null, null);
             }
             case "jsonldContexts" -> {
                 if (n == 1) {

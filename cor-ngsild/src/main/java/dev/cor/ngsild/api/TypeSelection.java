@@ -43,6 +43,11 @@ final class TypeSelection {
         return new TypeSelection(root, p.types);
     }
 
+    @Override
+    public String toString() {
+        return root.toString();
+    }
+
     /** Every type the selection names: an entity it selects has at least one of them. */
     Set<String> types() {
         return types;

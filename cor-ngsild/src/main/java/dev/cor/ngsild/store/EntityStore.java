@@ -1,7 +1,9 @@
 package dev.cor.ngsild.store;
 
+import java.util.Collection;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import dev.cor.ngsild.model.Entity;
 
@@ -47,4 +49,67 @@ public interface EntityStore {
 
     /** How many entities the tenant holds. */
     int count(String tenant);
+
+    /** Which ordered set of ids a {@link #scan} walks: all, one type's, or one attribute's holders. */
+    enum Index { ALL, TYPE, ATTRIBUTE }
+
+    /**
+     * Visits, in id order, the entities of {@code index} ({@code key}: the expanded type or
+     * attribute name; ignored for ALL) until {@code visitor} answers {@code false}; each is a
+     * consistent snapshot, and an entity written meanwhile is seen before or after the write. The
+     * visitor must not write to the store. This default walks {@link #forEach} and filters.
+     */
+    default void scan(String tenant, Index index, String key, Predicate<Entity> visitor) {
+        boolean[] stop = {false};
+        forEach(tenant, index == Index.TYPE ? key : null, e -> {
+            if (!stop[0] && (index != Index.ATTRIBUTE || e.attributes().containsKey(key))) {
+                stop[0] = !visitor.test(e);
+            }
+        });
+    }
+
+    /** How many entities {@link #scan} of that index would visit (an estimate while writes go on). */
+    default int size(String tenant, Index index, String key) {
+        int[] n = {0};
+        scan(tenant, index, key, e -> {
+            n[0]++;
+            return true;
+        });
+        return n[0];
+    }
+
+    /**
+     * The ids of entities whose GeoProperty {@code geoproperty} may intersect the box (a superset:
+     * the caller tests each), each once, in no order; {@code null} when the store keeps no
+     * spatial index (the caller then scans).
+     */
+    default Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
+            double maxLat) {
+        return null;
+    }
+
+    /**
+     * How many ids {@link #idsInBox} would give, cheaply estimated, or {@link Integer#MAX_VALUE}
+     * when the store keeps no spatial index.
+     */
+    default int sizeInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon, double maxLat) {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
+     * The keys of an index that hold at least one entity of the tenant: its types (TYPE) or
+     * attribute names (ATTRIBUTE), expanded, in no particular order. This default walks every
+     * entity.
+     */
+    default Set<String> keys(String tenant, Index index) {
+        Set<String> out = new java.util.HashSet<>();
+        forEach(tenant, null, e -> {
+            if (index == Index.TYPE) {
+                out.addAll(e.types());
+            } else if (index == Index.ATTRIBUTE) {
+                out.addAll(e.attributes().keySet());
+            }
+        });
+        return out;
+    }
 }

@@ -1,17 +1,28 @@
 package dev.cor.ngsild.store;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 
 /**
  * The in-memory store (corDB): per tenant, a map of id to the current immutable record, and
- * indexes by id order and by type. A write swaps the record in one short critical section
+ * indexes - ids in order, ids by type and by attribute (each ordered, with its size), and a
+ * {@link SpatialGrid} per GeoProperty. A write swaps the record in one short critical section
  * ({@link ConcurrentHashMap#compute}) and updates the indexes inside it; readers take whatever
  * record they find and never lock. Nothing inside a critical section waits.
  */
@@ -53,7 +64,7 @@ public final class MemoryEntityStore implements EntityStore {
             if (next != null && !next.id().equals(id)) {
                 throw new IllegalStateException("a change of " + id + " returned entity " + next.id());
             }
-            t.index(current, next);
+            t.index(id, current, next);
             return next;
         });
         return new EntityWrite(before[0], after);
@@ -61,20 +72,77 @@ public final class MemoryEntityStore implements EntityStore {
 
     @Override
     public void forEach(String tenant, String type, Consumer<Entity> visitor) {
+        scan(tenant, type == null ? Index.ALL : Index.TYPE, type, e -> {
+            visitor.accept(e);
+            return true;
+        });
+    }
+
+    @Override
+    public void scan(String tenant, Index index, String key, Predicate<Entity> visitor) {
         TenantData t = tenants.get(tenant);
         if (t == null) {
             return;
         }
-        NavigableSet<String> ids = type == null ? t.ids : t.byType.get(type);
-        if (ids == null) {
-            return;
-        }
+        NavigableSet<String> ids = switch (index) {
+            case ALL -> t.ids;
+            case TYPE -> t.byType.getOrDefault(key, Ordered.EMPTY).ids;
+            case ATTRIBUTE -> t.byAttribute.getOrDefault(key, Ordered.EMPTY).ids;
+        };
         for (String id : ids) {
             Entity e = t.entities.get(id);
-            if (e != null && (type == null || e.types().contains(type))) {
-                visitor.accept(e);
+            // the index and the record are read apart: check the record is still in the index's set
+            if (e != null && switch (index) {
+                case ALL -> true;
+                case TYPE -> e.types().contains(key);
+                case ATTRIBUTE -> e.attributes().containsKey(key);
+            } && !visitor.test(e)) {
+                return;
             }
         }
+    }
+
+    @Override
+    public int size(String tenant, Index index, String key) {
+        TenantData t = tenants.get(tenant);
+        if (t == null) {
+            return 0;
+        }
+        return switch (index) {
+            case ALL -> t.entities.size();
+            case TYPE -> t.byType.getOrDefault(key, Ordered.EMPTY).size.get();
+            case ATTRIBUTE -> t.byAttribute.getOrDefault(key, Ordered.EMPTY).size.get();
+        };
+    }
+
+    @Override
+    public Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
+            double maxLat) {
+        TenantData t = tenants.get(tenant);
+        SpatialGrid g = t == null ? null : t.grids.get(geoproperty);
+        return g == null ? List.of() : g.search(minLon, minLat, maxLon, maxLat);
+    }
+
+    @Override
+    public int sizeInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon, double maxLat) {
+        TenantData t = tenants.get(tenant);
+        SpatialGrid g = t == null ? null : t.grids.get(geoproperty);
+        return g == null ? 0 : g.estimate(minLon, minLat, maxLon, maxLat);
+    }
+
+    @Override
+    public Set<String> keys(String tenant, Index index) {
+        TenantData t = tenants.get(tenant);
+        if (t == null || index == Index.ALL) {
+            return Set.of();
+        }
+        Set<String> out = new java.util.HashSet<>();
+        (index == Index.TYPE ? t.byType : t.byAttribute).forEach((k, o) -> {
+            if (o.size.get() > 0) {
+                out.add(k);
+            }
+        });
+        return out;
     }
 
     @Override
@@ -83,33 +151,104 @@ public final class MemoryEntityStore implements EntityStore {
         return t == null ? 0 : t.entities.size();
     }
 
+    /** An ordered set of ids with its size (a skip list's own size() walks it). */
+    private static final class Ordered {
+        static final Ordered EMPTY = new Ordered();
+        final NavigableSet<String> ids = new ConcurrentSkipListSet<>();
+        final AtomicInteger size = new AtomicInteger();
+
+        void add(String id) {
+            if (ids.add(id)) {
+                size.incrementAndGet();
+            }
+        }
+
+        void remove(String id) {
+            if (ids.remove(id)) {
+                size.decrementAndGet();
+            }
+        }
+    }
+
     /** One tenant's entities and indexes. The indexes change only inside the entity map's compute for that id. */
     private static final class TenantData {
         final ConcurrentHashMap<String, Entity> entities = new ConcurrentHashMap<>();
         final NavigableSet<String> ids = new ConcurrentSkipListSet<>();
-        final Map<String, NavigableSet<String>> byType = new ConcurrentHashMap<>();
+        final Map<String, Ordered> byType = new ConcurrentHashMap<>();
+        final Map<String, Ordered> byAttribute = new ConcurrentHashMap<>();
+        final Map<String, SpatialGrid> grids = new ConcurrentHashMap<>();
 
         /** Moves the id's index entries from {@code before} to {@code after}; inside the compute for that id. */
-        void index(Entity before, Entity after) {
+        void index(String id, Entity before, Entity after) {
+            if (before == after) {
+                return;
+            }
             if (before != null) {
                 for (String type : before.types()) {
                     if (after == null || !after.types().contains(type)) {
-                        NavigableSet<String> s = byType.get(type);
-                        if (s != null) {
-                            s.remove(before.id());
-                        }
+                        byType.getOrDefault(type, Ordered.EMPTY).remove(id);
+                    }
+                }
+                for (String a : before.attributes().keySet()) {
+                    if (after == null || !after.attributes().containsKey(a)) {
+                        byAttribute.getOrDefault(a, Ordered.EMPTY).remove(id);
                     }
                 }
                 if (after == null) {
-                    ids.remove(before.id());
+                    ids.remove(id);
                 }
             }
             if (after != null) {
-                ids.add(after.id());
+                ids.add(id);
                 for (String type : after.types()) {
-                    byType.computeIfAbsent(type, k -> new ConcurrentSkipListSet<>()).add(after.id());
+                    byType.computeIfAbsent(type, k -> new Ordered()).add(id);
+                }
+                for (String a : after.attributes().keySet()) {
+                    byAttribute.computeIfAbsent(a, k -> new Ordered()).add(id);
                 }
             }
+            spatial(id, before, after);
+        }
+
+        /** Re-places the id in the grid of each GeoProperty whose geometries changed. */
+        private void spatial(String id, Entity before, Entity after) {
+            if (before != null) {
+                for (Map.Entry<String, AttributeList> a : before.attributes().entrySet()) {
+                    List<JsonNode> old = geometries(a.getValue());
+                    List<JsonNode> now = after == null ? List.of() : geometries(after.attributes().get(a.getKey()));
+                    if (!old.equals(now)) {
+                        grids.computeIfAbsent(a.getKey(), k -> new SpatialGrid()).update(id, old, List.of());
+                    }
+                }
+            }
+            if (after != null) {
+                for (Map.Entry<String, AttributeList> a : after.attributes().entrySet()) {
+                    List<JsonNode> now = geometries(a.getValue());
+                    if (now.isEmpty()) {
+                        continue;
+                    }
+                    List<JsonNode> old = before == null ? List.of() : geometries(before.attributes().get(a.getKey()));
+                    if (!old.equals(now)) {
+                        grids.computeIfAbsent(a.getKey(), k -> new SpatialGrid()).update(id, List.of(), now);
+                    }
+                }
+            }
+        }
+
+        private static List<JsonNode> geometries(AttributeList l) {
+            if (l == null) {
+                return List.of();
+            }
+            List<JsonNode> out = null;
+            for (Attribute i : l.instances()) {
+                if (i.kind() == AttributeKind.GEO_PROPERTY) {
+                    if (out == null) {
+                        out = new ArrayList<>(1);
+                    }
+                    out.add(i.value());
+                }
+            }
+            return out == null ? List.of() : out;
         }
     }
 }

@@ -1,0 +1,105 @@
+package dev.cor.ngsild.query;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * A parsed NGSI-LD query ({@code q}, ETSI GS CIM 009 § 4.9): terms on attribute paths joined by
+ * {@code ;} (and, binding tighter) and {@code |} (or), grouped with parentheses, its names
+ * expanded with the request's {@code @context} once, at {@link #parse}. Immutable: parse once,
+ * then {@link #test} any number of entities from any thread (a query, a subscription's
+ * notifications). Every syntax error is a BadRequestData naming the character.
+ */
+public final class QueryExpression {
+    /** The longest q accepted: a bound on parse and evaluation cost per entity. */
+    static final int MAX_LENGTH = 4096;
+
+    private final String text;
+    private final QNode root;
+    private final Set<String> required;
+
+    QueryExpression(String text, QNode root) {
+        this.text = text;
+        this.root = root;
+        Set<String> r = new LinkedHashSet<>();
+        root.required(r);
+        this.required = Set.copyOf(r);
+    }
+
+    /**
+     * Parses {@code text}, expanding attribute names with {@code context}.
+     *
+     * @throws NgsiLdException BadRequestData pointing at the offending character
+     */
+    public static QueryExpression parse(String text, LdContext context) {
+        return parse(text, context, Set.of());
+    }
+
+    /**
+     * As {@link #parse(String, LdContext)}, the values compared with the attributes named in
+     * {@code expandValues} (terms, as the request's {@code expandValues} lists them) expanded with
+     * the context first, as vocab terms are (4.9 example 12); other values are compared as
+     * written - so {@code category==commercial} matches a VocabProperty only under
+     * {@code expandValues=category}.
+     */
+    public static QueryExpression parse(String text, LdContext context, Set<String> expandValues) {
+        Set<String> iris = new java.util.HashSet<>();
+        for (String term : expandValues) {
+            String iri = context.expand(term);
+            if (iri != null) {
+                iris.add(iri);
+            }
+        }
+        return new QueryExpression(text, new QParser(text, context, iris, "q").parse());
+    }
+
+    /**
+     * Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery.
+     * A term on a linked entity ({@code rel{attr}}) never matches here: see the other form.
+     */
+    public boolean test(Entity e) {
+        return root.test(e, id -> null);
+    }
+
+    /**
+     * Whether {@code e} matches, {@code linked} giving the entity a relationship's object names
+     * (or {@code null}) for the terms on linked entities ({@code rel{Type:attr}}, 4.9 examples
+     * 13/14) - the same tenant's store, say.
+     */
+    public boolean test(Entity e, java.util.function.Function<String, Entity> linked) {
+        return root.test(e, linked);
+    }
+
+    /**
+     * The expanded names of attributes every matching entity has (the first names of the terms
+     * an entity must satisfy whatever the rest): a planner may start from the entities that
+     * have one of them.
+     */
+    public Set<String> requiredAttributes() {
+        return required;
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+
+    /** The children of an and/or, for the parser. */
+    static QNode and(List<QNode> all) {
+        return all.size() == 1 ? all.get(0) : new QNode.And(all.toArray(QNode[]::new));
+    }
+
+    static QNode or(List<QNode> any) {
+        return any.size() == 1 ? any.get(0) : new QNode.Or(any.toArray(QNode[]::new));
+    }
+
+    static List<QNode> list() {
+        return new ArrayList<>(4);
+    }
+}
