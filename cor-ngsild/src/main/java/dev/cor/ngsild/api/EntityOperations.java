@@ -60,7 +60,7 @@ final class EntityOperations {
     void create(Exchange x) {
         EntityInput in = parser(x).entity(objectBody(x), true, Mode.WHOLE);
         Entity entity = EntityEditor.create(in, now());
-        config.store().write(x.tenant, in.id(), current -> {
+        app.write(x, in.id(), current -> {
             if (current != null) {
                 throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
             }
@@ -185,7 +185,7 @@ final class EntityOperations {
         String id = entityId(x);
         TypeSelection types = typeSelector(x);
         long now = now();
-        config.store().write(x.tenant, id, current -> change.apply(existing(current, id, types), now));
+        app.write(x, id, current -> change.apply(existing(current, id, types), now));
     }
 
     /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */

@@ -1,0 +1,175 @@
+package dev.cor.ngsild.subscription;
+
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+
+import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.rest.CorRestJson;
+import dev.cor.rest.client.CorRestClient;
+import dev.cor.rest.client.CorRestClientRequest;
+import dev.cor.rest.client.CorRestClientResponse;
+
+/**
+ * Renders a {@link Notice} as a Notification (ETSI GS CIM 009 § 5.3.1) compacted with the
+ * subscriber's context and sends it to the subscription's endpoint - HTTP(S) through the
+ * {@link CorRestClient} (it yields inside a coroutine, blocks on a worker; its pool keeps a
+ * connection per receiver alive), MQTT through {@link MqttNotifier} - and counts the outcome in the
+ * subscription's status and in the broker's metrics. Called by the one sender of a subscription
+ * at a time, in a post-response phase; shared, stateless apart from its clients.
+ */
+public final class Notifier implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Notifier.class.getName());
+    static final String LINK_REL = ContextRef.LINK_REL;
+
+    private final CorRestClient client;
+    private final MqttNotifier mqtt;
+    private final LdContexts contexts;
+    private final InstantSource clock;
+    private final NgsildMetrics metrics;
+
+    public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs) {
+        this.client = client;
+        this.contexts = contexts;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.mqtt = new MqttNotifier(timeoutMs);
+    }
+
+    /** Sends one notice and counts what came of it. Never throws. */
+    void send(LiveSubscription s, Notice n) {
+        Subscription d = s.def;
+        long now = clock.millis();
+        s.lastNotification = now;
+        s.timesSent.incrementAndGet();
+        String failure;
+        try {
+            byte[] body = render(d, n, now);
+            failure = d.endpoint().isMqtt() ? mqtt.publish(d, body, headers(d)) : http(d, body);
+        } catch (Exception e) {
+            failure = e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
+        }
+        if (failure == null) {
+            s.lastSuccess = now;
+            s.failing = false;
+            metrics.notificationSent(true);
+        } else {
+            s.timesFailed.incrementAndGet();
+            s.lastFailure = now;
+            s.lastFailureReason = failure;
+            s.failing = true;
+            metrics.notificationSent(false);
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: a notification of " + d.id() + " to "
+                    + d.endpoint().uri() + " failed: " + s.lastFailureReason);
+        }
+    }
+
+    /** The HTTP(S) POST; {@code null} when the receiver took it (2xx), else why not. */
+    private String http(Subscription d, byte[] body) throws Exception {
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", d.endpoint().uri());
+        for (String[] h : headers(d)) {
+            b.header(h[0], h[1]);
+        }
+        CorRestClientResponse r = client.send(b.body(body).build());
+        return r.status() / 100 == 2 ? null : "the receiver answered " + r.status();
+    }
+
+    /** The header fields of a notification: its media type, the Link of a JSON one, the tenant, receiverInfo. */
+    private List<String[]> headers(Subscription d) {
+        List<String[]> h = new java.util.ArrayList<>(4 + d.endpoint().receiverInfo().size());
+        if (d.endpoint().ldJson()) {
+            h.add(new String[] {"Content-Type", "application/ld+json"});
+        } else {
+            h.add(new String[] {"Content-Type", "application/json"});
+            String tenant = d.tenant().equals(EntityStore.DEFAULT_TENANT) ? null : d.tenant();
+            h.add(new String[] {"Link", "<" + contexts.linkUrlFor(d.context(), d.brokerUrl(), tenant) + ">; rel=\""
+                    + LINK_REL + "\"; type=\"application/ld+json\""});
+        }
+        if (!d.tenant().equals(EntityStore.DEFAULT_TENANT)) {
+            h.add(new String[] {"NGSILD-Tenant", d.tenant()});
+        }
+        h.addAll(d.endpoint().receiverInfo());
+        return h;
+    }
+
+    /** The Notification's bytes (§ 5.3.1). */
+    byte[] render(Subscription d, Notice n, long now) throws java.io.IOException {
+        ObjectNode out = CorRestJson.mapper().createObjectNode();
+        out.put("id", "urn:ngsi-ld:Notification:" + UUID.randomUUID());
+        out.put("type", "Notification");
+        out.put("subscriptionId", d.id());
+        out.put("notifiedAt", EntityRenderer.time(now));
+        ArrayNode data = out.putArray("data");
+        LdContext ctx = d.context();
+        for (Notice.Change c : n.data()) {
+            Entity e = c.entity();
+            if (c.deleted()) {
+                ObjectNode gone = data.addObject();
+                gone.put("id", e.id());
+                if (e.types().size() == 1) {
+                    gone.put("type", ctx.compactIri(e.types().get(0)));
+                } else {
+                    ArrayNode types = gone.putArray("type");
+                    e.types().forEach(t -> types.add(ctx.compactIri(t)));
+                }
+                gone.put("deletedAt", EntityRenderer.time(now));
+                continue;
+            }
+            byte[] bytes = EntityRenderer.render(e, ctx, d.options(), null);
+            if (d.showChanges() && c.before() != null) {
+                ObjectNode entity = (ObjectNode) CorRestJson.mapper().readTree(bytes);
+                previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
+                data.add(entity);
+            } else {
+                data.addRawValue(new RawValue(new String(bytes, StandardCharsets.UTF_8)));
+            }
+        }
+        if (d.endpoint().ldJson()) {
+            out.set("@context", ctx.echo());
+        }
+        return CorRestJson.mapper().writeValueAsBytes(out);
+    }
+
+    /** {@code showChanges}: each attribute whose value changed carries the one before as {@code previousValue} (and kin). */
+    private static void previousValues(ObjectNode entity, byte[] beforeBytes) {
+        JsonNode before;
+        try {
+            before = CorRestJson.mapper().readTree(beforeBytes);
+        } catch (java.io.IOException e) {
+            return;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = entity.properties().iterator(); it.hasNext();) {
+            Map.Entry<String, JsonNode> a = it.next();
+            JsonNode old = before.get(a.getKey());
+            if (!(a.getValue() instanceof ObjectNode now) || !(old instanceof ObjectNode was)) {
+                continue;
+            }
+            for (String[] m : new String[][] {{"value", "previousValue"}, {"object", "previousObject"},
+                    {"languageMap", "previousLanguageMap"}, {"vocab", "previousVocab"}, {"json", "previousJson"}}) {
+                JsonNode v = was.get(m[0]);
+                if (v != null && !v.equals(now.get(m[0]))) {
+                    now.set(m[1], v);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        mqtt.close();
+    }
+}
