@@ -54,6 +54,8 @@ final class NotificationReceiver implements AutoCloseable {
     });
     volatile int status = 204;
     volatile long delayMs;
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     private NotificationReceiver(Mode mode) throws IOException {
         if (mode == Mode.ANSWER) {
@@ -65,6 +67,8 @@ final class NotificationReceiver implements AutoCloseable {
                 try (InputStream in = ex.getRequestBody()) {
                     body = in.readAllBytes();
                 }
+                int now = inFlight.incrementAndGet();
+                maxInFlight.accumulateAndGet(now, Math::max);
                 received.add(new Received(ex.getRequestURI().getPath(), Map.copyOf(ex.getRequestHeaders()), body,
                         System.nanoTime()));
                 long d = delayMs;
@@ -75,6 +79,7 @@ final class NotificationReceiver implements AutoCloseable {
                         Thread.currentThread().interrupt();
                     }
                 }
+                inFlight.decrementAndGet();
                 ex.sendResponseHeaders(status, -1);
                 ex.close();
             });
@@ -149,6 +154,16 @@ final class NotificationReceiver implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /** How many notifications it was holding at once, at most (while it delays its answers). */
+    int maxInFlight() {
+        return maxInFlight.get();
+    }
+
+    /** How many notifications it holds now (taken, not answered yet). */
+    int inFlight() {
+        return inFlight.get();
     }
 
     int count() {

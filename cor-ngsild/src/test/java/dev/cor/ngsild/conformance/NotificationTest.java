@@ -1,0 +1,427 @@
+package dev.cor.ngsild.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.NotificationReceiver.Received;
+
+/**
+ * Notifications (ETSI GS CIM 009 § 5.3.1, § 5.8.x, Table 5.2.12-1 / 5.2.14-1; ETSI TPs 046_*):
+ * what triggers one on every write path, what it carries in each format and how it is sent,
+ * throttling and expiry under a clock the test moves, and the status on failure. Every
+ * notification is received by a real HTTP server over a real socket.
+ */
+class NotificationTest {
+    /** How long a notification that is due may take to arrive; a "none comes" waits this long too. */
+    static final long WAIT_MS = 5_000;
+    static final long NONE_MS = 400;
+
+    static TestBroker broker;
+    static ContextServer contexts;
+    static Ngsi api;
+    static String model;
+    static TestClock clock = new TestClock();
+    NotificationReceiver receiver;
+
+    @BeforeAll
+    static void start() {
+        contexts = ContextServer.start();
+        broker = TestBroker.start(b -> b.clock(clock).notificationTimeoutMs(1_000), s -> { });
+        api = new Ngsi(broker.baseUrl());
+        model = contexts.url(ContextServer.MODEL);
+    }
+
+    @AfterAll
+    static void stop() {
+        broker.close();
+        contexts.close();
+    }
+
+    @BeforeEach
+    void receiver() {
+        receiver = NotificationReceiver.start();
+    }
+
+    @AfterEach
+    void closeReceiver() {
+        receiver.close();
+    }
+
+    /** A subscription to entities of {@code type} (a fresh one), changed by {@code extra}; returns its id. */
+    String subscribe(String type, String extra) {
+        return subscribe(type, extra, null);
+    }
+
+    String subscribe(String type, String extra, String tenant) {
+        String id = Entities.id("Subscription");
+        ObjectNode sub = Json.obj("""
+                {"id": "%s", "type": "Subscription", "entities": [{"type": "%s"}],
+                 "notification": {"endpoint": {"uri": "%s"}}, "@context": "%s"}""", id, type, receiver.url(), model);
+        ObjectNode more = Json.obj(extra == null ? "{}" : extra);
+        more.properties().forEach(m -> {
+            if (m.getKey().equals("notification")) {
+                m.getValue().properties().forEach(n -> {
+                    if (n.getKey().equals("endpoint")) {
+                        n.getValue().properties().forEach(e -> ((ObjectNode) sub.get("notification").get("endpoint")).set(e.getKey(), e.getValue()));
+                    } else {
+                        ((ObjectNode) sub.get("notification")).set(n.getKey(), n.getValue());
+                    }
+                });
+            } else {
+                sub.set(m.getKey(), m.getValue());
+            }
+        });
+        Ngsi.Request r = api.post("/subscriptions").ldJson(sub);
+        if (tenant != null) {
+            r.tenant(tenant);
+        }
+        Checks.status(r.send(), 201);
+        return id;
+    }
+
+    static String freshType() {
+        return Entities.uniqueName("T");
+    }
+
+    static void createEntity(String id, String type, int speed) {
+        Checks.status(api.post("/entities").ldJson(Json.obj("""
+                {"id": "%s", "type": "%s", "speed": {"type": "Property", "value": %d},
+                 "brandName": {"type": "Property", "value": "Mercedes"}, "@context": "%s"}""", id, type, speed, model)).send(), 201);
+    }
+
+    static void patchSpeed(String id, int speed) {
+        Checks.noContent(api.patch("/entities/" + id + "/attrs").link(model)
+                .json(Json.obj("{\"speed\": {\"type\": \"Property\", \"value\": %d}}", speed)).send());
+    }
+
+    JsonNode subscription(String id) {
+        return Checks.okJson(api.get("/subscriptions/" + id).link(model).send());
+    }
+
+    // ---------------------------------------------------------------- what a notification is
+
+    @Test
+    void a_created_entity_is_notified_normalized_with_the_link_of_the_subscribers_context_046_01() {
+        String type = freshType();
+        String sub = subscribe(type, null);
+        String id = Entities.id(type);
+        createEntity(id, type, 50);
+        Received r = receiver.next(WAIT_MS);
+        assertEquals("application/json", r.header("Content-Type"));
+        assertTrue(r.header("Link").contains("<" + model + ">"), r.header("Link"));
+        JsonNode n = r.json();
+        assertTrue(n.path("id").asText().startsWith("urn:ngsi-ld:Notification:"), n::toString);
+        assertEquals("Notification", n.path("type").asText());
+        assertEquals(sub, n.path("subscriptionId").asText());
+        assertTrue(Json.DATE_TIME.matcher(n.path("notifiedAt").asText()).matches(), n::toString);
+        assertEquals(1, n.path("data").size());
+        JsonNode e = n.path("data").path(0);
+        assertEquals(id, e.path("id").asText());
+        assertEquals(type, e.path("type").asText().replace(modelIri(""), ""), "type compacted as far as the context goes");
+        assertEquals(50, e.path("speed").path("value").asInt(), "compacted with the subscriber's context");
+        assertEquals("Property", e.path("speed").path("type").asText());
+        assertFalse(n.has("@context"));
+        JsonNode s = subscription(sub);
+        assertEquals(1, s.path("notification").path("timesSent").asInt());
+        assertTrue(s.path("notification").has("lastSuccess"));
+        assertEquals("ok", s.path("notification").path("status").asText());
+    }
+
+    static String modelIri(String term) {
+        return "https://cor.test/model#" + term;
+    }
+
+    @Test
+    void an_ld_json_receiver_gets_the_context_in_the_body_and_no_link() {
+        String type = freshType();
+        subscribe(type, "{\"notification\": {\"endpoint\": {\"accept\": \"application/ld+json\"}}}");
+        createEntity(Entities.id(type), type, 1);
+        Received r = receiver.next(WAIT_MS);
+        assertEquals("application/ld+json", r.header("Content-Type"));
+        assertNull(r.header("Link"));
+        assertEquals(model, r.json().path("@context").asText());
+    }
+
+    @Test
+    void receiver_info_headers_and_the_tenant_go_with_each_notification() {
+        String type = freshType();
+        String tenant = Entities.tenant();
+        subscribe(type, """
+                {"notification": {"endpoint": {"receiverInfo": [{"key": "X-Auth-Token", "value": "s3cret"}]}}}""", tenant);
+        Checks.status(api.post("/entities").tenant(tenant).ldJson(Json.obj("""
+                {"id": "%s", "type": "%s", "@context": "%s", "speed": {"type": "Property", "value": 3}}""",
+                Entities.id(type), type, model)).send(), 201);
+        Received r = receiver.next(WAIT_MS);
+        assertEquals("s3cret", r.header("X-Auth-Token"));
+        assertEquals(tenant, r.header("NGSILD-Tenant"));
+    }
+
+    @Test
+    void keyValues_with_attributes_and_sysAttrs() {
+        String type = freshType();
+        subscribe(type, """
+                {"notification": {"format": "keyValues", "attributes": ["speed"], "sysAttrs": true}}""");
+        createEntity(Entities.id(type), type, 42);
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(42, e.path("speed").asInt());
+        assertFalse(e.has("brandName"), "only the attributes asked for");
+        assertTrue(e.has("createdAt"), e::toString);
+    }
+
+    @Test
+    void concise_drops_what_is_inferable() {
+        String type = freshType();
+        subscribe(type, "{\"notification\": {\"format\": \"concise\"}}");
+        createEntity(Entities.id(type), type, 7);
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(7, e.path("speed").asInt(), e::toString);
+    }
+
+    @Test
+    void showChanges_carries_the_previous_value() {
+        String type = freshType();
+        subscribe(type, "{\"notification\": {\"showChanges\": true}}");
+        String id = Entities.id(type);
+        createEntity(id, type, 10);
+        receiver.next(WAIT_MS);
+        patchSpeed(id, 11);
+        JsonNode speed = receiver.next(WAIT_MS).json().path("data").path(0).path("speed");
+        assertEquals(11, speed.path("value").asInt());
+        assertEquals(10, speed.path("previousValue").asInt(), speed::toString);
+    }
+
+    // ---------------------------------------------------------------- what triggers one
+
+    @Test
+    void watched_attributes_only_their_change_notifies() {
+        String type = freshType();
+        subscribe(type, "{\"watchedAttributes\": [\"brandName\"]}");
+        String id = Entities.id(type);
+        createEntity(id, type, 10);
+        receiver.next(WAIT_MS); // created with a brandName
+        patchSpeed(id, 12);
+        assertNull(receiver.poll(NONE_MS), "speed is not watched");
+        Checks.noContent(api.patch("/entities/" + id + "/attrs").link(model)
+                .json(Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"Audi\"}}")).send());
+        assertEquals("Audi", receiver.next(WAIT_MS).json().path("data").path(0).path("brandName").path("value").asText());
+    }
+
+    @Test
+    void the_default_triggers_notify_creation_and_updates_not_deletion() {
+        String type = freshType();
+        subscribe(type, null);
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        patchSpeed(id, 2);
+        receiver.next(WAIT_MS);
+        Checks.noContent(api.delete("/entities/" + id).send());
+        assertNull(receiver.poll(NONE_MS));
+    }
+
+    @Test
+    void entityDeleted_notifies_the_deletion_with_id_and_type() {
+        String type = freshType();
+        subscribe(type, "{\"notificationTrigger\": [\"entityDeleted\"]}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        Checks.noContent(api.delete("/entities/" + id).send());
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(id, e.path("id").asText());
+        assertTrue(e.has("deletedAt"));
+        assertEquals(0, receiver.count(), "the creation did not notify: entityCreated is not asked for");
+    }
+
+    @Test
+    void entityCreated_alone_does_not_notify_updates() {
+        String type = freshType();
+        subscribe(type, "{\"notificationTrigger\": [\"entityCreated\"]}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        patchSpeed(id, 2);
+        assertNull(receiver.poll(NONE_MS));
+    }
+
+    @Test
+    void attributeDeleted_and_attributeCreated_and_entityUpdated() {
+        String type = freshType();
+        subscribe(type, "{\"notificationTrigger\": [\"attributeDeleted\"]}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        patchSpeed(id, 2);
+        Checks.noContent(api.delete("/entities/" + id + "/attrs/brandName").link(model).send());
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertFalse(e.has("brandName"));
+        assertEquals(0, receiver.count(), "only the deletion notified");
+
+        String type2 = freshType();
+        subscribe(type2, "{\"notificationTrigger\": [\"entityUpdated\"]}");
+        String id2 = Entities.id(type2);
+        createEntity(id2, type2, 1);
+        assertNull(receiver.poll(NONE_MS), "a creation is no update");
+        Checks.status(api.post("/entities/" + id2 + "/attrs").link(model)
+                .json(Json.obj("{\"name\": {\"type\": \"Property\", \"value\": \"n\"}}")).send(), 204);
+        assertEquals("n", receiver.next(WAIT_MS).json().path("data").path(0).path("name").path("value").asText());
+    }
+
+    @Test
+    void every_write_path_notifies_replace_merge_partial_update_and_batch() {
+        String type = freshType();
+        subscribe(type, "{\"notificationTrigger\": [\"entityCreated\", \"entityUpdated\", \"entityDeleted\"]}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        Checks.noContent(api.put("/entities/" + id).link(model).json(Json.obj("""
+                {"type": "%s", "speed": {"type": "Property", "value": 5}}""", type)).send());
+        assertEquals(5, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+        Checks.noContent(api.patch("/entities/" + id).link(model).json(Json.obj("{\"speed\": 6}")).send());
+        assertEquals(6, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+        Checks.noContent(api.patch("/entities/" + id + "/attrs/speed").link(model).json(Json.obj("{\"value\": 7}")).send());
+        assertEquals(7, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+        String id2 = Entities.id(type);
+        Checks.status(api.post("/entityOperations/upsert").link(model).json(Json.arr("""
+                [{"id": "%s", "type": "%s", "speed": {"type": "Property", "value": 8}},
+                 {"id": "%s", "type": "%s", "speed": {"type": "Property", "value": 9}}]""", id, type, id2, type)).send(), 201);
+        int a = receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt();
+        int b = receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt();
+        assertEquals(List.of(8, 9), List.of(a, b), "in the order of the batch");
+        Checks.status(api.post("/entityOperations/delete").json(Json.arr("[\"%s\", \"%s\"]", id, id2)).send(), 204);
+        receiver.next(WAIT_MS);
+        receiver.next(WAIT_MS);
+    }
+
+    @Test
+    void an_id_pattern_selects_within_the_type() {
+        String type = freshType();
+        String id = Entities.id(type);
+        String sub = Entities.id("Subscription");
+        Checks.status(api.post("/subscriptions").ldJson(Json.obj("""
+                {"id": "%s", "type": "Subscription", "entities": [{"type": "%s", "idPattern": ".*:keep-.*"}],
+                 "notification": {"endpoint": {"uri": "%s"}}, "@context": "%s"}""", sub, type, receiver.url(), model)).send(), 201);
+        createEntity(id, type, 1);
+        assertNull(receiver.poll(NONE_MS));
+        createEntity("urn:ngsi-ld:x:keep-" + java.util.UUID.randomUUID(), type, 1);
+        receiver.next(WAIT_MS);
+    }
+
+    @Test
+    void a_paused_subscription_does_not_notify_until_it_is_active_again() {
+        String type = freshType();
+        String sub = subscribe(type, "{\"isActive\": false}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        assertNull(receiver.poll(NONE_MS));
+        assertEquals("paused", subscription(sub).path("status").asText());
+        Checks.noContent(api.patch("/subscriptions/" + sub).json(Json.obj("{\"isActive\": true}")).send());
+        patchSpeed(id, 2);
+        receiver.next(WAIT_MS);
+    }
+
+    // ---------------------------------------------------------------- throttling and expiry, on the test's clock
+
+    @Test
+    void throttling_lets_one_notification_through_per_period() {
+        String type = freshType();
+        subscribe(type, "{\"throttling\": 10}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        patchSpeed(id, 2);
+        clock.advance(9_000);
+        patchSpeed(id, 3);
+        assertNull(receiver.poll(NONE_MS), "inside the 10 s of the first one");
+        clock.advance(1_000);
+        patchSpeed(id, 4);
+        assertEquals(4, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+    }
+
+    @Test
+    void an_expired_subscription_stops_notifying_and_says_so() {
+        String type = freshType();
+        String expires = java.time.Instant.ofEpochMilli(clock.millis() + 60_000).toString();
+        String sub = subscribe(type, "{\"expiresAt\": \"" + expires + "\"}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        clock.advance(60_000);
+        patchSpeed(id, 2);
+        assertNull(receiver.poll(NONE_MS));
+        assertEquals("expired", subscription(sub).path("status").asText());
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    @Test
+    void a_receiver_answering_500_makes_the_status_failed_until_one_succeeds() {
+        String type = freshType();
+        String sub = subscribe(type, null);
+        receiver.status = 500;
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        receiver.next(WAIT_MS);
+        JsonNode s = awaitTimesSent(sub, 1);
+        assertEquals("failed", s.path("status").asText());
+        assertEquals("failed", s.path("notification").path("status").asText());
+        assertEquals(1, s.path("notification").path("timesFailed").asInt());
+        assertTrue(s.path("notification").has("lastFailure"));
+        receiver.status = 204;
+        patchSpeed(id, 2);
+        receiver.next(WAIT_MS);
+        s = awaitTimesSent(sub, 2);
+        assertEquals("active", s.path("status").asText());
+        assertEquals(1, s.path("notification").path("timesFailed").asInt());
+    }
+
+    @Test
+    void a_refused_connection_is_a_failure_counted_in_the_status_and_the_metrics() {
+        String type = freshType();
+        long failedBefore = broker.broker().metrics().notifications("failed");
+        String sub = Entities.id("Subscription");
+        Checks.status(api.post("/subscriptions").ldJson(Json.obj("""
+                {"id": "%s", "type": "Subscription", "entities": [{"type": "%s"}],
+                 "notification": {"endpoint": {"uri": "http://127.0.0.1:%d/x"}}, "@context": "%s"}""",
+                sub, type, NotificationReceiver.refusingPort(), model)).send(), 201);
+        createEntity(Entities.id(type), type, 1);
+        JsonNode s = awaitTimesSent(sub, 1);
+        assertEquals("failed", s.path("status").asText());
+        assertEquals(1, s.path("notification").path("timesFailed").asInt());
+        assertTrue(broker.broker().metrics().notifications("failed") > failedBefore);
+    }
+
+    /** The subscription once it counts {@code n} notifications sent and their outcome known (polled, with a deadline). */
+    JsonNode awaitTimesSent(String sub, int n) {
+        long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
+        while (true) {
+            JsonNode s = subscription(sub);
+            JsonNode p = s.path("notification");
+            if (p.path("timesSent").asInt() >= n && (p.has("lastSuccess") || p.has("lastFailure"))
+                    && broker.broker().subscriptions().get("", sub).queued() == 0
+                    && p.path("timesSent").asInt() == p.path("timesFailed").asInt() + successes(p, n)) {
+                return s;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the subscription did not count " + n + " notifications: " + s);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static int successes(JsonNode p, int n) {
+        return p.path("timesSent").asInt() - p.path("timesFailed").asInt();
+    }
+}
