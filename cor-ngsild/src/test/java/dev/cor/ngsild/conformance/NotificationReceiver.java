@@ -55,6 +55,7 @@ final class NotificationReceiver implements AutoCloseable {
     volatile int status = 204;
     volatile long delayMs;
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     private NotificationReceiver(Mode mode) throws IOException {
@@ -80,6 +81,7 @@ final class NotificationReceiver implements AutoCloseable {
                     }
                 }
                 inFlight.decrementAndGet();
+                answered.incrementAndGet();
                 ex.sendResponseHeaders(status, -1);
                 ex.close();
             });
@@ -164,6 +166,11 @@ final class NotificationReceiver implements AutoCloseable {
     /** How many notifications it holds now (taken, not answered yet). */
     int inFlight() {
         return inFlight.get();
+    }
+
+    /** How many notifications it has answered (or begun to). */
+    int answered() {
+        return answered.get();
     }
 
     int count() {
