@@ -332,6 +332,42 @@ class NotificationTest {
         receiver.next(WAIT_MS);
     }
 
+    @Test
+    void a_periodic_subscription_notifies_every_interval_without_a_write() {
+        String type = freshType();
+        String id = Entities.id(type);
+        createEntity(id, type, 5);
+        String sub = Entities.id("Subscription");
+        Checks.status(api.post("/subscriptions").ldJson(Json.obj("""
+                {"id": "%s", "type": "Subscription", "entities": [{"type": "%s"}], "timeInterval": 0.2,
+                 "notification": {"endpoint": {"uri": "%s"}, "format": "keyValues"}, "@context": "%s"}""",
+                sub, type, receiver.url(), model)).send(), 201);
+        for (int i = 0; i < 2; i++) {
+            JsonNode n = receiver.next(WAIT_MS).json();
+            assertEquals(sub, n.path("subscriptionId").asText());
+            assertEquals(5, n.path("data").path(0).path("speed").asInt());
+        }
+        patchSpeed(id, 6); // a change does not trigger a periodic subscription; the next period reports it
+        JsonNode n;
+        do {
+            n = receiver.next(WAIT_MS).json();
+        } while (n.path("data").path(0).path("speed").asInt() == 5);
+        assertEquals(6, n.path("data").path(0).path("speed").asInt());
+        Checks.noContent(api.delete("/subscriptions/" + sub).send());
+    }
+
+    @Test
+    void lang_picks_one_language_of_a_language_property() {
+        String type = freshType();
+        subscribe(type, "{\"lang\": \"fr\", \"notification\": {\"format\": \"concise\"}}");
+        Checks.status(api.post("/entities").ldJson(Json.obj("""
+                {"id": "%s", "type": "%s", "@context": "%s",
+                 "name": {"type": "LanguageProperty", "languageMap": {"en": "Tower", "fr": "Tour"}}}""",
+                Entities.id(type), type, model)).send(), 201);
+        JsonNode name = receiver.next(WAIT_MS).json().path("data").path(0).path("name");
+        assertTrue(name.toString().contains("Tour") && !name.toString().contains("Tower"), name::toString);
+    }
+
     // ---------------------------------------------------------------- throttling and expiry, on the test's clock
 
     @Test

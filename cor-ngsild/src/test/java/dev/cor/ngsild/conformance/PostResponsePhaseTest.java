@@ -98,6 +98,37 @@ class PostResponsePhaseTest {
         }
     }
 
+    /**
+     * A receiver slower than the writes: the subscription's queue holds what it can, and what
+     * overflows is counted - in its status (timesFailed) and in /metrics - not silently dropped.
+     */
+    @Test
+    void a_full_queue_counts_what_overflows_in_the_status_and_the_metrics() {
+        try (TestBroker broker = TestBroker.start(b -> b.notificationQueue(2).notificationTimeoutMs(5_000), s -> { });
+                NotificationReceiver receiver = NotificationReceiver.start()) {
+            receiver.delayMs = 1_000;
+            Ngsi api = new Ngsi(broker.baseUrl());
+            String type = Entities.uniqueName("Busy");
+            String sub = subscribe(api, type, receiver.url());
+            for (int i = 0; i < 6; i++) {
+                create(api, Entities.id(type), type);
+            }
+            // 6 notices: one out, two queued at most meanwhile - at least three overflowed
+            long overflowed = broker.broker().subscriptions().get("", sub).overflowed();
+            assertTrue(overflowed >= 3, "overflowed " + overflowed);
+            JsonNode s = Checks.okJson(api.get("/subscriptions/" + sub).send());
+            assertTrue(s.path("notification").path("timesFailed").asInt() >= 3, s::toString);
+            StringBuilder metrics = new StringBuilder();
+            broker.broker().metrics().appendPrometheus(metrics);
+            assertTrue(metrics.toString().contains("cor_ngsild_notifications_total{outcome=\"overflowed\"} " + overflowed),
+                    metrics::toString);
+            long sent = 6 - overflowed;
+            for (int i = 0; i < sent; i++) {
+                receiver.next(WAIT_MS);
+            }
+        }
+    }
+
     @Test
     void a_receiver_that_never_answers_fails_after_the_timeout_and_leaves_nothing_behind() {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
