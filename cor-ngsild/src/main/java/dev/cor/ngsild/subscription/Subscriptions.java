@@ -37,6 +37,8 @@ import dev.cor.rest.CorRest;
 public final class Subscriptions {
     private static final System.Logger LOG = System.getLogger(Subscriptions.class.getName());
     private static final LiveSubscription[] NONE = new LiveSubscription[0];
+    /** The most entities one notification carries when notices queued up behind a slow receiver. */
+    static final int MAX_BATCH = 100;
 
     private final InstantSource clock;
     private final Notifier notifier;
@@ -278,7 +280,8 @@ public final class Subscriptions {
             AttributeList old = before.attributes().get(a.getKey());
             if (old == null) {
                 created = true;
-            } else if (!old.equals(a.getValue())) {
+            } else if (old != a.getValue()) {
+                // the editor keeps the instances it did not touch: a new list is an update, even to the same value
                 updated = true;
             }
         }
@@ -350,7 +353,7 @@ public final class Subscriptions {
                     if (s.removed) {
                         continue;
                     }
-                    notifier.send(s, n);
+                    notifier.send(s, coalesce(s, n));
                 }
             } finally {
                 s.sending.set(false);
@@ -359,6 +362,27 @@ public final class Subscriptions {
                 return; // else: a notice came in after the last poll and before the flag fell
             }
         }
+    }
+
+    /**
+     * {@code first} and whatever queued up behind it while the previous notification was out, as
+     * one notification whose data lists them in order (at most {@link #MAX_BATCH} entities): a
+     * receiver slower than the writes gets fewer, fuller notifications instead of a queue that
+     * overflows, and the order stays the order of the writes.
+     */
+    private static Notice coalesce(LiveSubscription s, Notice first) {
+        Notice next = s.queue.peek();
+        if (next == null || s.def.timeIntervalMs() > 0) {
+            return first;
+        }
+        List<Notice.Change> data = new ArrayList<>(first.data());
+        while (data.size() < MAX_BATCH && (next = s.queue.peek()) != null
+                && data.size() + next.data().size() <= MAX_BATCH) {
+            s.queue.poll(); // one sender at a time: the head it peeked is still the head
+            s.queued.decrementAndGet();
+            data.addAll(next.data());
+        }
+        return new Notice(data);
     }
 
     // ---------------------------------------------------------------- periodic subscriptions
