@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -109,7 +110,9 @@ public final class Notifier implements AutoCloseable {
     /** The Notification's bytes (§ 5.3.1). */
     byte[] render(Subscription d, Notice n, long now) throws java.io.IOException {
         ObjectNode out = CorRestJson.mapper().createObjectNode();
-        out.put("id", "urn:ngsi-ld:Notification:" + UUID.randomUUID());
+        // unique, not secret: UUID.randomUUID's SecureRandom would cost more than the rest of the id
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        out.put("id", "urn:ngsi-ld:Notification:" + new UUID(r.nextLong(), r.nextLong()));
         out.put("type", "Notification");
         out.put("subscriptionId", d.id());
         out.put("notifiedAt", EntityRenderer.time(now));
