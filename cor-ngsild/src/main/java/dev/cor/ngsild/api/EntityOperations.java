@@ -316,16 +316,10 @@ final class EntityOperations {
             }
         }
         Representation rep = Representation.of(x.params, parser);
-        int limit = x.params.integer("limit", config.limits().defaultLimit());
-        if (limit > config.limits().maxLimit()) {
-            throw new NgsiLdException(ErrorType.TOO_MANY_RESULTS, "limit " + limit + " is above the maximum "
-                    + config.limits().maxLimit());
-        }
-        int offset = x.params.integer("offset", 0);
-        boolean count = x.params.bool("count", false);
-        if (limit == 0 && !count) {
-            throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
-        }
+        Page asked = Page.of(x.params, config.limits());
+        int limit = asked.limit();
+        int offset = asked.offset();
+        boolean count = asked.count();
         TreeMap<String, Entity> matches = new TreeMap<>();
         Pattern idRegex = pattern;
         java.util.function.Consumer<Entity> visit = e -> {

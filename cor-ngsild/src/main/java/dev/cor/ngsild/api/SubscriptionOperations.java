@@ -88,16 +88,10 @@ final class SubscriptionOperations {
     }
 
     void list(Exchange x) {
-        int limit = x.params.integer("limit", config.limits().defaultLimit());
-        if (limit > config.limits().maxLimit()) {
-            throw new NgsiLdException(ErrorType.TOO_MANY_RESULTS, "limit " + limit + " is above the maximum "
-                    + config.limits().maxLimit());
-        }
-        int offset = x.params.integer("offset", 0);
-        boolean count = x.params.bool("count", false);
-        if (limit == 0 && !count) {
-            throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
-        }
+        Page page = Page.of(x.params, config.limits());
+        int limit = page.limit();
+        int offset = page.offset();
+        boolean count = page.count();
         List<LiveSubscription> all = subs.list(x.tenant);
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
         boolean ld = x.accept == MediaType.LD_JSON;

@@ -46,6 +46,20 @@ class PostResponsePhaseTest {
                 {"id": "%s", "type": "%s", "speed": {"type": "Property", "value": 1}}""", id, type)).send(), 201);
     }
 
+    /** Three subscriptions, each to a fresh type, and one entity created of each: three notifications. */
+    static List<String> threeNotifyingWrites(Ngsi api, NotificationReceiver receiver) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String type = Entities.uniqueName("Slow");
+            subscribe(api, type, receiver.url());
+            ids.add(Entities.id(type));
+        }
+        for (String id : ids) {
+            create(api, id, id.split(":")[2]);
+        }
+        return ids;
+    }
+
     /**
      * Three writes, each notifying a receiver that takes 1.5 s: as coroutines all three reach it
      * together, the writes are answered before it answers any, and a read is served meanwhile.
@@ -56,15 +70,7 @@ class PostResponsePhaseTest {
                 NotificationReceiver receiver = NotificationReceiver.start()) {
             receiver.delayMs = 1_500;
             Ngsi api = new Ngsi(broker.baseUrl());
-            List<String> ids = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                String type = Entities.uniqueName("Slow");
-                subscribe(api, type, receiver.url());
-                ids.add(Entities.id(type));
-            }
-            for (int i = 0; i < 3; i++) {
-                create(api, ids.get(i), ids.get(i).split(":")[2]);
-            }
+            List<String> ids = threeNotifyingWrites(api, receiver);
             assertEquals(0, receiver.answered(), "the three writes were answered before the receiver answered any notification");
             for (int i = 0; i < 3; i++) {
                 receiver.next(WAIT_MS);
@@ -82,15 +88,7 @@ class PostResponsePhaseTest {
                 NotificationReceiver receiver = NotificationReceiver.start()) {
             receiver.delayMs = 300;
             Ngsi api = new Ngsi(broker.baseUrl());
-            List<String> ids = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                String type = Entities.uniqueName("Slow");
-                subscribe(api, type, receiver.url());
-                ids.add(Entities.id(type));
-            }
-            for (int i = 0; i < 3; i++) {
-                create(api, ids.get(i), ids.get(i).split(":")[2]);
-            }
+            List<String> ids = threeNotifyingWrites(api, receiver);
             for (int i = 0; i < 3; i++) {
                 receiver.next(WAIT_MS);
             }
