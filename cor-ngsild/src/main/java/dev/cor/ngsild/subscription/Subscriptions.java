@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
@@ -30,9 +31,8 @@ import dev.cor.rest.CorRest;
  * notification leaves from a coroutine of the loop (or from a worker, when the finish hook says
  * so). Periodic subscriptions tick on the deadlines of the loop that created them.
  * <p>
- * Shared by every loop and worker. The subscriptions of a tenant change under that tenant's
- * monitor (never held across a wait: nothing in it waits), which publishes a new immutable index;
- * a write reads the index it finds, without a lock.
+ * Shared by every loop and worker. A change to a tenant's subscriptions publishes a new immutable
+ * index (compare-and-set, no lock); a write reads the index it finds.
  */
 public final class Subscriptions {
     private static final System.Logger LOG = System.getLogger(Subscriptions.class.getName());
@@ -55,12 +55,26 @@ public final class Subscriptions {
         this.queueBound = queueBound;
     }
 
-    /** One tenant's subscriptions and the index writes read. */
+    /**
+     * One tenant's subscriptions and the index writes read. A change to the subscriptions
+     * publishes a new index by compare-and-set, rebuilt from the map after the change: whoever
+     * loses the race rebuilds with the winner's change in the map too. No monitor, so a loop
+     * never blocks on another's subscription request (design rule 1).
+     */
     private static final class Tenant {
         final ConcurrentSkipListMap<String, LiveSubscription> byId = new ConcurrentSkipListMap<>();
-        volatile Index index = Index.EMPTY;
+        final AtomicReference<Index> index = new AtomicReference<>(Index.EMPTY);
 
-        synchronized void reindex() {
+        void reindex() {
+            while (true) {
+                Index old = index.get();
+                if (index.compareAndSet(old, build())) {
+                    return;
+                }
+            }
+        }
+
+        private Index build() {
             Map<String, List<LiveSubscription>> byType = new HashMap<>();
             List<LiveSubscription> any = new ArrayList<>();
             for (LiveSubscription s : byId.values()) {
@@ -82,7 +96,7 @@ public final class Subscriptions {
             }
             Map<String, LiveSubscription[]> frozen = new HashMap<>();
             byType.forEach((k, v) -> frozen.put(k, v.toArray(NONE)));
-            index = new Index(Map.copyOf(frozen), any.toArray(NONE));
+            return new Index(Map.copyOf(frozen), any.toArray(NONE));
         }
     }
 
@@ -105,12 +119,10 @@ public final class Subscriptions {
     public LiveSubscription add(Subscription def) {
         Tenant t = tenant(def.tenant());
         LiveSubscription s = new LiveSubscription(def, clock.millis());
-        synchronized (t) {
-            if (t.byId.putIfAbsent(def.id(), s) != null) {
-                return null;
-            }
-            t.reindex();
+        if (t.byId.putIfAbsent(def.id(), s) != null) {
+            return null;
         }
+        t.reindex();
         startPeriodic(s);
         return s;
     }
@@ -130,14 +142,12 @@ public final class Subscriptions {
     /** Puts {@code def} in place of the subscription's definition, keeping its status; {@code false} if it is gone. */
     public boolean update(LiveSubscription s, Subscription def) {
         Tenant t = tenant(def.tenant());
-        synchronized (t) {
-            if (s.removed || t.byId.get(def.id()) != s) {
-                return false;
-            }
-            s.def = def;
-            s.modifiedAt = clock.millis();
-            t.reindex();
+        if (s.removed || t.byId.get(def.id()) != s) {
+            return false;
         }
+        s.def = def; // two updates at once: the last one stands, each one whole
+        s.modifiedAt = clock.millis();
+        t.reindex();
         restartPeriodic(s);
         return true;
     }
@@ -148,15 +158,12 @@ public final class Subscriptions {
         if (t == null) {
             return false;
         }
-        LiveSubscription s;
-        synchronized (t) {
-            s = t.byId.remove(id);
-            if (s == null) {
-                return false;
-            }
-            s.removed = true;
-            t.reindex();
+        LiveSubscription s = t.byId.remove(id);
+        if (s == null) {
+            return false;
         }
+        s.removed = true;
+        t.reindex();
         int dropped = 0;
         while (s.queue.poll() != null) {
             dropped++; // the subscription is gone: what it had not sent goes with it, said in the log
@@ -186,7 +193,7 @@ public final class Subscriptions {
         if (t == null) {
             return;
         }
-        Index index = t.index;
+        Index index = t.index.get();
         if (index.isEmpty() || (write.before() == null && write.after() == null)) {
             return;
         }
