@@ -59,9 +59,9 @@ for round in $(seq "$ROUNDS"); do
       curl -s -X DELETE "http://127.0.0.1:$rport/stats" >/dev/null
       m=$(measure "$url" "$conns" "$WARM" "$DURATION" "${patch[@]}")
       sleep 1 # the last notifications in flight
-      read -r notified nl50 nl99 <<<"$(curl -s "http://127.0.0.1:$rport/stats")"
+      read -r notified nl50 nl99 nentities <<<"$(curl -s "http://127.0.0.1:$rport/stats")"
       failed=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^cor_ngsild_notifications_total\{outcome="(failed|overflowed)"\}/ {s += $2} END {print s + 0}')
-      echo "$round $mode $conns $m $notified $nl50 $nl99 $failed" >>"$results"
+      echo "$round $mode $conns $m $notified $nentities $nl50 $nl99 $failed" >>"$results"
     done
     kill "$broker_pid"; wait "$broker_pid" 2>/dev/null || true
     pids=("$receiver_pid")
@@ -73,12 +73,12 @@ echo "notify.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -
 python3 - "$results" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print(f'{"round":>5} {"phase":<9} {"conns":>5} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10} {"notified":>9} {"n p50 ms":>8} {"n p99 ms":>8} {"failed":>7}')
+print(f'{"round":>5} {"phase":<9} {"conns":>5} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10} {"notified":>9} {"entities":>9} {"n p50 ms":>8} {"n p99 ms":>8} {"failed":>7}')
 tot = {}
 for r in rows:
-    rnd, mode, conns, rps, p50, p99, err, cpu, notified, nl50, nl99, failed = r
+    rnd, mode, conns, rps, p50, p99, err, cpu, notified, nent, nl50, nl99, failed = r
     tot.setdefault((mode, conns), []).append(float(rps))
-    print(f'{rnd:>5} {mode:<9} {conns:>5} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10} {notified:>9} {nl50:>8} {nl99:>8} {failed:>7}')
+    print(f'{rnd:>5} {mode:<9} {conns:>5} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10} {notified:>9} {nent:>9} {nl50:>8} {nl99:>8} {failed:>7}')
 co, wo = tot.get(("coroutine", "1")), tot.get(("worker", "1"))
 print(f'notify coroutine/worker at 1 connection: {sum(co) / sum(wo):.2f}' if co and wo else 'notify coroutine/worker at 1 connection: -')
 co, wo = tot.get(("coroutine", "50")), tot.get(("worker", "50"))

@@ -16,15 +16,20 @@ import dev.cor.rest.CorRestApplication;
  * A notification receiver for benchmarks (the seed's corTestClient with {@code --traceLevels ""}):
  * a cor-http server that answers every POST 204 inline on its loop, counts it, and records the
  * latency from the notification's {@code notifiedAt} to its arrival (milliseconds: notifiedAt has
- * no finer grain) - and does nothing else, so that it is never the bottleneck. {@code GET /stats}
- * gives {@code notifications p50_ms p99_ms} since the last {@code DELETE /stats}.
+ * no finer grain) and the entities notified (a notification may carry several: those that queued
+ * up behind a slow send) - and does nothing else, so that it is never the bottleneck.
+ * {@code GET /stats} gives {@code notifications p50_ms p99_ms entities} since the last
+ * {@code DELETE /stats}.
  * <pre>java -cp benchmarks.jar dev.cor.bench.NotifyReceiverMain [--host H] [--port N] [--httpLoops N]</pre>
  */
 public final class NotifyReceiverMain {
     private static final byte[] NOTIFIED_AT = "\"notifiedAt\":\"".getBytes(StandardCharsets.US_ASCII);
+    /** What starts each entity of a notification's data (the broker writes compact JSON). */
+    private static final byte[] ENTITY = "{\"id\":".getBytes(StandardCharsets.US_ASCII);
     private static final int BUCKETS = 10_000; // ms; the last one takes everything slower
 
     private final LongAdder notifications = new LongAdder();
+    private final LongAdder entities = new LongAdder();
     private final AtomicLongArray latencyMs = new AtomicLongArray(BUCKETS);
 
     private NotifyReceiverMain() {
@@ -73,7 +78,7 @@ public final class NotifyReceiverMain {
     private void count(byte[] body) {
         long now = System.currentTimeMillis();
         notifications.increment();
-        int at = indexOf(body, NOTIFIED_AT);
+        int at = indexOf(body, NOTIFIED_AT, 0);
         if (at < 0) {
             return;
         }
@@ -84,11 +89,16 @@ public final class NotifyReceiverMain {
         }
         long sent = Instant.parse(new String(body, start, end - start, StandardCharsets.US_ASCII)).toEpochMilli();
         latencyMs.incrementAndGet((int) Math.max(0, Math.min(BUCKETS - 1, now - sent)));
+        int n = 0;
+        for (int from = end; (from = indexOf(body, ENTITY, from)) >= 0; from += ENTITY.length) {
+            n++;
+        }
+        entities.add(n);
     }
 
-    private static int indexOf(byte[] b, byte[] what) {
+    private static int indexOf(byte[] b, byte[] what, int from) {
         outer:
-        for (int i = 0; i + what.length <= b.length; i++) {
+        for (int i = from; i + what.length <= b.length; i++) {
             for (int j = 0; j < what.length; j++) {
                 if (b[i + j] != what[j]) {
                     continue outer;
@@ -104,7 +114,7 @@ public final class NotifyReceiverMain {
         for (int i = 0; i < BUCKETS; i++) {
             n += latencyMs.get(i);
         }
-        return notifications.sum() + " " + percentile(n, 0.50) + " " + percentile(n, 0.99) + "\n";
+        return notifications.sum() + " " + percentile(n, 0.50) + " " + percentile(n, 0.99) + " " + entities.sum() + "\n";
     }
 
     private long percentile(long n, double p) {
@@ -121,6 +131,7 @@ public final class NotifyReceiverMain {
 
     private void reset() {
         notifications.reset();
+        entities.reset();
         for (int i = 0; i < BUCKETS; i++) {
             latencyMs.set(i, 0);
         }
