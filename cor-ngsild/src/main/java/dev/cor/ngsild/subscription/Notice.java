@@ -1,7 +1,9 @@
 package dev.cor.ngsild.subscription;
 
 import java.util.List;
+import java.util.Map;
 
+import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 
 /**
@@ -14,7 +16,12 @@ record Notice(List<Change> data) {
      * @param entity  the record to report (for a deletion, the last one)
      * @param before  the record before the write ({@code null}: none, or not asked for)
      * @param deleted whether the write deleted the entity
+     * @param deletedAttributes the attributes the write deleted that the notification reports
+     *                          (attributeDeleted), with the record they were last in; empty for none
      */
-    record Change(Entity entity, Entity before, boolean deleted) {
+    record Change(Entity entity, Entity before, boolean deleted, Map<String, AttributeList> deletedAttributes) {
+        Change(Entity entity, Entity before, boolean deleted) {
+            this(entity, before, deleted, Map.of());
+        }
     }
 }

@@ -17,8 +17,11 @@ import dev.cor.ngsild.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.client.CorRestClient;
@@ -130,12 +133,16 @@ public final class Notifier implements AutoCloseable {
                     e.types().forEach(t -> types.add(ctx.compactIri(t)));
                 }
                 gone.put("deletedAt", EntityRenderer.time(now));
+                deletedMarkers(gone, c, d);
                 continue;
             }
             byte[] bytes = EntityRenderer.render(e, ctx, d.options(), null);
-            if (d.showChanges() && c.before() != null) {
+            if ((d.showChanges() && c.before() != null) || !c.deletedAttributes().isEmpty()) {
                 ObjectNode entity = (ObjectNode) CorRestJson.mapper().readTree(bytes);
-                previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
+                if (d.showChanges() && c.before() != null) {
+                    previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
+                }
+                deletedMarkers(entity, c, d);
                 data.add(entity);
             } else {
                 data.addRawValue(new RawValue(new String(bytes, StandardCharsets.UTF_8)));
@@ -145,6 +152,35 @@ public final class Notifier implements AutoCloseable {
             out.set("@context", ctx.echo());
         }
         return CorRestJson.mapper().writeValueAsBytes(out);
+    }
+
+    /**
+     * attributeDeleted: each attribute the write deleted appears with the NGSI-LD Null as its
+     * value ({@code "urn:ngsi-ld:null"}), in the kind it had - as the ETSI suite's 046_22 expects.
+     */
+    private static void deletedMarkers(ObjectNode entity, Notice.Change c, Subscription d) {
+        for (Map.Entry<String, AttributeList> a : c.deletedAttributes().entrySet()) {
+            if (!d.options().shows(a.getKey())) {
+                continue;
+            }
+            String name = d.context().compactName(a.getKey());
+            if (d.options().format() == EntityRenderer.Format.SIMPLIFIED) {
+                entity.put(name, Syntax.NGSI_LD_NULL);
+                continue;
+            }
+            AttributeKind kind = a.getValue().instances().get(0).kind();
+            ObjectNode marker = entity.putObject(name);
+            marker.put("type", kind.typeName());
+            switch (kind) {
+                case RELATIONSHIP -> marker.put("object", Syntax.NGSI_LD_NULL);
+                case LANGUAGE_PROPERTY -> marker.putObject("languageMap").put("@none", Syntax.NGSI_LD_NULL);
+                case VOCAB_PROPERTY -> marker.put("vocab", Syntax.NGSI_LD_NULL);
+                case JSON_PROPERTY -> marker.put("json", Syntax.NGSI_LD_NULL);
+                case LIST_PROPERTY -> marker.putArray("valueList").add(Syntax.NGSI_LD_NULL);
+                case LIST_RELATIONSHIP -> marker.putArray("objectList").addObject().put("object", Syntax.NGSI_LD_NULL);
+                default -> marker.put("value", Syntax.NGSI_LD_NULL);
+            }
+        }
     }
 
     /** {@code showChanges}: each attribute whose value changed carries the one before as {@code previousValue} (and kin). */

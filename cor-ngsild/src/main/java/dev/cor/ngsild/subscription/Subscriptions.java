@@ -243,7 +243,8 @@ public final class Subscriptions {
             if (!admit(s, d, now)) {
                 continue;
             }
-            Notice n = new Notice(List.of(new Notice.Change(e, d.showChanges() ? w.before() : null, w.after() == null)));
+            Notice n = new Notice(List.of(new Notice.Change(e, d.showChanges() ? w.before() : null, w.after() == null,
+                    d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED) ? deletedAttributes(d, w) : Map.of())));
             if (enqueue(s, n, now)) {
                 if (hit == null) {
                     hit = new ArrayList<>(2);
@@ -270,7 +271,10 @@ public final class Subscriptions {
         Entity before = w.before();
         Entity after = w.after();
         if (after == null) {
-            return tr.contains(Subscription.Trigger.ENTITY_DELETED);
+            // deleting an entity deletes its attributes too: attributeDeleted on a watched one notifies
+            return tr.contains(Subscription.Trigger.ENTITY_DELETED)
+                    || (tr.contains(Subscription.Trigger.ATTRIBUTE_DELETED)
+                            && (watched == null || intersects(before.attributes().keySet(), watched)));
         }
         if (before == null) {
             boolean watchedThere = watched == null || intersects(after.attributes().keySet(), watched);
@@ -302,6 +306,25 @@ public final class Subscriptions {
                 || (updated && tr.contains(Subscription.Trigger.ATTRIBUTE_UPDATED))
                 || (deleted && tr.contains(Subscription.Trigger.ATTRIBUTE_DELETED))
                 || ((created || updated || deleted) && tr.contains(Subscription.Trigger.ENTITY_UPDATED));
+    }
+
+    /** The attributes the write deleted (all of them with the entity), narrowed to the watched ones. */
+    private static Map<String, AttributeList> deletedAttributes(Subscription d, EntityWrite w) {
+        Entity before = w.before();
+        if (before == null) {
+            return Map.of();
+        }
+        Map<String, AttributeList> out = null;
+        for (Map.Entry<String, AttributeList> a : before.attributes().entrySet()) {
+            if ((w.after() == null || !w.after().attributes().containsKey(a.getKey()))
+                    && (d.watchedAttributes() == null || d.watchedAttributes().contains(a.getKey()))) {
+                if (out == null) {
+                    out = new java.util.LinkedHashMap<>();
+                }
+                out.put(a.getKey(), a.getValue());
+            }
+        }
+        return out == null ? Map.of() : out;
     }
 
     private static boolean intersects(Set<String> a, Set<String> b) {

@@ -247,6 +247,21 @@ class NotificationTest {
     }
 
     @Test
+    void deleting_the_entity_deletes_a_watched_attribute_046_22_12() {
+        String type = freshType();
+        subscribe(type, "{\"watchedAttributes\": [\"brandName\"], \"notificationTrigger\": [\"attributeDeleted\"],"
+                + " \"notification\": {\"format\": \"keyValues\"}}");
+        String id = Entities.id(type);
+        createEntity(id, type, 1);
+        Checks.noContent(api.delete("/entities/" + id).send());
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(id, e.path("id").asText());
+        assertTrue(e.has("deletedAt"), e::toString);
+        assertEquals("urn:ngsi-ld:null", e.path("brandName").asText());
+        assertFalse(e.has("speed"), "only the watched attribute");
+    }
+
+    @Test
     void entityCreated_alone_does_not_notify_updates() {
         String type = freshType();
         subscribe(type, "{\"notificationTrigger\": [\"entityCreated\"]}");
@@ -266,7 +281,9 @@ class NotificationTest {
         patchSpeed(id, 2);
         Checks.noContent(api.delete("/entities/" + id + "/attrs/brandName").link(model).send());
         JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
-        assertFalse(e.has("brandName"));
+        assertEquals(Json.obj("{\"type\": \"Property\", \"value\": \"urn:ngsi-ld:null\"}"), e.path("brandName"),
+                "a deleted attribute is notified with the NGSI-LD Null (046_22)");
+        assertEquals(2, e.path("speed").path("value").asInt());
         assertEquals(0, receiver.count(), "only the deletion notified");
 
         String type2 = freshType();
