@@ -17,6 +17,7 @@ import dev.cor.ngsild.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
@@ -168,9 +169,15 @@ public final class Notifier implements AutoCloseable {
                 entity.put(name, Syntax.NGSI_LD_NULL);
                 continue;
             }
-            AttributeKind kind = a.getValue().instances().get(0).kind();
+            Attribute was = a.getValue().instances().get(0);
+            AttributeKind kind = was.kind();
             ObjectNode marker = entity.putObject(name);
             marker.put("type", kind.typeName());
+            if (d.showChanges()) {
+                // showChanges: what it was before the deletion (046_34, 046_37)
+                String member = kind.valueMember();
+                marker.set("previous" + Character.toUpperCase(member.charAt(0)) + member.substring(1), was.value());
+            }
             switch (kind) {
                 case RELATIONSHIP -> marker.put("object", Syntax.NGSI_LD_NULL);
                 case LANGUAGE_PROPERTY -> marker.putObject("languageMap").put("@none", Syntax.NGSI_LD_NULL);

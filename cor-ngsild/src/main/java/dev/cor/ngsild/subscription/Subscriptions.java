@@ -244,7 +244,8 @@ public final class Subscriptions {
                 continue;
             }
             Notice n = new Notice(List.of(new Notice.Change(e, d.showChanges() ? w.before() : null, w.after() == null,
-                    d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED) ? deletedAttributes(d, w) : Map.of())));
+                    d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED) || (d.showChanges() && w.after() == null)
+                            ? deletedAttributes(d, w) : Map.of())));
             if (enqueue(s, n, now)) {
                 if (hit == null) {
                     hit = new ArrayList<>(2);

@@ -262,6 +262,24 @@ class NotificationTest {
     }
 
     @Test
+    void showChanges_on_a_deletion_gives_each_attribute_its_previous_value_046_34_046_37() {
+        String type = freshType();
+        subscribe(type, "{\"notificationTrigger\": [\"attributeDeleted\", \"entityDeleted\"],"
+                + " \"notification\": {\"showChanges\": true}}");
+        String id = Entities.id(type);
+        createEntity(id, type, 9);
+        Checks.noContent(api.delete("/entities/" + id + "/attrs/speed").link(model).send());
+        JsonNode speed = receiver.next(WAIT_MS).json().path("data").path(0).path("speed");
+        assertEquals("urn:ngsi-ld:null", speed.path("value").asText(), speed::toString);
+        assertEquals(9, speed.path("previousValue").asInt(), speed::toString);
+        Checks.noContent(api.delete("/entities/" + id).send());
+        JsonNode gone = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertTrue(gone.has("deletedAt"), gone::toString);
+        assertEquals("Mercedes", gone.path("brandName").path("previousValue").asText(), gone::toString);
+        assertEquals("urn:ngsi-ld:null", gone.path("brandName").path("value").asText());
+    }
+
+    @Test
     void entityCreated_alone_does_not_notify_updates() {
         String type = freshType();
         subscribe(type, "{\"notificationTrigger\": [\"entityCreated\"]}");
