@@ -337,7 +337,26 @@ final class SubscriptionOperations {
         }
         return new Subscription(id, tenant, List.copyOf(selectors), watched == null ? null : Set.copyOf(watched),
                 triggers, filter, timeInterval, throttling, expiresAt, active, endpoint(notification),
-                options(notification, lang), bool(notification, "showChanges", false), ctx, brokerUrl, doc);
+                options(notification, lang), bool(notification, "showChanges", false), datasetIds(doc), ctx, brokerUrl, doc);
+    }
+
+    /** {@code datasetId} (§ 5.2.12, 4.5.5): URIs, or {@code "@none"} for the default instances. */
+    private static Set<String> datasetIds(ObjectNode doc) {
+        JsonNode n = doc.get("datasetId");
+        if (n == null) {
+            return null;
+        }
+        if (!n.isArray() || n.isEmpty()) {
+            throw NgsiLdException.badData("datasetId is a non-empty array of URIs (or \"@none\")");
+        }
+        Set<String> out = new LinkedHashSet<>();
+        for (JsonNode d : n) {
+            if (!d.isTextual() || (!d.asText().equals("@none") && !Syntax.isUri(d.asText()))) {
+                throw NgsiLdException.badData("datasetId is an array of URIs (or \"@none\"), not " + d);
+            }
+            out.add(d.asText());
+        }
+        return Set.copyOf(out);
     }
 
     private static Subscription.Selector selector(ObjectNode sel) {

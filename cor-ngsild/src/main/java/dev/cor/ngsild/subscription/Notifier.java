@@ -2,9 +2,13 @@ package dev.cor.ngsild.subscription;
 
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -137,6 +141,9 @@ public final class Notifier implements AutoCloseable {
                 deletedMarkers(gone, c, d);
                 continue;
             }
+            if (d.datasetIds() != null) {
+                e = onlyDatasets(e, d.datasetIds());
+            }
             byte[] bytes = EntityRenderer.render(e, ctx, d.options(), null);
             if ((d.showChanges() && c.before() != null) || !c.deletedAttributes().isEmpty()) {
                 ObjectNode entity = (ObjectNode) CorRestJson.mapper().readTree(bytes);
@@ -153,6 +160,23 @@ public final class Notifier implements AutoCloseable {
             out.set("@context", ctx.echo());
         }
         return CorRestJson.mapper().writeValueAsBytes(out);
+    }
+
+    /** The entity with only the attribute instances of those datasetIds ({@code "@none"}: the default ones). */
+    static Entity onlyDatasets(Entity e, Set<String> datasetIds) {
+        Map<String, AttributeList> kept = new LinkedHashMap<>();
+        for (Map.Entry<String, AttributeList> a : e.attributes().entrySet()) {
+            List<Attribute> instances = new ArrayList<>(a.getValue().size());
+            for (Attribute i : a.getValue().instances()) {
+                if (datasetIds.contains(i.datasetId() == null ? "@none" : i.datasetId())) {
+                    instances.add(i);
+                }
+            }
+            if (!instances.isEmpty()) {
+                kept.put(a.getKey(), AttributeList.of(instances));
+            }
+        }
+        return new Entity(e.id(), e.types(), e.scopes(), Collections.unmodifiableMap(kept), e.createdAt(), e.modifiedAt());
     }
 
     /**

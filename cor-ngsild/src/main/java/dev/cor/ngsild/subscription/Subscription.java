@@ -31,13 +31,15 @@ import dev.cor.ngsild.model.EntityRenderer;
  * @param endpoint          where notifications go
  * @param options           how the entities of a notification are rendered (format, sysAttrs, attributes, lang)
  * @param showChanges       whether an updated attribute carries its {@code previousValue}
+ * @param datasetIds        the attribute instances notified, by datasetId ({@code "@none"}: the default one; {@code null}: all)
  * @param context           the subscriber's context: notifications are compacted with it
  * @param brokerUrl         {@code http://host:port} of the broker as the subscriber reached it (for a hosted context's Link)
  * @param document          the subscription as given, names expanded, without the members the broker keeps
  */
 public record Subscription(String id, String tenant, List<Selector> entities, Set<String> watchedAttributes,
         Set<Trigger> triggers, SubscriptionFilter filter, long timeIntervalMs, long throttlingMs, long expiresAt,
-        boolean active, Endpoint endpoint, EntityRenderer.Options options, boolean showChanges, LdContext context,
+        boolean active, Endpoint endpoint, EntityRenderer.Options options, boolean showChanges, Set<String> datasetIds,
+        LdContext context,
         String brokerUrl, ObjectNode document) {
 
     /** The notification triggers (Table 5.2.12-1). */

@@ -280,6 +280,22 @@ class NotificationTest {
     }
 
     @Test
+    void datasetId_notifies_only_the_instances_of_those_datasets_046_19() {
+        String type = freshType();
+        subscribe(type, "{\"datasetId\": [\"urn:ngsi-ld:Dataset:gps\"]}");
+        String id = Entities.id(type);
+        Checks.status(api.post("/entities").ldJson(Json.obj("""
+                {"id": "%s", "type": "%s", "@context": "%s",
+                 "speed": [{"type": "Property", "value": 50},
+                           {"type": "Property", "value": 51, "datasetId": "urn:ngsi-ld:Dataset:gps"}],
+                 "brandName": {"type": "Property", "value": "Mercedes"}}""", id, type, model)).send(), 201);
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(51, e.path("speed").path("value").asInt(), e::toString);
+        assertEquals("urn:ngsi-ld:Dataset:gps", e.path("speed").path("datasetId").asText());
+        assertFalse(e.has("brandName"), "no instance of that dataset");
+    }
+
+    @Test
     void entityCreated_alone_does_not_notify_updates() {
         String type = freshType();
         subscribe(type, "{\"notificationTrigger\": [\"entityCreated\"]}");

@@ -135,6 +135,8 @@ class SubscriptionResourceTest extends ConformanceTest {
         "{\"expiresAt\": \"tomorrow\"}",
         "{\"isActive\": \"yes\"}",
         "{\"lang\": 3}",
+        "{\"datasetId\": [\"not a uri\"]}",
+        "{\"datasetId\": []}",
         "{\"jsonldContext\": \"not a uri\"}",
         "{\"notification\": {\"endpoint\": {\"accept\": \"application/json\"}}}",
         "{\"notification\": {\"endpoint\": {\"uri\": \"not a uri\"}}}",
