@@ -55,6 +55,7 @@ final class NotificationReceiver implements AutoCloseable {
     volatile int status = 204;
     volatile long delayMs;
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger openHeld = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -100,6 +101,18 @@ final class NotificationReceiver implements AutoCloseable {
                             synchronized (held) {
                                 held.add(s);
                             }
+                            openHeld.incrementAndGet();
+                            threads.execute(() -> {
+                                // reads until the broker closes its end: what counts the connections it left open
+                                try (InputStream in = s.getInputStream()) {
+                                    while (in.read() >= 0) {
+                                        // a notification that is never answered
+                                    }
+                                } catch (IOException e) {
+                                    // closed either way
+                                }
+                                openHeld.decrementAndGet();
+                            });
                         }
                     } catch (IOException e) {
                         return;
@@ -166,6 +179,11 @@ final class NotificationReceiver implements AutoCloseable {
     /** How many notifications it holds now (taken, not answered yet). */
     int inFlight() {
         return inFlight.get();
+    }
+
+    /** HANG: the connections the broker still holds open to it (closed by the broker: no longer counted). */
+    int openConnections() {
+        return openHeld.get();
     }
 
     /** How many notifications it has answered (or begun to). */

@@ -134,6 +134,12 @@ class PostResponsePhaseTest {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start(NotificationReceiver.Mode.HANG)) {
             failureLeavesNothingBehind(broker, receiver.url(), "");
+            long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
+            while (receiver.openConnections() > 0) {
+                assertTrue(System.nanoTime() < deadline, () -> "the broker keeps " + receiver.openConnections()
+                        + " connection(s) to a receiver that timed out: they leak, or go back to the pool");
+                Thread.onSpinWait();
+            }
         }
     }
 
