@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.NotificationReceiver.Received;
 
@@ -34,7 +35,7 @@ class NotificationTest {
     static ContextServer contexts;
     static Ngsi api;
     static String model;
-    static TestClock clock = new TestClock();
+    static ManualClock clock = new ManualClock(System.currentTimeMillis());
     NotificationReceiver receiver;
 
     @BeforeAll
