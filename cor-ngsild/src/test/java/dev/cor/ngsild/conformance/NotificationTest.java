@@ -184,6 +184,20 @@ class NotificationTest {
     }
 
     @Test
+    void pick_and_omit_choose_the_entity_members_046_42_046_43() {
+        String type = freshType();
+        subscribe(type, "{\"notification\": {\"format\": \"keyValues\", \"pick\": [\"id\", \"speed\"]}}");
+        createEntity(Entities.id(type), type, 3);
+        JsonNode e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(java.util.Set.of("id", "speed"), Json.names(e), e::toString);
+        String type2 = freshType();
+        subscribe(type2, "{\"notification\": {\"format\": \"keyValues\", \"omit\": [\"type\", \"speed\"]}}");
+        createEntity(Entities.id(type2), type2, 3);
+        e = receiver.next(WAIT_MS).json().path("data").path(0);
+        assertEquals(java.util.Set.of("id", "brandName"), Json.names(e), e::toString);
+    }
+
+    @Test
     void concise_drops_what_is_inferable() {
         String type = freshType();
         subscribe(type, "{\"notification\": {\"format\": \"concise\"}}");
