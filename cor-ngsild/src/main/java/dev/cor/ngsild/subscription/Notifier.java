@@ -59,15 +59,31 @@ public final class Notifier implements AutoCloseable {
         this.mqtt = new MqttNotifier(timeoutMs);
     }
 
-    /** Sends one notice and counts what came of it. Never throws. */
-    void send(LiveSubscription s, Notice n) {
+    /**
+     * Renders the entities of a notice, unless that is done (or the sender has it already): what
+     * the post-response phase of the write that queued it does first, as a coroutine of its loop
+     * or on a worker.
+     */
+    void prepare(Subscription d, Notice n) {
+        if (n.rendered == null && !n.taken) {
+            try {
+                n.rendered = renderData(d, n, clock.millis());
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: rendering a notification of " + d.id()
+                        + " failed: " + e); // the sender renders it again, and counts the failure
+            }
+        }
+    }
+
+    /** Sends the notices as one notification and counts what came of it. Never throws. */
+    void send(LiveSubscription s, List<Notice> batch) {
         Subscription d = s.def;
         long now = clock.millis();
         s.lastNotification = now;
         s.timesSent.incrementAndGet();
         String failure;
         try {
-            byte[] body = render(d, n, now);
+            byte[] body = render(d, batch, now);
             failure = d.endpoint().isMqtt() ? mqtt.publish(d, body, headers(d)) : http(d, body);
         } catch (Exception e) {
             failure = e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
@@ -115,8 +131,8 @@ public final class Notifier implements AutoCloseable {
         return h;
     }
 
-    /** The Notification's bytes (§ 5.3.1). */
-    byte[] render(Subscription d, Notice n, long now) throws java.io.IOException {
+    /** The Notification's bytes (§ 5.3.1): its data the notices' entities, in order. */
+    byte[] render(Subscription d, List<Notice> batch, long now) throws java.io.IOException {
         ObjectNode out = CorRestJson.mapper().createObjectNode();
         // unique, not secret: UUID.randomUUID's SecureRandom would cost more than the rest of the id
         ThreadLocalRandom r = ThreadLocalRandom.current();
@@ -125,11 +141,30 @@ public final class Notifier implements AutoCloseable {
         out.put("subscriptionId", d.id());
         out.put("notifiedAt", EntityRenderer.time(now));
         ArrayNode data = out.putArray("data");
+        for (Notice n : batch) {
+            String entities = n.rendered;
+            if (entities == null) {
+                entities = renderData(d, n, now);
+            }
+            data.addRawValue(new RawValue(entities));
+        }
+        if (d.endpoint().ldJson()) {
+            out.set("@context", d.context().echo());
+        }
+        return CorRestJson.mapper().writeValueAsBytes(out);
+    }
+
+    /** A notice's entities as notification data: JSON objects joined by commas, compacted with the subscriber's context. */
+    String renderData(Subscription d, Notice n, long now) throws java.io.IOException {
         LdContext ctx = d.context();
+        StringBuilder out = new StringBuilder(512 * n.data().size());
         for (Notice.Change c : n.data()) {
+            if (!out.isEmpty()) {
+                out.append(',');
+            }
             Entity e = c.entity();
             if (c.deleted()) {
-                ObjectNode gone = data.addObject();
+                ObjectNode gone = CorRestJson.mapper().createObjectNode();
                 gone.put("id", e.id());
                 if (e.types().size() == 1) {
                     gone.put("type", ctx.compactIri(e.types().get(0)));
@@ -139,6 +174,7 @@ public final class Notifier implements AutoCloseable {
                 }
                 gone.put("deletedAt", EntityRenderer.time(now));
                 deletedMarkers(gone, c, d);
+                out.append(CorRestJson.mapper().writeValueAsString(gone));
                 continue;
             }
             if (d.datasetIds() != null) {
@@ -151,15 +187,12 @@ public final class Notifier implements AutoCloseable {
                     previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
                 }
                 deletedMarkers(entity, c, d);
-                data.add(entity);
+                out.append(CorRestJson.mapper().writeValueAsString(entity));
             } else {
-                data.addRawValue(new RawValue(new String(bytes, StandardCharsets.UTF_8)));
+                out.append(new String(bytes, StandardCharsets.UTF_8));
             }
         }
-        if (d.endpoint().ldJson()) {
-            out.set("@context", ctx.echo());
-        }
-        return CorRestJson.mapper().writeValueAsBytes(out);
+        return out.toString();
     }
 
     /** The entity with only the attribute instances of those datasetIds ({@code "@none"}: the default ones). */

@@ -198,7 +198,7 @@ public final class Subscriptions {
             return;
         }
         Entity e = write.after() != null ? write.after() : write.before();
-        List<LiveSubscription> hit = null;
+        List<Object> hit = null; // pairs: a subscription, its notice
         if (index.anyType().length > 0) {
             hit = consider(index.anyType(), write, e, hit);
         }
@@ -221,13 +221,17 @@ public final class Subscriptions {
         if (hit == null) {
             return;
         }
-        for (LiveSubscription s : hit) {
-            request.defer(r -> deliver(s));
+        for (int i = 0; i < hit.size(); i += 2) {
+            LiveSubscription s = (LiveSubscription) hit.get(i);
+            Notice n = (Notice) hit.get(i + 1);
+            request.defer(r -> {
+                notifier.prepare(s.def, n);
+                deliver(s);
+            });
         }
     }
 
-    private List<LiveSubscription> consider(LiveSubscription[] candidates, EntityWrite w, Entity e,
-            List<LiveSubscription> hit) {
+    private List<Object> consider(LiveSubscription[] candidates, EntityWrite w, Entity e, List<Object> hit) {
         long now = -1;
         for (LiveSubscription s : candidates) {
             if (hit != null && containsSame(hit, s)) {
@@ -251,14 +255,15 @@ public final class Subscriptions {
                     hit = new ArrayList<>(2);
                 }
                 hit.add(s);
+                hit.add(n);
             }
         }
         return hit;
     }
 
-    private static boolean containsSame(List<LiveSubscription> l, LiveSubscription s) {
-        for (LiveSubscription x : l) {
-            if (x == s) {
+    private static boolean containsSame(List<Object> l, LiveSubscription s) {
+        for (int i = 0; i < l.size(); i += 2) {
+            if (l.get(i) == s) {
                 return true;
             }
         }
@@ -381,6 +386,7 @@ public final class Subscriptions {
                 Notice n;
                 while ((n = s.queue.poll()) != null) {
                     s.queued.decrementAndGet();
+                    n.taken = true;
                     if (s.removed) {
                         continue;
                     }
@@ -401,19 +407,22 @@ public final class Subscriptions {
      * receiver slower than the writes gets fewer, fuller notifications instead of a queue that
      * overflows, and the order stays the order of the writes.
      */
-    private static Notice coalesce(LiveSubscription s, Notice first) {
+    private static List<Notice> coalesce(LiveSubscription s, Notice first) {
         Notice next = s.queue.peek();
         if (next == null || s.def.timeIntervalMs() > 0) {
-            return first;
+            return List.of(first);
         }
-        List<Notice.Change> data = new ArrayList<>(first.data());
-        while (data.size() < MAX_BATCH && (next = s.queue.peek()) != null
-                && data.size() + next.data().size() <= MAX_BATCH) {
+        List<Notice> batch = new ArrayList<>();
+        batch.add(first);
+        int entities = first.data().size();
+        while ((next = s.queue.peek()) != null && entities + next.data().size() <= MAX_BATCH) {
             s.queue.poll(); // one sender at a time: the head it peeked is still the head
             s.queued.decrementAndGet();
-            data.addAll(next.data());
+            next.taken = true;
+            batch.add(next);
+            entities += next.data().size();
         }
-        return new Notice(data);
+        return batch;
     }
 
     // ---------------------------------------------------------------- periodic subscriptions
