@@ -4,7 +4,7 @@
 # a worker (--coroutines 0), at 50 and at 1 connections, two rounds, same build, same run.
 # The broker on core 0 with one loop; the notification receiver (NotifyReceiverMain, it counts
 # and does nothing else) and the load (corRequest) on core 1.
-#   benchmarks/notify.sh                          (about 4 minutes)
+#   benchmarks/notify.sh                          (about 3 minutes)
 #   ROUNDS=1 DURATION=3 benchmarks/notify.sh      (a quick look)
 # Its last line: "notify coroutine/worker at 50 connections: R" (R the req/s ratio, rounds pooled).
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +41,18 @@ post() { # URL FILE
 
 start receiver "${core1[@]}" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
 receiver_pid=${pids[-1]}
+
+# The receiver and the load generator warm up (JIT) against a broker of their own first: a cold
+# receiver on the load's core made whichever phase ran first look slow.
+echo "warming the receiver and the load generator" >&2
+start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+broker_pid=${pids[-1]}
+post "http://127.0.0.1:$port/ngsi-ld/v1/entities" "$work/attrs20.json"
+post "http://127.0.0.1:$port/ngsi-ld/v1/subscriptions" "$work/sub.json"
+load "http://127.0.0.1:$port/ngsi-ld/v1/entities/$attrs20/attrs/attr01" 50 "$SERVER_WARM" --method PATCH \
+  --header 'Content-Type: application/json' --body-file "$work/patch.json" >/dev/null
+kill "$broker_pid"; wait "$broker_pid" 2>/dev/null || true
+pids=("$receiver_pid")
 
 t0=$(date +%s)
 for round in $(seq "$ROUNDS"); do
