@@ -85,6 +85,11 @@ public final class LiveSubscription {
         return lastFailureReason;
     }
 
+    /** Whether a sender is at its queue now (a notification may be out, its outcome not counted yet). */
+    public boolean sending() {
+        return sending.get();
+    }
+
     /** How many notifications wait in the queue. */
     public int queued() {
         return queued.get();
