@@ -8,6 +8,7 @@ BENCH_JAR="$here/benchmarks/target/benchmarks.jar"
 BROKER_JAR="$here/cor-server-launcher/target/cor-server.jar"
 work=$(mktemp -d)
 pids=()
+LOAD_PIN=()
 
 stop_all() {
   local p
@@ -61,9 +62,10 @@ cpu_ticks() {
 server_pids() { echo "${pids[@]}"; }
 
 # load URL CONNS SECONDS [extra corRequest flags] -> prints "req/s p50 p99 errors requests" (µs)
+# (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1))
 load() {
   local url=$1 conns=$2 secs=$3; shift 3
-  "$here/cor" java -jar "$BENCH_JAR" corRequest --url "$url" --connections "$conns" --duration "$secs" \
+  "${LOAD_PIN[@]}" "$here/cor" java -jar "$BENCH_JAR" corRequest --url "$url" --connections "$conns" --duration "$secs" \
     --warmup 0 --json "$work/run.json" "$@" >/dev/null 2>&1 || true
   python3 - "$work/run.json" <<'PY'
 import json, sys

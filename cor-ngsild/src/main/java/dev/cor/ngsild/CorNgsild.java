@@ -7,6 +7,8 @@ import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.subscription.Notifier;
+import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
@@ -43,6 +45,9 @@ public final class CorNgsild implements AutoCloseable {
     private final boolean ownsClient;
     private final NgsildMetrics metrics = new NgsildMetrics();
     private final NgsildApplication application;
+    private final CorRestClient notificationClient;
+    private final Notifier notifier;
+    private final Subscriptions subscriptions;
 
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
@@ -50,8 +55,13 @@ public final class CorNgsild implements AutoCloseable {
                 : CorRestClient.builder().connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
         this.contexts = LdContexts.builder().client(client).timeoutMs(b.contextTimeoutMs).build();
+        // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
+        this.notificationClient = CorRestClient.builder().connectTimeoutMs(b.notificationTimeoutMs)
+                .responseTimeoutMs(b.notificationTimeoutMs).build();
+        this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
+        this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits));
+                b.contextTimeoutMs, b.limits, subscriptions));
     }
 
     public static Builder builder() {
@@ -98,9 +108,22 @@ public final class CorNgsild implements AutoCloseable {
         return contexts;
     }
 
-    /** Releases what the broker opened (its HTTP client, unless one was given). Idempotent. */
+    /** The broker's subscriptions (their status, for a host's own look). */
+    public Subscriptions subscriptions() {
+        return subscriptions;
+    }
+
+    /** The client notifications go out through (its pool: one kept-alive connection per receiver and loop). */
+    public CorRestClient notificationClient() {
+        return notificationClient;
+    }
+
+    /** Releases what the broker opened (its HTTP clients, unless given; its MQTT connections). Idempotent. */
     @Override
     public void close() {
+        subscriptions.close();
+        notifier.close();
+        notificationClient.close();
         if (ownsClient) {
             client.close();
         }
@@ -113,6 +136,8 @@ public final class CorNgsild implements AutoCloseable {
         private long contextTimeoutMs = 5_000;
         private InstantSource clock = InstantSource.system();
         private NgsildLimits limits = NgsildLimits.defaults();
+        private long notificationTimeoutMs = 5_000;
+        private int notificationQueue = 1024;
 
         private Builder() {
         }
@@ -141,7 +166,31 @@ public final class CorNgsild implements AutoCloseable {
             return this;
         }
 
-        /** The clock of createdAt/modifiedAt (a test sets its own). */
+        /**
+         * How long a notification may take to connect and be answered (HTTP), or to be
+         * published (MQTT), default 5 000 ms: past it, it failed.
+         */
+        public Builder notificationTimeoutMs(long ms) {
+            if (ms < 1) {
+                throw new IllegalArgumentException("notificationTimeoutMs must be >= 1: " + ms);
+            }
+            this.notificationTimeoutMs = ms;
+            return this;
+        }
+
+        /**
+         * How many notifications may wait per subscription (default 1024) while its receiver is
+         * slow: what comes beyond is counted as overflowed and failed, not sent.
+         */
+        public Builder notificationQueue(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("notificationQueue must be >= 1: " + n);
+            }
+            this.notificationQueue = n;
+            return this;
+        }
+
+        /** The clock of createdAt/modifiedAt, throttling and expiry (a test sets its own). */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;

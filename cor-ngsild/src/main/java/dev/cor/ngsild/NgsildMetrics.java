@@ -4,9 +4,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The broker's counters: requests by operation and status. Any thread counts (the loops, the
+ * The broker's counters: requests by operation and status, and notifications by outcome. Any thread counts (the loops, the
  * workers); any thread reads. Counting a request allocates nothing once its operation was seen:
  * one array of counters per operation, indexed by status. {@link #appendPrometheus} writes them
  * in the Prometheus text format, for a server's {@code /metrics}.
@@ -17,6 +18,29 @@ public final class NgsildMetrics {
     private static final int LAST = 599;
 
     private final Map<String, AtomicLongArray> requests = new ConcurrentHashMap<>();
+    private final LongAdder notificationsSent = new LongAdder();
+    private final LongAdder notificationsFailed = new LongAdder();
+    private final LongAdder notificationsOverflowed = new LongAdder();
+
+    /** Counts one notification sent: taken by its receiver, or failed (refused, reset, timed out, an error status). */
+    public void notificationSent(boolean ok) {
+        (ok ? notificationsSent : notificationsFailed).increment();
+    }
+
+    /** Counts one notification that found its subscription's queue full and was not sent. */
+    public void notificationOverflowed() {
+        notificationsOverflowed.increment();
+    }
+
+    /** Notifications by outcome: {@code sent}, {@code failed} or {@code overflowed}. */
+    public long notifications(String outcome) {
+        return switch (outcome) {
+            case "sent" -> notificationsSent.sum();
+            case "failed" -> notificationsFailed.sum();
+            case "overflowed" -> notificationsOverflowed.sum();
+            default -> throw new IllegalArgumentException("no outcome " + outcome);
+        };
+    }
 
     /** Counts one answered request. */
     public void request(String operation, int status) {
@@ -36,7 +60,10 @@ public final class NgsildMetrics {
         return byStatus == null || status < FIRST || status > LAST ? 0 : byStatus.get(status - FIRST);
     }
 
-    /** Appends the request counters as {@code cor_ngsild_requests_total{operation,status}}. */
+    /**
+     * Appends the request counters as {@code cor_ngsild_requests_total{operation,status}} and the
+     * notification counters as {@code cor_ngsild_notifications_total{outcome}}.
+     */
     public void appendPrometheus(StringBuilder out) {
         out.append("# HELP cor_ngsild_requests_total NGSI-LD requests answered, by operation and status.\n");
         out.append("# TYPE cor_ngsild_requests_total counter\n");
@@ -50,5 +77,10 @@ public final class NgsildMetrics {
                 }
             }
         }
+        out.append("# HELP cor_ngsild_notifications_total Notifications, by outcome (sent, failed, overflowed: its subscription's queue was full).\n");
+        out.append("# TYPE cor_ngsild_notifications_total counter\n");
+        out.append("cor_ngsild_notifications_total{outcome=\"sent\"} ").append(notificationsSent.sum()).append('\n');
+        out.append("cor_ngsild_notifications_total{outcome=\"failed\"} ").append(notificationsFailed.sum()).append('\n');
+        out.append("cor_ngsild_notifications_total{outcome=\"overflowed\"} ").append(notificationsOverflowed.sum()).append('\n');
     }
 }

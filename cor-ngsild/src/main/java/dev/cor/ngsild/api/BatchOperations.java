@@ -89,7 +89,7 @@ final class BatchOperations {
             throw NgsiLdException.badData("a batch delete lists entity ids (URIs), not " + item);
         }
         String id = item.asText();
-        config.store().write(x.tenant, id, current -> {
+        app.write(x, id, current -> {
             if (current == null) {
                 throw NgsiLdException.notFound("no entity " + id);
             }
@@ -110,7 +110,7 @@ final class BatchOperations {
             throw NgsiLdException.badData("an entity of the batch has no id");
         }
         List<EntityEditor.NotUpdated>[] kept = none();
-        EntityWrite w = config.store().write(x.tenant, in.id(), current -> switch (op) {
+        EntityWrite w = app.write(x, in.id(), current -> switch (op) {
             case BATCH_CREATE -> {
                 if (current != null) {
                     throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");

@@ -62,7 +62,7 @@ final class EntityOperations {
     void create(Exchange x) {
         EntityInput in = parser(x).entity(objectBody(x), true, Mode.WHOLE);
         Entity entity = EntityEditor.create(in, now());
-        config.store().write(x.tenant, in.id(), current -> {
+        app.write(x, in.id(), current -> {
             if (current != null) {
                 throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
             }
@@ -188,7 +188,7 @@ final class EntityOperations {
         String id = entityId(x);
         TypeSelection types = typeSelector(x);
         long now = now();
-        config.store().write(x.tenant, id, current -> change.apply(existing(current, id, types), now));
+        app.write(x, id, current -> change.apply(existing(current, id, types), now));
     }
 
     /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */
@@ -367,16 +367,10 @@ final class EntityOperations {
         EntityParser parser = parser(x);
         checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
-        int limit = params.integer("limit", config.limits().defaultLimit());
-        if (limit > config.limits().maxLimit()) {
-            throw new NgsiLdException(ErrorType.TOO_MANY_RESULTS, "limit " + limit + " is above the maximum "
-                    + config.limits().maxLimit());
-        }
-        int offset = params.integer("offset", 0);
-        boolean count = params.bool("count", false) || params.list("options").contains("count");
-        if (limit == 0 && !count) {
-            throw NgsiLdException.badData("limit=0 asks for nothing unless count=true");
-        }
+        Page asked = Page.of(params, config.limits());
+        int limit = asked.limit();
+        int offset = asked.offset();
+        boolean count = asked.count();
         EntityQuery.Page page = query.run(config.store(), x.tenant, offset, limit, count);
         List<Entity> entities = page.entities();
         if (rep.selectsInstances()) {

@@ -12,7 +12,10 @@ import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestJson;
@@ -30,7 +33,7 @@ public final class NgsildApplication implements CorRestApplication {
 
     /** What the application works with. */
     public record Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
-            long contextTimeoutMs, NgsildLimits limits) {
+            long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions) {
     }
 
     private final Config config;
@@ -38,6 +41,7 @@ public final class NgsildApplication implements CorRestApplication {
     private final BatchOperations batches;
     private final ContextOperations contextOps;
     private final DiscoveryOperations discovery;
+    private final SubscriptionOperations subscriptionOps;
 
     public NgsildApplication(Config config) {
         this.config = config;
@@ -45,6 +49,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.batches = new BatchOperations(this, config);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(this, config);
+        this.subscriptionOps = new SubscriptionOperations(this, config);
     }
 
     // ---------------------------------------------------------------- the dispatch's questions
@@ -59,6 +64,12 @@ public final class NgsildApplication implements CorRestApplication {
             return true;
         }
         if (x.operation() == Operation.DELETE_CONTEXT && contextOps.canWait(x)) {
+            return true;
+        }
+        // a subscription's jsonldContext is downloaded when it is created or updated
+        if ((x.operation() == Operation.CREATE_SUBSCRIPTION || x.operation() == Operation.UPDATE_SUBSCRIPTION)
+                && x.body != null && x.body.isObject() && x.body.get("jsonldContext") instanceof JsonNode c
+                && c.isTextual() && config.contexts().needsDownload(ContextRef.link(c.asText()))) {
             return true;
         }
         // a batch in application/ld+json: each entity names its own context
@@ -120,6 +131,11 @@ public final class NgsildApplication implements CorRestApplication {
             case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> batches.run(x);
             case LIST_CONTEXTS, ADD_CONTEXT, SERVE_CONTEXT, DELETE_CONTEXT -> contextOps.run(x);
             case LIST_TYPES, RETRIEVE_TYPE, LIST_ATTRIBUTES, RETRIEVE_ATTRIBUTE -> discovery.run(x);
+            case CREATE_SUBSCRIPTION -> subscriptionOps.create(x);
+            case QUERY_SUBSCRIPTIONS -> subscriptionOps.list(x);
+            case RETRIEVE_SUBSCRIPTION -> subscriptionOps.retrieve(x);
+            case UPDATE_SUBSCRIPTION -> subscriptionOps.update(x);
+            case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
         }
     }
 
@@ -191,7 +207,7 @@ public final class NgsildApplication implements CorRestApplication {
         }
         x.params = QueryParams.parse(r.query(), op);
         if (op.isRead() || !createsTenant(op)) {
-            if (!config.store().hasTenant(x.tenant)) {
+            if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0) {
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
         }
@@ -204,7 +220,7 @@ public final class NgsildApplication implements CorRestApplication {
     /** Operations that may create a tenant: they write new entities. */
     private static boolean createsTenant(Operation op) {
         return switch (op) {
-            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT -> true;
+            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION -> true;
             default -> false;
         };
     }
@@ -256,6 +272,18 @@ public final class NgsildApplication implements CorRestApplication {
             sb.append(sb.isEmpty() ? "" : ", ").append(t.mediaType());
         }
         return sb.toString();
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    /**
+     * Every write of an entity goes through here: the store's atomic write, then the
+     * subscriptions it triggers, whose notifications the request's post-response phase sends.
+     */
+    EntityWrite write(Exchange x, String id, EntityChange change) {
+        EntityWrite w = config.store().write(x.tenant, id, change);
+        config.subscriptions().onWrite(x.tenant, w, x.request);
+        return w;
     }
 
     // ---------------------------------------------------------------- answers

@@ -7,8 +7,9 @@ import java.util.List;
 import dev.cor.ngsild.CorNgsild;
 
 /**
- * Where a request goes: its {@link Operation} and the path's variables (entity id, attribute
- * name - or, for discovery, the type or attribute name -, context id), percent-decoded. {@link #match} finds it, or says which methods the path
+ * Where a request goes: its {@link Operation} and the path's variables (entity or subscription
+ * id, attribute name - or, for discovery, the type or attribute name -, context id),
+ * percent-decoded. {@link #match} finds it, or says which methods the path
  * would take (405), or that no resource has that path (404).
  */
 record Route(Operation operation, String entityId, String attribute, String contextId) {
@@ -18,7 +19,7 @@ record Route(Operation operation, String entityId, String attribute, String cont
     }
 
     /** Resources of the specification the broker does not serve (yet): 501, not 404. */
-    private static final List<String> UNSUPPORTED = List.of("subscriptions", "csourceRegistrations",
+    private static final List<String> UNSUPPORTED = List.of("csourceRegistrations",
             "csourceSubscriptions", "temporal", "entityMaps", "snapshots", "info");
 
     static Match match(String method, String path) {
@@ -102,6 +103,25 @@ record Route(Operation operation, String entityId, String attribute, String cont
                 if (n == 2) {
                     return pick(method, "GET", method.equals("GET")
                             ? new Route(types ? Operation.RETRIEVE_TYPE : Operation.RETRIEVE_ATTRIBUTE, null, s.get(1), null) : null);
+                }
+                return new Match(null, null, null);
+            }
+            case "subscriptions" -> {
+                if (n == 1) {
+                    return pick(method, "GET, POST", switch (method) {
+                        case "GET" -> new Route(Operation.QUERY_SUBSCRIPTIONS, null, null, null);
+                        case "POST" -> new Route(Operation.CREATE_SUBSCRIPTION, null, null, null);
+                        default -> null;
+                    });
+                }
+                if (n == 2) {
+                    String id = s.get(1);
+                    return pick(method, "GET, PATCH, DELETE", switch (method) {
+                        case "GET" -> new Route(Operation.RETRIEVE_SUBSCRIPTION, id, null, null);
+                        case "PATCH" -> new Route(Operation.UPDATE_SUBSCRIPTION, id, null, null);
+                        case "DELETE" -> new Route(Operation.DELETE_SUBSCRIPTION, id, null, null);
+                        default -> null;
+                    });
                 }
                 return new Match(null, null, null);
             }

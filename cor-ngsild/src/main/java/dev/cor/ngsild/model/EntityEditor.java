@@ -38,11 +38,16 @@ public final class EntityEditor {
 
     /** A new entity (create, 5.6.1). */
     public static Entity create(EntityInput in, long now) {
+        return new Entity(in.id(), in.types(), in.scopes(), attributes(in, now), now, now);
+    }
+
+    /** The input's attributes, completed with the broker's times. */
+    private static Map<String, AttributeList> attributes(EntityInput in, long now) {
         Map<String, AttributeList> attrs = new LinkedHashMap<>();
         for (Map.Entry<String, List<AttributeInput>> e : in.attributes().entrySet()) {
             attrs.put(e.getKey(), complete(e.getKey(), e.getValue(), now));
         }
-        return new Entity(in.id(), in.types(), in.scopes(), Collections.unmodifiableMap(attrs), now, now);
+        return Collections.unmodifiableMap(attrs);
     }
 
     /**
@@ -50,9 +55,9 @@ public final class EntityEditor {
      * scopes too when the input gives them. createdAt stays.
      */
     public static Entity replace(Entity current, EntityInput in, long now) {
-        Entity fresh = create(in, now);
+        // the body of a replace may leave its id out: the path names the entity
         return new Entity(current.id(), in.types() != null ? in.types() : current.types(),
-                in.scopes() != null ? in.scopes() : current.scopes(), fresh.attributes(), current.createdAt(), now);
+                in.scopes() != null ? in.scopes() : current.scopes(), attributes(in, now), current.createdAt(), now);
     }
 
     /**

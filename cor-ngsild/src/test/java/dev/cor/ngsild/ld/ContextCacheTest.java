@@ -13,8 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.LoopTesting;
+import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
@@ -45,26 +44,7 @@ class ContextCacheTest {
     private final List<CorCoLoop> loops = new ArrayList<>();
     private ContextServer server;
     private CorRestClient client;
-    private final ManualClock clock = new ManualClock();
-
-    /** A clock a test moves by hand. */
-    static final class ManualClock implements InstantSource {
-        final AtomicLong millis = new AtomicLong(1_800_000_000_000L);
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-
-        @Override
-        public long millis() {
-            return millis.get();
-        }
-
-        void advance(long ms) {
-            millis.addAndGet(ms);
-        }
-    }
+    private final ManualClock clock = new ManualClock(1_800_000_000_000L);
 
     @BeforeEach
     void start() throws Exception {

@@ -1,0 +1,121 @@
+package dev.cor.ngsild.subscription;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A subscription in force: its current {@link Subscription} (swapped whole by an update) and
+ * what the broker counts of it - the status of § 5.2.12-2 and § 5.2.14 - and its bounded queue of
+ * notifications. Any thread enqueues (a write on any loop or worker); one sender at a time drains
+ * the queue ({@link #sending}), so notifications leave in the order their writes matched. The
+ * counters are written by that sender and read by anyone.
+ */
+public final class LiveSubscription {
+    volatile Subscription def;
+    final long createdAt;
+    volatile long modifiedAt;
+    volatile boolean removed;
+
+    final AtomicLong timesSent = new AtomicLong();
+    final AtomicLong timesFailed = new AtomicLong();
+    /** Notifications that found the queue full: counted as failures too. */
+    final AtomicLong overflowed = new AtomicLong();
+    volatile long lastNotification = -1;
+    volatile long lastSuccess = -1;
+    volatile long lastFailure = -1;
+    volatile String lastFailureReason;
+    /** Whether the last notification sent failed (the status says {@code failed} until one succeeds). */
+    volatile boolean failing;
+    /** When the last notification was let through the throttle (epoch ms). */
+    final AtomicLong lastAdmitted = new AtomicLong(Long.MIN_VALUE / 2);
+
+    final ConcurrentLinkedQueue<Notice> queue = new ConcurrentLinkedQueue<>();
+    final AtomicInteger queued = new AtomicInteger();
+    final AtomicBoolean sending = new AtomicBoolean();
+    /** A periodic subscription's chain of ticks: a tick of an older generation ends its chain. */
+    final AtomicInteger generation = new AtomicInteger();
+
+    LiveSubscription(Subscription def, long now) {
+        this.def = def;
+        this.createdAt = now;
+        this.modifiedAt = now;
+    }
+
+    public Subscription definition() {
+        return def;
+    }
+
+    public long createdAt() {
+        return createdAt;
+    }
+
+    public long modifiedAt() {
+        return modifiedAt;
+    }
+
+    public long timesSent() {
+        return timesSent.get();
+    }
+
+    public long timesFailed() {
+        return timesFailed.get();
+    }
+
+    public long overflowed() {
+        return overflowed.get();
+    }
+
+    /** Epoch ms of the last notification attempted, -1 for none. */
+    public long lastNotification() {
+        return lastNotification;
+    }
+
+    public long lastSuccess() {
+        return lastSuccess;
+    }
+
+    public long lastFailure() {
+        return lastFailure;
+    }
+
+    /** Why the last notification failed, or {@code null}. */
+    public String lastFailureReason() {
+        return lastFailureReason;
+    }
+
+    /** Whether a sender is at its queue now (a notification may be out, its outcome not counted yet). */
+    public boolean sending() {
+        return sending.get();
+    }
+
+    /** How many notifications wait in the queue. */
+    public int queued() {
+        return queued.get();
+    }
+
+    /**
+     * The status at {@code now} (§ 5.2.12-2, with Orion-LD's {@code failed}): paused when not
+     * active, expired past {@code expiresAt}, failed when the last notification failed, else active.
+     */
+    public String status(long now) {
+        Subscription d = def;
+        if (!d.active()) {
+            return "paused";
+        }
+        if (now >= d.expiresAt()) {
+            return "expired";
+        }
+        if (failing) {
+            return "failed";
+        }
+        return "active";
+    }
+
+    /** Whether it notifies at {@code now}: active and not expired. */
+    boolean live(long now) {
+        Subscription d = def;
+        return !removed && d.active() && now < d.expiresAt();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.cor.ngsild.subscription;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * One notification's worth of changes waiting in its subscription's queue: the records it
+ * reports, taken when the write happened (the entity as the write left it; the one before, for
+ * {@code showChanges}). Rendered after the write's answer went out - by the write's own
+ * post-response phase when it gets there first, else by the sender - and the text kept
+ * ({@link #rendered}): the work of a notification is done in the phase of the write that caused it.
+ */
+final class Notice {
+    /**
+     * @param entity  the record to report (for a deletion, the last one)
+     * @param before  the record before the write ({@code null}: none, or not asked for)
+     * @param deleted whether the write deleted the entity
+     * @param deletedAttributes the attributes the write deleted that the notification reports
+     *                          (attributeDeleted), with the record they were last in; empty for none
+     */
+    record Change(Entity entity, Entity before, boolean deleted, Map<String, AttributeList> deletedAttributes) {
+        Change(Entity entity, Entity before, boolean deleted) {
+            this(entity, before, deleted, Map.of());
+        }
+    }
+
+    private final List<Change> data;
+    /** The entities as notification data (JSON objects joined by commas), once rendered. */
+    volatile String rendered;
+    /** Set by the sender when it takes the notice: a phase that comes later need not render it. */
+    volatile boolean taken;
+
+    Notice(List<Change> data) {
+        this.data = data;
+    }
+
+    List<Change> data() {
+        return data;
+    }
+}

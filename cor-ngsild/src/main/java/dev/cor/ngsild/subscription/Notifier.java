@@ -1,0 +1,278 @@
+package dev.cor.ngsild.subscription;
+
+import java.nio.charset.StandardCharsets;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+
+import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.rest.CorRestJson;
+import dev.cor.rest.client.CorRestClient;
+import dev.cor.rest.client.CorRestClientRequest;
+import dev.cor.rest.client.CorRestClientResponse;
+
+/**
+ * Renders a {@link Notice} as a Notification (ETSI GS CIM 009 § 5.3.1) compacted with the
+ * subscriber's context and sends it to the subscription's endpoint - HTTP(S) through the
+ * {@link CorRestClient} (it yields inside a coroutine, blocks on a worker; its pool keeps a
+ * connection per receiver alive), MQTT through {@link MqttNotifier} - and counts the outcome in the
+ * subscription's status and in the broker's metrics. Called by the one sender of a subscription
+ * at a time, in a post-response phase; shared, stateless apart from its clients.
+ */
+public final class Notifier implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Notifier.class.getName());
+    static final String LINK_REL = ContextRef.LINK_REL;
+
+    private final CorRestClient client;
+    private final MqttNotifier mqtt;
+    private final LdContexts contexts;
+    private final InstantSource clock;
+    private final NgsildMetrics metrics;
+
+    public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs) {
+        this.client = client;
+        this.contexts = contexts;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.mqtt = new MqttNotifier(timeoutMs);
+    }
+
+    /**
+     * Renders the entities of a notice, unless that is done (or the sender has it already): what
+     * the post-response phase of the write that queued it does first, as a coroutine of its loop
+     * or on a worker.
+     */
+    void prepare(Subscription d, Notice n) {
+        if (n.rendered == null && !n.taken) {
+            try {
+                n.rendered = renderData(d, n, clock.millis());
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: rendering a notification of " + d.id()
+                        + " failed: " + e); // the sender renders it again, and counts the failure
+            }
+        }
+    }
+
+    /** Sends the notices as one notification and counts what came of it. Never throws. */
+    void send(LiveSubscription s, List<Notice> batch) {
+        Subscription d = s.def;
+        long now = clock.millis();
+        s.lastNotification = now;
+        s.timesSent.incrementAndGet();
+        String failure;
+        try {
+            byte[] body = render(d, batch, now);
+            failure = d.endpoint().isMqtt() ? mqtt.publish(d, body, headers(d)) : http(d, body);
+        } catch (Exception e) {
+            failure = e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
+        }
+        if (failure == null) {
+            s.lastSuccess = now;
+            s.failing = false;
+            metrics.notificationSent(true);
+        } else {
+            s.timesFailed.incrementAndGet();
+            s.lastFailure = now;
+            s.lastFailureReason = failure;
+            s.failing = true;
+            metrics.notificationSent(false);
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: a notification of " + d.id() + " to "
+                    + d.endpoint().uri() + " failed: " + s.lastFailureReason);
+        }
+    }
+
+    /** The HTTP(S) POST; {@code null} when the receiver took it (2xx), else why not. */
+    private String http(Subscription d, byte[] body) throws Exception {
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", d.endpoint().uri());
+        for (String[] h : headers(d)) {
+            b.header(h[0], h[1]);
+        }
+        CorRestClientResponse r = client.send(b.body(body).build());
+        return r.status() / 100 == 2 ? null : "the receiver answered " + r.status();
+    }
+
+    /** The header fields of a notification: its media type, the Link of a JSON one, the tenant, receiverInfo. */
+    private List<String[]> headers(Subscription d) {
+        List<String[]> h = new java.util.ArrayList<>(4 + d.endpoint().receiverInfo().size());
+        if (d.endpoint().ldJson()) {
+            h.add(new String[] {"Content-Type", "application/ld+json"});
+        } else {
+            h.add(new String[] {"Content-Type", "application/json"});
+            String tenant = d.tenant().equals(EntityStore.DEFAULT_TENANT) ? null : d.tenant();
+            h.add(new String[] {"Link", "<" + contexts.linkUrlFor(d.context(), d.brokerUrl(), tenant) + ">; rel=\""
+                    + LINK_REL + "\"; type=\"application/ld+json\""});
+        }
+        if (!d.tenant().equals(EntityStore.DEFAULT_TENANT)) {
+            h.add(new String[] {"NGSILD-Tenant", d.tenant()});
+        }
+        h.addAll(d.endpoint().receiverInfo());
+        return h;
+    }
+
+    /** The Notification's bytes (§ 5.3.1): its data the notices' entities, in order. */
+    byte[] render(Subscription d, List<Notice> batch, long now) throws java.io.IOException {
+        ObjectNode out = CorRestJson.mapper().createObjectNode();
+        // unique, not secret: UUID.randomUUID's SecureRandom would cost more than the rest of the id
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        out.put("id", "urn:ngsi-ld:Notification:" + new UUID(r.nextLong(), r.nextLong()));
+        out.put("type", "Notification");
+        out.put("subscriptionId", d.id());
+        out.put("notifiedAt", EntityRenderer.time(now));
+        ArrayNode data = out.putArray("data");
+        for (Notice n : batch) {
+            String entities = n.rendered;
+            if (entities == null) {
+                entities = renderData(d, n, now);
+            }
+            data.addRawValue(new RawValue(entities));
+        }
+        if (d.endpoint().ldJson()) {
+            out.set("@context", d.context().echo());
+        }
+        return CorRestJson.mapper().writeValueAsBytes(out);
+    }
+
+    /** A notice's entities as notification data: JSON objects joined by commas, compacted with the subscriber's context. */
+    String renderData(Subscription d, Notice n, long now) throws java.io.IOException {
+        LdContext ctx = d.context();
+        StringBuilder out = new StringBuilder(512 * n.data().size());
+        for (Notice.Change c : n.data()) {
+            if (!out.isEmpty()) {
+                out.append(',');
+            }
+            Entity e = c.entity();
+            if (c.deleted()) {
+                ObjectNode gone = CorRestJson.mapper().createObjectNode();
+                gone.put("id", e.id());
+                if (e.types().size() == 1) {
+                    gone.put("type", ctx.compactIri(e.types().get(0)));
+                } else {
+                    ArrayNode types = gone.putArray("type");
+                    e.types().forEach(t -> types.add(ctx.compactIri(t)));
+                }
+                gone.put("deletedAt", EntityRenderer.time(now));
+                deletedMarkers(gone, c, d);
+                out.append(CorRestJson.mapper().writeValueAsString(gone));
+                continue;
+            }
+            if (d.datasetIds() != null) {
+                e = onlyDatasets(e, d.datasetIds());
+            }
+            byte[] bytes = EntityRenderer.render(e, ctx, d.options(), null);
+            if ((d.showChanges() && c.before() != null) || !c.deletedAttributes().isEmpty()) {
+                ObjectNode entity = (ObjectNode) CorRestJson.mapper().readTree(bytes);
+                if (d.showChanges() && c.before() != null) {
+                    previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
+                }
+                deletedMarkers(entity, c, d);
+                out.append(CorRestJson.mapper().writeValueAsString(entity));
+            } else {
+                out.append(new String(bytes, StandardCharsets.UTF_8));
+            }
+        }
+        return out.toString();
+    }
+
+    /** The entity with only the attribute instances of those datasetIds ({@code "@none"}: the default ones). */
+    static Entity onlyDatasets(Entity e, Set<String> datasetIds) {
+        Map<String, AttributeList> kept = new LinkedHashMap<>();
+        for (Map.Entry<String, AttributeList> a : e.attributes().entrySet()) {
+            List<Attribute> instances = new ArrayList<>(a.getValue().size());
+            for (Attribute i : a.getValue().instances()) {
+                if (datasetIds.contains(i.datasetId() == null ? "@none" : i.datasetId())) {
+                    instances.add(i);
+                }
+            }
+            if (!instances.isEmpty()) {
+                kept.put(a.getKey(), AttributeList.of(instances));
+            }
+        }
+        return new Entity(e.id(), e.types(), e.scopes(), Collections.unmodifiableMap(kept), e.createdAt(), e.modifiedAt());
+    }
+
+    /**
+     * attributeDeleted: each attribute the write deleted appears with the NGSI-LD Null as its
+     * value ({@code "urn:ngsi-ld:null"}), in the kind it had - as the ETSI suite's 046_22 expects.
+     */
+    private static void deletedMarkers(ObjectNode entity, Notice.Change c, Subscription d) {
+        for (Map.Entry<String, AttributeList> a : c.deletedAttributes().entrySet()) {
+            if (!d.options().shows(a.getKey())) {
+                continue;
+            }
+            String name = d.context().compactName(a.getKey());
+            if (d.options().format() == EntityRenderer.Format.SIMPLIFIED) {
+                entity.put(name, Syntax.NGSI_LD_NULL);
+                continue;
+            }
+            Attribute was = a.getValue().instances().get(0);
+            AttributeKind kind = was.kind();
+            ObjectNode marker = entity.putObject(name);
+            marker.put("type", kind.typeName());
+            if (d.showChanges()) {
+                // showChanges: what it was before the deletion (046_34, 046_37)
+                String member = kind.valueMember();
+                marker.set("previous" + Character.toUpperCase(member.charAt(0)) + member.substring(1), was.value());
+            }
+            switch (kind) {
+                case RELATIONSHIP -> marker.put("object", Syntax.NGSI_LD_NULL);
+                case LANGUAGE_PROPERTY -> marker.putObject("languageMap").put("@none", Syntax.NGSI_LD_NULL);
+                case VOCAB_PROPERTY -> marker.put("vocab", Syntax.NGSI_LD_NULL);
+                case JSON_PROPERTY -> marker.put("json", Syntax.NGSI_LD_NULL);
+                case LIST_PROPERTY -> marker.putArray("valueList").add(Syntax.NGSI_LD_NULL);
+                case LIST_RELATIONSHIP -> marker.putArray("objectList").addObject().put("object", Syntax.NGSI_LD_NULL);
+                default -> marker.put("value", Syntax.NGSI_LD_NULL);
+            }
+        }
+    }
+
+    /** {@code showChanges}: each attribute whose value changed carries the one before as {@code previousValue} (and kin). */
+    private static void previousValues(ObjectNode entity, byte[] beforeBytes) {
+        JsonNode before;
+        try {
+            before = CorRestJson.mapper().readTree(beforeBytes);
+        } catch (java.io.IOException e) {
+            return;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = entity.properties().iterator(); it.hasNext();) {
+            Map.Entry<String, JsonNode> a = it.next();
+            JsonNode old = before.get(a.getKey());
+            if (!(a.getValue() instanceof ObjectNode now) || !(old instanceof ObjectNode was)) {
+                continue;
+            }
+            for (String[] m : new String[][] {{"value", "previousValue"}, {"object", "previousObject"},
+                    {"languageMap", "previousLanguageMap"}, {"vocab", "previousVocab"}, {"json", "previousJson"}}) {
+                JsonNode v = was.get(m[0]);
+                if (v != null && !v.equals(now.get(m[0]))) {
+                    now.set(m[1], v);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        mqtt.close();
+    }
+}

@@ -1,0 +1,21 @@
+package dev.cor.ngsild.subscription;
+
+import dev.cor.ngsild.model.Entity;
+
+/**
+ * The part of a subscription that filters entities by their content: its {@code q}, {@code geoQ}
+ * and {@code scopeQ} (ETSI GS CIM 009 § 5.2.12). Evaluated on a loop (or a worker) for every
+ * write that reaches the subscription through the index, with the record the write left: it must
+ * not wait. Immutable, shared by every thread.
+ * <p>
+ * The query engine implements it; until it is wired in, a subscription that carries any of the
+ * three is refused when it is created (501, naming the member), so every filter in force is
+ * {@link #ALL}.
+ */
+@FunctionalInterface
+public interface SubscriptionFilter {
+    /** The filter of a subscription without q, geoQ or scopeQ. */
+    SubscriptionFilter ALL = e -> true;
+
+    boolean matches(Entity entity);
+}

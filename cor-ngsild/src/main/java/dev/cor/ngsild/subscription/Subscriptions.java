@@ -1,0 +1,492 @@
+package dev.cor.ngsild.subscription;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.rest.CorRest;
+
+/**
+ * The broker's subscriptions, per tenant, and what they do on every write: {@link #onWrite}
+ * finds the subscriptions a write can concern through an index by entity type (the types their
+ * selectors name; those that select by watched attributes alone are checked on every write of the
+ * tenant), matches triggers, watched attributes, throttling and expiry, puts a {@link Notice}
+ * in each matching subscription's bounded queue and defers the sending to the request's
+ * post-response phase ({@link CorRest#defer}) - so the write's answer goes out first, and the
+ * notification leaves from a coroutine of the loop (or from a worker, when the finish hook says
+ * so). Periodic subscriptions tick on the deadlines of the loop that created them.
+ * <p>
+ * Shared by every loop and worker. A change to a tenant's subscriptions publishes a new immutable
+ * index (compare-and-set, no lock); a write reads the index it finds.
+ */
+public final class Subscriptions {
+    private static final System.Logger LOG = System.getLogger(Subscriptions.class.getName());
+    private static final LiveSubscription[] NONE = new LiveSubscription[0];
+    /** The most entities one notification carries when notices queued up behind a slow receiver. */
+    static final int MAX_BATCH = 100;
+
+    private final InstantSource clock;
+    private final Notifier notifier;
+    private final NgsildMetrics metrics;
+    private final EntityStore store;
+    private final int queueBound;
+    private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
+
+    public Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound) {
+        this.clock = clock;
+        this.notifier = notifier;
+        this.metrics = metrics;
+        this.store = store;
+        this.queueBound = queueBound;
+    }
+
+    /**
+     * One tenant's subscriptions and the index writes read. A change to the subscriptions
+     * publishes a new index by compare-and-set, rebuilt from the map after the change: whoever
+     * loses the race rebuilds with the winner's change in the map too. No monitor, so a loop
+     * never blocks on another's subscription request (design rule 1).
+     */
+    private static final class Tenant {
+        final ConcurrentSkipListMap<String, LiveSubscription> byId = new ConcurrentSkipListMap<>();
+        final AtomicReference<Index> index = new AtomicReference<>(Index.EMPTY);
+
+        void reindex() {
+            while (true) {
+                Index old = index.get();
+                if (index.compareAndSet(old, build())) {
+                    return;
+                }
+            }
+        }
+
+        private Index build() {
+            Map<String, List<LiveSubscription>> byType = new HashMap<>();
+            List<LiveSubscription> any = new ArrayList<>();
+            for (LiveSubscription s : byId.values()) {
+                Subscription d = s.def;
+                if (d.timeIntervalMs() > 0) {
+                    continue; // periodic: changes do not trigger it
+                }
+                if (d.entities().isEmpty()) {
+                    any.add(s);
+                    continue;
+                }
+                Set<String> keys = new HashSet<>();
+                for (Subscription.Selector sel : d.entities()) {
+                    keys.addAll(sel.types());
+                }
+                for (String k : keys) {
+                    byType.computeIfAbsent(k, t -> new ArrayList<>()).add(s);
+                }
+            }
+            Map<String, LiveSubscription[]> frozen = new HashMap<>();
+            byType.forEach((k, v) -> frozen.put(k, v.toArray(NONE)));
+            return new Index(Map.copyOf(frozen), any.toArray(NONE));
+        }
+    }
+
+    /** What a write reads: the subscriptions by type, and those that name no entities. Immutable. */
+    private record Index(Map<String, LiveSubscription[]> byType, LiveSubscription[] anyType) {
+        static final Index EMPTY = new Index(Map.of(), NONE);
+
+        boolean isEmpty() {
+            return byType.isEmpty() && anyType.length == 0;
+        }
+    }
+
+    private Tenant tenant(String name) {
+        return tenants.computeIfAbsent(name, k -> new Tenant());
+    }
+
+    // ---------------------------------------------------------------- the resource
+
+    /** Adds a subscription; {@code null} when its id is taken (the caller answers 409). */
+    public LiveSubscription add(Subscription def) {
+        Tenant t = tenant(def.tenant());
+        LiveSubscription s = new LiveSubscription(def, clock.millis());
+        if (t.byId.putIfAbsent(def.id(), s) != null) {
+            return null;
+        }
+        t.reindex();
+        startPeriodic(s);
+        return s;
+    }
+
+    /** The subscription of that id, or {@code null}. */
+    public LiveSubscription get(String tenant, String id) {
+        Tenant t = tenants.get(tenant);
+        return t == null ? null : t.byId.get(id);
+    }
+
+    /** The tenant's subscriptions in id order. */
+    public List<LiveSubscription> list(String tenant) {
+        Tenant t = tenants.get(tenant);
+        return t == null ? List.of() : List.copyOf(t.byId.values());
+    }
+
+    /** Puts {@code def} in place of the subscription's definition, keeping its status; {@code false} if it is gone. */
+    public boolean update(LiveSubscription s, Subscription def) {
+        Tenant t = tenant(def.tenant());
+        if (s.removed || t.byId.get(def.id()) != s) {
+            return false;
+        }
+        s.def = def; // two updates at once: the last one stands, each one whole
+        s.modifiedAt = clock.millis();
+        t.reindex();
+        restartPeriodic(s);
+        return true;
+    }
+
+    /** Removes a subscription; {@code false} when there is none of that id. */
+    public boolean remove(String tenant, String id) {
+        Tenant t = tenants.get(tenant);
+        if (t == null) {
+            return false;
+        }
+        LiveSubscription s = t.byId.remove(id);
+        if (s == null) {
+            return false;
+        }
+        s.removed = true;
+        t.reindex();
+        int dropped = 0;
+        while (s.queue.poll() != null) {
+            dropped++; // the subscription is gone: what it had not sent goes with it, said in the log
+        }
+        if (dropped > 0) {
+            LOG.log(System.Logger.Level.INFO, "cor-ngsild: subscription " + id + " deleted with " + dropped
+                    + " notifications not sent");
+        }
+        return true;
+    }
+
+    /** How many subscriptions the tenant has. */
+    public int count(String tenant) {
+        Tenant t = tenants.get(tenant);
+        return t == null ? 0 : t.byId.size();
+    }
+
+    // ---------------------------------------------------------------- matching
+
+    /**
+     * What {@code write} (one entity, any write operation) means for the tenant's subscriptions:
+     * each one it triggers gets a notice in its queue, and {@code request}'s post-response phase
+     * sends it. Called by the writer right after the store's write, outside its critical section.
+     */
+    public void onWrite(String tenant, EntityWrite write, CorRest request) {
+        Tenant t = tenants.get(tenant);
+        if (t == null) {
+            return;
+        }
+        Index index = t.index.get();
+        if (index.isEmpty() || (write.before() == null && write.after() == null)) {
+            return;
+        }
+        Entity e = write.after() != null ? write.after() : write.before();
+        List<Object> hit = null; // pairs: a subscription, its notice
+        if (index.anyType().length > 0) {
+            hit = consider(index.anyType(), write, e, hit);
+        }
+        if (!index.byType().isEmpty()) {
+            for (String type : e.types()) {
+                LiveSubscription[] c = index.byType().get(type);
+                if (c != null) {
+                    hit = consider(c, write, e, hit);
+                }
+            }
+            if (write.before() != null && write.after() != null && !write.before().types().equals(write.after().types())) {
+                for (String type : write.before().types()) {
+                    LiveSubscription[] c = index.byType().get(type);
+                    if (c != null) {
+                        hit = consider(c, write, e, hit);
+                    }
+                }
+            }
+        }
+        if (hit == null) {
+            return;
+        }
+        for (int i = 0; i < hit.size(); i += 2) {
+            LiveSubscription s = (LiveSubscription) hit.get(i);
+            Notice n = (Notice) hit.get(i + 1);
+            request.defer(r -> {
+                notifier.prepare(s.def, n);
+                deliver(s);
+            });
+        }
+    }
+
+    private List<Object> consider(LiveSubscription[] candidates, EntityWrite w, Entity e, List<Object> hit) {
+        long now = -1;
+        for (LiveSubscription s : candidates) {
+            if (hit != null && containsSame(hit, s)) {
+                continue; // indexed under two of the entity's types
+            }
+            Subscription d = s.def;
+            if (now < 0) {
+                now = clock.millis();
+            }
+            if (!s.live(now) || !d.selects(e) || !triggered(d, w)) {
+                continue;
+            }
+            if (!admit(s, d, now)) {
+                continue;
+            }
+            Notice n = new Notice(List.of(new Notice.Change(e, d.showChanges() ? w.before() : null, w.after() == null,
+                    d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED) || (d.showChanges() && w.after() == null)
+                            ? deletedAttributes(d, w) : Map.of())));
+            if (enqueue(s, n, now)) {
+                if (hit == null) {
+                    hit = new ArrayList<>(2);
+                }
+                hit.add(s);
+                hit.add(n);
+            }
+        }
+        return hit;
+    }
+
+    private static boolean containsSame(List<Object> l, LiveSubscription s) {
+        for (int i = 0; i < l.size(); i += 2) {
+            if (l.get(i) == s) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the write is one of the subscription's triggers, on one of its watched attributes. */
+    static boolean triggered(Subscription d, EntityWrite w) {
+        Set<Subscription.Trigger> tr = d.triggers();
+        Set<String> watched = d.watchedAttributes();
+        Entity before = w.before();
+        Entity after = w.after();
+        if (after == null) {
+            // deleting an entity deletes its attributes too: attributeDeleted on a watched one notifies
+            return tr.contains(Subscription.Trigger.ENTITY_DELETED)
+                    || (tr.contains(Subscription.Trigger.ATTRIBUTE_DELETED)
+                            && (watched == null || intersects(before.attributes().keySet(), watched)));
+        }
+        if (before == null) {
+            boolean watchedThere = watched == null || intersects(after.attributes().keySet(), watched);
+            return watchedThere && (tr.contains(Subscription.Trigger.ENTITY_CREATED)
+                    || tr.contains(Subscription.Trigger.ATTRIBUTE_CREATED));
+        }
+        boolean created = false;
+        boolean updated = false;
+        boolean deleted = false;
+        for (Map.Entry<String, AttributeList> a : after.attributes().entrySet()) {
+            if (watched != null && !watched.contains(a.getKey())) {
+                continue;
+            }
+            AttributeList old = before.attributes().get(a.getKey());
+            if (old == null) {
+                created = true;
+            } else if (old != a.getValue()) {
+                // the editor keeps the instances it did not touch: a new list is an update, even to the same value
+                updated = true;
+            }
+        }
+        for (String name : before.attributes().keySet()) {
+            if ((watched == null || watched.contains(name)) && !after.attributes().containsKey(name)) {
+                deleted = true;
+                break;
+            }
+        }
+        return (created && tr.contains(Subscription.Trigger.ATTRIBUTE_CREATED))
+                || (updated && tr.contains(Subscription.Trigger.ATTRIBUTE_UPDATED))
+                || (deleted && tr.contains(Subscription.Trigger.ATTRIBUTE_DELETED))
+                || ((created || updated || deleted) && tr.contains(Subscription.Trigger.ENTITY_UPDATED));
+    }
+
+    /** The attributes the write deleted (all of them with the entity), narrowed to the watched ones. */
+    private static Map<String, AttributeList> deletedAttributes(Subscription d, EntityWrite w) {
+        Entity before = w.before();
+        if (before == null) {
+            return Map.of();
+        }
+        Map<String, AttributeList> out = null;
+        for (Map.Entry<String, AttributeList> a : before.attributes().entrySet()) {
+            if ((w.after() == null || !w.after().attributes().containsKey(a.getKey()))
+                    && (d.watchedAttributes() == null || d.watchedAttributes().contains(a.getKey()))) {
+                if (out == null) {
+                    out = new java.util.LinkedHashMap<>();
+                }
+                out.put(a.getKey(), a.getValue());
+            }
+        }
+        return out == null ? Map.of() : out;
+    }
+
+    private static boolean intersects(Set<String> a, Set<String> b) {
+        for (String x : b) {
+            if (a.contains(x)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The throttle (§ 5.2.12): at most one notification per {@code throttling} seconds; what falls inside is not sent. */
+    private static boolean admit(LiveSubscription s, Subscription d, long now) {
+        if (d.throttlingMs() <= 0) {
+            return true;
+        }
+        while (true) {
+            long last = s.lastAdmitted.get();
+            if (now - last < d.throttlingMs()) {
+                return false;
+            }
+            if (s.lastAdmitted.compareAndSet(last, now)) {
+                return true;
+            }
+        }
+    }
+
+    /** Queues a notice; a full queue counts it as overflowed and failed, in the status and in /metrics. */
+    private boolean enqueue(LiveSubscription s, Notice n, long now) {
+        if (s.queued.incrementAndGet() > queueBound) {
+            s.queued.decrementAndGet();
+            s.overflowed.incrementAndGet();
+            s.timesFailed.incrementAndGet();
+            s.lastFailure = now;
+            s.lastFailureReason = "the subscription's queue of " + queueBound + " notifications is full";
+            metrics.notificationOverflowed();
+            return false;
+        }
+        s.queue.add(n);
+        return true;
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    /**
+     * Sends what waits in the subscription's queue, in order, unless another sender is at it
+     * already (then that one sends this too). Runs in a post-response phase: in a coroutine each
+     * send yields; on a worker it blocks.
+     */
+    void deliver(LiveSubscription s) {
+        while (s.sending.compareAndSet(false, true)) {
+            try {
+                Notice n;
+                while ((n = s.queue.poll()) != null) {
+                    s.queued.decrementAndGet();
+                    n.taken = true;
+                    if (s.removed) {
+                        continue;
+                    }
+                    notifier.send(s, coalesce(s, n));
+                }
+            } finally {
+                s.sending.set(false);
+            }
+            if (s.queue.isEmpty()) {
+                return; // else: a notice came in after the last poll and before the flag fell
+            }
+        }
+    }
+
+    /**
+     * {@code first} and whatever queued up behind it while the previous notification was out, as
+     * one notification whose data lists them in order (at most {@link #MAX_BATCH} entities): a
+     * receiver slower than the writes gets fewer, fuller notifications instead of a queue that
+     * overflows, and the order stays the order of the writes.
+     */
+    private static List<Notice> coalesce(LiveSubscription s, Notice first) {
+        Notice next = s.queue.peek();
+        if (next == null || s.def.timeIntervalMs() > 0) {
+            return List.of(first);
+        }
+        List<Notice> batch = new ArrayList<>();
+        batch.add(first);
+        int entities = first.data().size();
+        while ((next = s.queue.peek()) != null && entities + next.data().size() <= MAX_BATCH) {
+            s.queue.poll(); // one sender at a time: the head it peeked is still the head
+            s.queued.decrementAndGet();
+            next.taken = true;
+            batch.add(next);
+            entities += next.data().size();
+        }
+        return batch;
+    }
+
+    // ---------------------------------------------------------------- periodic subscriptions
+
+    private void startPeriodic(LiveSubscription s) {
+        Subscription d = s.def;
+        if (d.timeIntervalMs() <= 0) {
+            return;
+        }
+        CorCoLoop loop = CorCoLoop.current();
+        if (loop == null) {
+            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: periodic subscription " + d.id()
+                    + " created off a loop: it has no loop to tick on");
+            return;
+        }
+        int generation = s.generation.incrementAndGet();
+        loop.schedule(d.timeIntervalMs(), () -> tick(loop, s, generation));
+    }
+
+    /** After an update: the old period's chain of ticks ends at its next tick (its generation is past). */
+    private void restartPeriodic(LiveSubscription s) {
+        s.generation.incrementAndGet();
+        startPeriodic(s);
+    }
+
+    /** One period of a periodic subscription, on its loop: every entity it selects, in one notification. */
+    private void tick(CorCoLoop loop, LiveSubscription s, int generation) {
+        if (s.removed || s.generation.get() != generation) {
+            return;
+        }
+        Subscription d = s.def;
+        long now = clock.millis();
+        if (s.live(now)) {
+            List<Notice.Change> data = new ArrayList<>();
+            Map<Entity, Boolean> seen = new IdentityHashMap<>();
+            for (Subscription.Selector sel : d.entities()) {
+                for (String type : sel.types()) {
+                    store.forEach(d.tenant(), type, e -> {
+                        if (d.selects(e) && seen.put(e, Boolean.TRUE) == null) {
+                            data.add(new Notice.Change(e, null, false));
+                        }
+                    });
+                }
+            }
+            if (!data.isEmpty() && enqueue(s, new Notice(List.copyOf(data)), now)) {
+                if (CorCo.start(() -> {
+                    deliver(s);
+                    return null;
+                }) == null) {
+                    loop.blockingExecutor().execute(() -> deliver(s)); // the loop's cap is reached: a helper thread sends
+                }
+            }
+        }
+        if (!s.removed && s.generation.get() == generation) {
+            loop.schedule(d.timeIntervalMs(), () -> tick(loop, s, generation));
+        }
+    }
+
+    /** Stops the periodic timers (their loops may be gone already). */
+    public void close() {
+        for (Tenant t : tenants.values()) {
+            for (LiveSubscription s : t.byId.values()) {
+                s.removed = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package dev.cor.ngsild.conformance;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A notification receiver for tests, on a free port of 127.0.0.1, in one of four behaviours: it
+ * answers (a status, after a delay), it never answers (accepts and holds the connection), it
+ * resets every connection, or it refuses (nothing listens). It keeps every notification it took
+ * with its headers and arrival time; {@link #next} waits for one with a deadline.
+ */
+final class NotificationReceiver implements AutoCloseable {
+    /** What the receiver does with a notification. */
+    enum Mode { ANSWER, HANG, RESET }
+
+    /** One notification as it arrived. */
+    record Received(String path, Map<String, List<String>> headers, byte[] body, long arrivedNanos) {
+        String header(String name) {
+            for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+                if (e.getKey().equalsIgnoreCase(name)) {
+                    return e.getValue().get(0);
+                }
+            }
+            return null;
+        }
+
+        JsonNode json() {
+            return Json.parse(new String(body, StandardCharsets.UTF_8));
+        }
+    }
+
+    private final LinkedBlockingQueue<Received> received = new LinkedBlockingQueue<>();
+    private final HttpServer http;
+    private final ServerSocket raw;
+    private final List<Socket> held = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "notification-receiver");
+        t.setDaemon(true);
+        return t;
+    });
+    volatile int status = 204;
+    volatile long delayMs;
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger openHeld = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
+
+    private NotificationReceiver(Mode mode) throws IOException {
+        if (mode == Mode.ANSWER) {
+            raw = null;
+            http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+            http.setExecutor(threads);
+            http.createContext("/", ex -> {
+                byte[] body;
+                try (InputStream in = ex.getRequestBody()) {
+                    body = in.readAllBytes();
+                }
+                int now = inFlight.incrementAndGet();
+                maxInFlight.accumulateAndGet(now, Math::max);
+                received.add(new Received(ex.getRequestURI().getPath(), Map.copyOf(ex.getRequestHeaders()), body,
+                        System.nanoTime()));
+                long d = delayMs;
+                if (d > 0) {
+                    try {
+                        Thread.sleep(d); // the receiver is slow: that is what is being tested
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                inFlight.decrementAndGet();
+                answered.incrementAndGet();
+                ex.sendResponseHeaders(status, -1);
+                ex.close();
+            });
+            http.start();
+        } else {
+            http = null;
+            raw = new ServerSocket(0, 64, java.net.InetAddress.getLoopbackAddress());
+            threads.execute(() -> {
+                while (!raw.isClosed()) {
+                    try {
+                        Socket s = raw.accept();
+                        if (mode == Mode.RESET) {
+                            s.setSoLinger(true, 0);
+                            s.close();
+                        } else {
+                            synchronized (held) {
+                                held.add(s);
+                            }
+                            openHeld.incrementAndGet();
+                            threads.execute(() -> {
+                                // reads until the broker closes its end: what counts the connections it left open
+                                try (InputStream in = s.getInputStream()) {
+                                    while (in.read() >= 0) {
+                                        // a notification that is never answered
+                                    }
+                                } catch (IOException e) {
+                                    // closed either way
+                                }
+                                openHeld.decrementAndGet();
+                            });
+                        }
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+        }
+    }
+
+    static NotificationReceiver start() {
+        return start(Mode.ANSWER);
+    }
+
+    static NotificationReceiver start(Mode mode) {
+        try {
+            return new NotificationReceiver(mode);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A port nothing listens on (it was free a moment ago). */
+    static int refusingPort() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + (http != null ? http.getAddress().getPort() : raw.getLocalPort()) + "/notify";
+    }
+
+    /** The next notification, waiting up to {@code ms}; fails the test when none comes. */
+    Received next(long ms) {
+        try {
+            Received r = received.poll(ms, TimeUnit.MILLISECONDS);
+            if (r == null) {
+                throw new AssertionError("no notification within " + ms + " ms");
+            }
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The next notification within {@code ms}, or {@code null}: for "none comes" (with the wait a notification takes when it does). */
+    Received poll(long ms) {
+        try {
+            return received.poll(ms, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** How many notifications it was holding at once, at most (while it delays its answers). */
+    int maxInFlight() {
+        return maxInFlight.get();
+    }
+
+    /** How many notifications it holds now (taken, not answered yet). */
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    /** HANG: the connections the broker still holds open to it (closed by the broker: no longer counted). */
+    int openConnections() {
+        return openHeld.get();
+    }
+
+    /** How many notifications it has answered (or begun to). */
+    int answered() {
+        return answered.get();
+    }
+
+    int count() {
+        return received.size();
+    }
+
+    @Override
+    public void close() {
+        if (http != null) {
+            http.stop(0);
+        }
+        if (raw != null) {
+            try {
+                raw.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+            synchronized (held) {
+                for (Socket s : held) {
+                    try {
+                        s.close();
+                    } catch (IOException e) {
+                        // closing anyway
+                    }
+                }
+            }
+        }
+        threads.shutdownNow();
+    }
+}
