@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.base.CorCoLogLimiter;
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.api.NgsildApplication.Config;
 import dev.cor.ngsild.ld.ContextRef;
@@ -25,6 +26,9 @@ import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.QueryExpression;
+import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.ngsild.subscription.LiveSubscription;
 import dev.cor.ngsild.subscription.Subscription;
 import dev.cor.ngsild.subscription.SubscriptionFilter;
@@ -41,6 +45,8 @@ import dev.cor.rest.CorRestJson;
  */
 final class SubscriptionOperations {
     /** The members the broker keeps: a subscriber's values for them are ignored (Table 5.2.12-2). */
+    private static final CorCoLogLimiter FILTER_LOG =
+            new CorCoLogLimiter(System.getLogger(SubscriptionOperations.class.getName()), 10_000);
     private static final Set<String> KEPT = Set.of("status", "createdAt", "modifiedAt");
     private static final Set<String> KEPT_NOTIFICATION = Set.of("status", "timesSent", "timesFailed",
             "lastNotification", "lastSuccess", "lastFailure");
@@ -307,7 +313,6 @@ final class SubscriptionOperations {
         if (geoQ != null && !geoQ.isObject()) {
             throw NgsiLdException.badData("geoQ is a GeoQuery: a JSON object");
         }
-        SubscriptionFilter filter = filter(q, geoQ, scopeQ);
         long expiresAt = Long.MAX_VALUE;
         String expires = optionalText(doc, "expiresAt");
         if (expires != null) {
@@ -331,6 +336,7 @@ final class SubscriptionOperations {
             }
             ctx = config.contexts().resolve(ContextRef.link(jsonldContext), config.contextTimeoutMs());
         }
+        SubscriptionFilter filter = filter(q, geoQ, scopeQ, ctx);
         JsonNode n = doc.get("notification");
         if (!(n instanceof ObjectNode notification)) {
             throw NgsiLdException.badData("a subscription has notification parameters (an object)");
@@ -378,17 +384,30 @@ final class SubscriptionOperations {
     }
 
     /**
-     * q, geoQ and scopeQ are kept with the subscription and evaluated through a
-     * {@link SubscriptionFilter}; until the query engine is wired in, one that names any of them
-     * is refused here (501, naming the member) rather than notified unfiltered.
+     * q, geoQ and scopeQ parsed once, with the subscriber's context (the one its notifications
+     * are compacted with), into the filter every write that reaches the subscription is tested
+     * against; an invalid one is a 400 here, at creation or update, naming the offending part.
+     * A pattern that passes its cost bound on some entity (403 TooComplexQuery in a query) has
+     * no requester to answer: that entity does not match, and the log says so, at most once per
+     * 10 s.
      */
-    private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ) {
-        String member = q != null ? "q" : geoQ != null ? "geoQ" : scopeQ != null ? "scopeQ" : null;
-        if (member != null) {
-            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the subscription member '" + member
-                    + "' is not served by this broker yet: its query engine is not wired into subscriptions");
+    private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ, LdContext ctx) {
+        QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
+        GeoQuery geo = geoQ == null ? null : GeoQuery.parse(geoQ, ctx);
+        ScopeQuery scope = scopeQ == null ? null : ScopeQuery.parse(scopeQ);
+        if (query == null && geo == null && scope == null) {
+            return SubscriptionFilter.ALL;
         }
-        return SubscriptionFilter.ALL;
+        return e -> {
+            try {
+                return (query == null || query.test(e)) && (geo == null || geo.test(e))
+                        && (scope == null || scope.test(e));
+            } catch (NgsiLdException tooComplex) {
+                FILTER_LOG.log(System.Logger.Level.WARNING, () -> "a subscription's q does not match entity "
+                        + e.id() + ": " + tooComplex.getMessage(), null);
+                return false;
+            }
+        };
     }
 
     private static Set<Subscription.Trigger> triggers(JsonNode n) {

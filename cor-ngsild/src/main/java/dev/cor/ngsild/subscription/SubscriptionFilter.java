@@ -8,9 +8,8 @@ import dev.cor.ngsild.model.Entity;
  * write that reaches the subscription through the index, with the record the write left: it must
  * not wait. Immutable, shared by every thread.
  * <p>
- * The query engine implements it; until it is wired in, a subscription that carries any of the
- * three is refused when it is created (501, naming the member), so every filter in force is
- * {@link #ALL}.
+ * The API builds it from the query engine's parsed q, geoQ and scopeQ ({@code dev.cor.ngsild.query});
+ * a subscription with none of the three has {@link #ALL}.
  */
 @FunctionalInterface
 public interface SubscriptionFilter {

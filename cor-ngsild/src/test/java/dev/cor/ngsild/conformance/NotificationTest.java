@@ -236,6 +236,36 @@ class NotificationTest {
     }
 
     @Test
+    void q_lets_through_only_the_writes_whose_entity_matches_it_5_2_12() {
+        String type = freshType();
+        subscribe(type, "{\"q\": \"speed>50;brandName==\\\"Mercedes\\\"\"}");
+        String id = Entities.id(type);
+        createEntity(id, type, 10);
+        assertNull(receiver.poll(NONE_MS), "speed 10 does not match speed>50");
+        patchSpeed(id, 60);
+        assertEquals(60, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+        patchSpeed(id, 40);
+        assertNull(receiver.poll(NONE_MS), "speed 40 does not match speed>50");
+    }
+
+    @Test
+    void geoQ_lets_through_only_entities_near_its_point_5_2_12() {
+        String type = freshType();
+        subscribe(type, """
+                {"geoQ": {"georel": "near;maxDistance==1000", "geometry": "Point", "coordinates": [13.4, 52.5]}}""");
+        String far = Entities.id(type);
+        String near = Entities.id(type);
+        for (String[] e : new String[][] {{far, "14.4"}, {near, "13.401"}}) {
+            Checks.status(api.post("/entities").ldJson(Json.obj("""
+                    {"id": "%s", "type": "%s", "speed": {"type": "Property", "value": 1},
+                     "location": {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [%s, 52.5]}},
+                     "@context": "%s"}""", e[0], type, e[1], model)).send(), 201);
+        }
+        assertEquals(near, receiver.next(WAIT_MS).json().path("data").path(0).path("id").asText());
+        assertNull(receiver.poll(NONE_MS), "the entity 68 km away is not notified");
+    }
+
+    @Test
     void the_default_triggers_notify_creation_and_updates_not_deletion() {
         String type = freshType();
         subscribe(type, null);

@@ -166,15 +166,35 @@ class SubscriptionResourceTest extends ConformanceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"q", "geoQ", "scopeQ"})
-    void q_geoQ_and_scopeQ_are_refused_501_naming_the_member_until_the_query_engine_is_wired(String member) {
-        ObjectNode sub = vehicles(subscriptionId());
+    void q_geoQ_and_scopeQ_are_kept_and_given_back_5_2_12(String member) {
+        String id = subscriptionId();
+        ObjectNode sub = vehicles(id);
         if (member.equals("geoQ")) {
             sub.set("geoQ", Json.obj("{\"georel\": \"near;maxDistance==10\", \"geometry\": \"Point\", \"coordinates\": [1, 2]}"));
         } else {
             sub.put(member, member.equals("q") ? "speed>50" : "/Madrid");
         }
-        JsonNode p = Checks.problem(createSub(sub), 501, "NotImplemented");
-        assertTrue(p.path("detail").asText().contains("'" + member + "'"), p::toString);
+        Checks.status(createSub(sub), 201);
+        JsonNode s = Checks.okJson(api.get(path(id)).link(model).send());
+        assertEquals(sub.get(member), s.get(member), s::toString);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"q=speed>50|", "q=>50", "q=(speed>50", "q=speed==\"open", "scopeQ=Madrid",
+            "geoQ={\"georel\": \"near;maxDistance==10\", \"geometry\": \"Point\", \"coordinates\": [1]}",
+            "geoQ={\"georel\": \"around\", \"geometry\": \"Point\", \"coordinates\": [1, 2]}"})
+    void an_invalid_q_geoQ_or_scopeQ_is_400_and_nothing_is_created_028_02(String member) {
+        String id = subscriptionId();
+        ObjectNode sub = vehicles(id);
+        String name = member.substring(0, member.indexOf('='));
+        String value = member.substring(member.indexOf('=') + 1);
+        if (name.equals("geoQ")) {
+            sub.set(name, Json.obj(value));
+        } else {
+            sub.put(name, value);
+        }
+        Checks.problem(createSub(sub), 400, "BadRequestData");
+        Checks.status(api.get(path(id)).send(), 404);
     }
 
     @Test
