@@ -113,6 +113,7 @@ public final class CorRestDispatcher {
             if (co != null) {
                 coroutines.increment();
                 co.context(request);
+                request.runsAs(co);
                 co.resume();
                 return Path.COROUTINE;
             }
@@ -143,7 +144,9 @@ public final class CorRestDispatcher {
 
     /** Inside the request's coroutine, as it ends: the answer goes out from here (no inbox round trip). */
     private void requestCoroutineDone(CorCo co) {
-        answer((CorRest) co.context());
+        CorRest request = (CorRest) co.context();
+        request.runsAs(null);
+        answer(request);
     }
 
     private void hop(CorCoLoop loop, CorRest request) {
@@ -332,7 +335,9 @@ public final class CorRestDispatcher {
         if (t instanceof CorRestException e) {
             request.fail(e);
         } else if (t instanceof CorCoCancelledException) {
-            request.fail(new CorRestException(503, "Service Unavailable", "the server is stopping"));
+            request.fail(request.isCancelled()
+                    ? new CorRestException(499, "Client Closed Request", "the caller gave up")
+                    : new CorRestException(503, "Service Unavailable", "the server is stopping"));
         } else {
             // On the loop, synchronously: a storm of 500s must not become a storm of stack traces.
             errorLog.log(System.Logger.Level.WARNING, () -> "cor: " + request + " failed", t);

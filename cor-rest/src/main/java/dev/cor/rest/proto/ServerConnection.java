@@ -169,6 +169,7 @@ final class ServerConnection implements CorCoLoopHandler {
         }
         switch (type) {
             case CorProtoCodec.REQUEST -> request();
+            case CorProtoCodec.CANCEL -> cancel();
             case CorProtoCodec.PING -> codec.writePing(CorProtoCodec.PONG, codec.readPing());
             case CorProtoCodec.PONG -> codec.readPing();
             case CorProtoCodec.GOAWAY -> {
@@ -221,6 +222,7 @@ final class ServerConnection implements CorCoLoopHandler {
             s = new Stream();
         }
         s.id = id;
+        s.request = request;
         inFlight.put(id, s);
         lastAccepted = id;
         server.requests.increment();
@@ -236,12 +238,33 @@ final class ServerConnection implements CorCoLoopHandler {
         }
     }
 
+    /**
+     * The caller gave up (spec § 5.5): the stream is free at once and nothing more is sent on
+     * it; its request is cancelled at its next wait. A stream not in flight (its answer crossed
+     * the CANCEL) is ignored.
+     */
+    private void cancel() throws CorProtoException {
+        int id = codec.stream();
+        codec.readCancel();
+        Stream s = inFlight.remove(id);
+        if (s == null) {
+            return;
+        }
+        server.cancelled.increment();
+        CorRest request = s.request;
+        s.request = null; // the Stream is not reused: respond() finds it gone and drops the answer
+        if (request != null) {
+            request.cancel("cor:// CANCEL from " + peer + " on stream " + Integer.toUnsignedString(id));
+        }
+    }
+
     /** A request's answer, on this loop: encoded now, written with the others of its read or round. */
     private void respond(Stream s, CorRest request) {
         if (state != OPEN || inFlight.get(s.id) != s) {
             return; // the connection ended meanwhile: the answer has nowhere to go
         }
         inFlight.remove(s.id);
+        s.request = null;
         try {
             codec.writeResponse(s.id, request.status(), request.responseHeaders(), null, request.responseBody());
             server.responses.increment();
@@ -546,6 +569,8 @@ final class ServerConnection implements CorCoLoopHandler {
     /** A request in flight: its number, and where the dispatcher sends its answer. Reused. */
     private final class Stream implements CorRestResponder {
         int id;
+        /** Its request while in flight, so that a CANCEL can reach it. */
+        CorRest request;
 
         @Override
         public void respond(CorRest request) {
