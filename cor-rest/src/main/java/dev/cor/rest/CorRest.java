@@ -50,6 +50,8 @@ public final class CorRest {
     private CorCo coroutine;
     private long coroutineTask;
     private boolean cancelled;
+    /** JFR: begun when its coroutine started, while a recording wants it (dispatcher only). */
+    LongCoroutineEvent longCoroutine;
 
     private static final byte[] EMPTY = new byte[0];
 

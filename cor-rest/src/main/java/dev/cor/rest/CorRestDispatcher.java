@@ -108,17 +108,32 @@ public final class CorRestDispatcher {
             runInline(request);
             return Path.INLINE;
         }
-        if (coroutineHook != null && coroutineHook.mayBeCoroutine(request)) {
+        String why;
+        if (coroutineHook == null) {
+            why = HopEvent.NO_HOOK;
+        } else if (!coroutineHook.mayBeCoroutine(request)) {
+            why = HopEvent.HOOK_SAID_NO;
+        } else {
             CorCo co = CorCo.create(requestTask, requestDone);
             if (co != null) {
                 coroutines.increment();
                 co.context(request);
                 request.runsAs(co);
+                request.longCoroutine = LongCoroutineEvent.beginIfEnabled();
                 co.resume();
                 return Path.COROUTINE;
             }
+            why = loop.coroutineCap() > 0 ? HopEvent.CAP_REACHED : HopEvent.UNAVAILABLE;
         }
         hops.increment();
+        HopEvent e = new HopEvent();
+        if (e.isEnabled()) {
+            e.method = request.method();
+            e.path = request.path();
+            e.reason = why;
+            e.loop = loop.name();
+            e.commit();
+        }
         hop(loop, request);
         return Path.HOP;
     }
@@ -146,6 +161,11 @@ public final class CorRestDispatcher {
     private void requestCoroutineDone(CorCo co) {
         CorRest request = (CorRest) co.context();
         request.runsAs(null);
+        LongCoroutineEvent e = request.longCoroutine;
+        if (e != null) {
+            request.longCoroutine = null;
+            e.end(request, co.loop().name());
+        }
         answer(request);
     }
 

@@ -153,6 +153,7 @@ final class ClientConnection implements CorCoLoopHandler {
             state = READY;
             lastReadNanos = System.nanoTime();
             client.opened(this);
+            ProtoConnectionEvent.emit("client", host + ":" + port + " (" + peerName + ")", ProtoConnectionEvent.OPENED, null, null);
             LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connected to " + peerName + " at " + host + ":" + port);
         } catch (CorProtoException e) {
             if (e.kind() == CorProtoException.Kind.PROTOCOL) {
@@ -679,6 +680,7 @@ final class ClientConnection implements CorCoLoopHandler {
             case CorProtoCodec.PONG -> pong(codec.readPing());
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
+                ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_RECEIVED, p.code(), p.reason());
                 die(new CorProtoException(CorProtoException.Kind.CLOSED, p.code(),
                         "cor://" + host + ":" + port + " (" + peerName + ") went away: " + p.describe(), false, null), p.lastStream());
             }
@@ -874,6 +876,7 @@ final class ClientConnection implements CorCoLoopHandler {
         try {
             // Appended behind whatever is still queued: the output is a byte queue, so a frame
             // half-written stays whole on the wire.
+            ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, code, e.getMessage());
             codec.writeGoAway(0, code, e.getMessage());
             codec.writeTo(channel);
         } catch (IOException | RuntimeException ignored) {
@@ -897,6 +900,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private void shutdown(String reason) {
         if (state == READY) {
             try {
+                ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, reason);
                 codec.writeGoAway(0, CorProtoError.NO_ERROR, reason);
                 codec.writeTo(channel);
             } catch (IOException | RuntimeException ignored) {
@@ -933,6 +937,7 @@ final class ClientConnection implements CorCoLoopHandler {
         }
         boolean wasReady = state == READY;
         state = DEAD;
+        ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.CLOSED, cause.code(), cause.getMessage());
         failure = cause;
         if (slots[slot] == this) {
             slots[slot] = null;

@@ -175,6 +175,7 @@ final class ServerConnection implements CorCoLoopHandler {
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": the client goes away, " + p.describe());
+                ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_RECEIVED, p.code(), p.reason());
                 close();
             }
             default -> throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
@@ -204,6 +205,7 @@ final class ServerConnection implements CorCoLoopHandler {
         codec.agree(frame, names);
         state = OPEN;
         idleTimer = loop.schedule(server.idleTimeoutMs, this::idleCheck);
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.OPENED, null, null);
     }
 
     private void request() throws CorProtoException {
@@ -478,6 +480,7 @@ final class ServerConnection implements CorCoLoopHandler {
             return;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, code, reason);
         state = CLOSING;
         cancelTimers();
         inFlight.drain(s -> { });
@@ -504,6 +507,7 @@ final class ServerConnection implements CorCoLoopHandler {
     /** The server stops (spec § 8.4): GOAWAY {@code NO_ERROR}, one write, close. */
     void shutdown() {
         if (state <= OPEN) {
+            ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, "stopping");
             codec.writeGoAway(lastAccepted, CorProtoError.NO_ERROR, "server " + server.name + " stopping");
             try {
                 codec.writeTo(channel);
@@ -528,6 +532,7 @@ final class ServerConnection implements CorCoLoopHandler {
             return;
         }
         state = CLOSED;
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.CLOSED, null, null);
         cancelTimers();
         if (lingerTimer != null) {
             lingerTimer.cancel();
