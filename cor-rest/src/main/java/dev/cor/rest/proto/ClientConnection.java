@@ -1,5 +1,9 @@
 package dev.cor.rest.proto;
 
+import java.util.Iterator;
+
+import org.agrona.collections.Hashing;
+import org.agrona.collections.Int2ObjectHashMap;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -78,7 +82,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private String peerName = "?";
     private int maxStreams = 1;
 
-    private final IntMap<CorProtoCall> streams = new IntMap<>(16);
+    private final Int2ObjectHashMap<CorProtoCall> streams = new Int2ObjectHashMap<>(16, Hashing.DEFAULT_LOAD_FACTOR);
     private int nextStream = 1;
     /**
      * The streams cancelled most recently (spec § 5.5), a ring: an answer on one of them crossed
@@ -514,13 +518,11 @@ final class ClientConnection implements CorCoLoopHandler {
      */
     private long abandonOverdue(long wakeBy) {
         long now = System.nanoTime();
-        for (int i = 0; i < streams.slots() && state == READY; i++) {
-            CorProtoCall c = streams.valueAt(i);
-            if (c == null) {
-                continue;
-            }
+        for (Iterator<CorProtoCall> it = streams.values().iterator(); it.hasNext() && state == READY;) {
+            CorProtoCall c = it.next();
             if (c.deadlineNanos - now <= 0) {
-                abandon(c);
+                it.remove();
+                cancel(c);
             } else if (c.deadlineNanos - wakeBy < 0) {
                 wakeBy = c.deadlineNanos;
             }
@@ -534,12 +536,22 @@ final class ClientConnection implements CorCoLoopHandler {
      * dropped. A PING asks whether the peer is there at all.
      */
     private void abandon(CorProtoCall call) {
-        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
-                + Integer.toUnsignedString(call.stream) + " before the deadline", false));
         if (state != READY || call.stream == 0 || streams.get(call.stream) != call) {
+            failLate(call);
             return;
         }
         streams.remove(call.stream);
+        cancel(call);
+    }
+
+    private void failLate(CorProtoCall call) {
+        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
+                + Integer.toUnsignedString(call.stream) + " before the deadline", false));
+    }
+
+    /** {@code call}, already out of {@link #streams}, fails and its stream is cancelled. */
+    private void cancel(CorProtoCall call) {
+        failLate(call);
         if (cancelledRing.length != maxStreams) {
             cancelledRing = new int[maxStreams]; // once, after HELLO-ACK set maxStreams
         }
@@ -947,7 +959,11 @@ final class ClientConnection implements CorCoLoopHandler {
         codec.clearInput();
         client.closed(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " ended: " + cause.getMessage());
-        streams.drain(call -> call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0)));
+        for (Iterator<CorProtoCall> it = streams.values().iterator(); it.hasNext();) {
+            CorProtoCall call = it.next();
+            it.remove();
+            call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0));
+        }
         if (watch != null) {
             watch.cancel();
             watch = null;

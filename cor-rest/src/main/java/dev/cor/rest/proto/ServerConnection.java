@@ -1,5 +1,7 @@
 package dev.cor.rest.proto;
 
+import org.agrona.collections.Hashing;
+import org.agrona.collections.Int2ObjectHashMap;
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -51,7 +53,7 @@ final class ServerConnection implements CorCoLoopHandler {
     private int state = HELLO_WAIT;
     private String peer = "?";
 
-    private final IntMap<Stream> inFlight = new IntMap<>(16);
+    private final Int2ObjectHashMap<Stream> inFlight = new Int2ObjectHashMap<>(16, Hashing.DEFAULT_LOAD_FACTOR);
     private final ArrayDeque<Stream> spare = new ArrayDeque<>();
     private int maxStreams;
     private int lastAccepted;
@@ -483,7 +485,7 @@ final class ServerConnection implements CorCoLoopHandler {
         ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, code, reason);
         state = CLOSING;
         cancelTimers();
-        inFlight.drain(s -> { });
+        inFlight.clear();
         codec.clearInput();
         codec.writeGoAway(lastAccepted, code, reason);
         lingerTimer = loop.schedule(LINGER_MS, this::close);
@@ -542,7 +544,7 @@ final class ServerConnection implements CorCoLoopHandler {
             writeTimer.cancel();
             writeTimer = null;
         }
-        inFlight.drain(s -> { });
+        inFlight.clear();
         spare.clear();
         codec.clearInput();
         codec.clearOutput();
