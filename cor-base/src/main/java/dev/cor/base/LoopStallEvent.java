@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
 /**
@@ -11,6 +12,7 @@ import jdk.jfr.Timespan;
  * finding (design rule 8) as an event, committed once per stall by the watchdog thread. Off
  * unless a recording enables it (it is in JFR's default settings).
  */
+@StackTrace(false) // the watchdog's own stack says nothing: the loop thread's is in 'where'
 @Name("dev.cor.LoopStall")
 @Label("Loop Away From Select")
 @Category({"cor", "Loop"})

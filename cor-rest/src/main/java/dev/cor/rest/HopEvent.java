@@ -4,11 +4,13 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * JFR: a request that could wait took the worker hop, and why. Committed by the dispatcher on the
  * request's loop; a hop is the slow path already, so the event costs nothing a fast request pays.
  */
+@StackTrace(false) // the fields say where; a stack walk per event would be cost for nothing
 @Name("dev.cor.Hop")
 @Label("Worker Hop")
 @Category({"cor", "Dispatch"})

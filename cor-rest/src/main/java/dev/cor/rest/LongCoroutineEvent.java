@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 import jdk.jfr.Threshold;
 
 /**
@@ -12,6 +13,7 @@ import jdk.jfr.Threshold;
  * starts - only while a recording enables the event, so a server without one allocates nothing
  * for it - and committed as it ends, if it lasted long enough. Its loop's thread only.
  */
+@StackTrace(false) // the fields say where; a stack walk per event would be cost for nothing
 @Name("dev.cor.LongCoroutine")
 @Label("Long-Lived Coroutine")
 @Category({"cor", "Dispatch"})

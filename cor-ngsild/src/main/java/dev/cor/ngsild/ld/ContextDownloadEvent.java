@@ -5,6 +5,7 @@ import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * JFR: one {@code @context} download of the broker ({@link LdContexts}): its URL, how long it took
@@ -12,6 +13,7 @@ import jdk.jfr.Name;
  * coroutine or a worker); downloads are rare - once per URL and TTL - so it costs nothing a
  * request pays.
  */
+@StackTrace(false) // the fields say where; a stack walk per event would be cost for nothing
 @Name("dev.cor.ContextDownload")
 @Label("@context Download")
 @Category({"cor", "NGSI-LD"})

@@ -4,12 +4,14 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * JFR: a {@code cor://} connection opened (HELLO-ACK), closed, or ended by a GOAWAY sent or
  * received - on either side. Committed by the connection's owner (its loop or its thread);
  * nothing per request.
  */
+@StackTrace(false) // the fields say where; a stack walk per event would be cost for nothing
 @Name("dev.cor.ProtoConnection")
 @Label("cor:// Connection")
 @Category({"cor", "cor://"})
