@@ -42,18 +42,12 @@ class CorProtoClientLivenessTest {
         fx.close();
     }
 
-    /** Runs {@code task} in a coroutine of the client loop, or here on the test thread. */
     private <T> T run(boolean fromThread, CorCoTask task) throws Exception {
-        if (fromThread) {
-            @SuppressWarnings("unchecked")
-            T t = (T) task.run();
-            return t;
-        }
-        return LoopTesting.inCoroutine(clientLoop, task);
+        return ProtoFixture.run(clientLoop, fromThread, task);
     }
 
     private static String body(CorProtoResponse r) {
-        return new String(r.body(), StandardCharsets.UTF_8);
+        return ProtoFixture.body(r);
     }
 
     @ParameterizedTest(name = "from a thread: {0}")
