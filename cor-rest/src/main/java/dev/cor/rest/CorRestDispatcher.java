@@ -78,6 +78,10 @@ public final class CorRestDispatcher {
         this.finishHook = b.finishHook;
         this.finishMaxWaiting = b.finishMaxWaiting;
         this.finishMaxWaitNanos = TimeUnit.MILLISECONDS.toNanos(b.finishMaxWaitMs);
+        // The JFR event classes load, and JFR takes them in, on the thread that wires the server -
+        // not on a loop at its first coroutine or hop: a class initialisation blocks its thread.
+        LongCoroutineEvent.prepare();
+        HopEvent.prepare();
     }
 
     public static Builder builder() {

@@ -22,6 +22,11 @@ final class HopEvent extends jdk.jfr.Event {
     static final String CAP_REACHED = "the coroutine cap was reached";
     static final String UNAVAILABLE = "coroutines unavailable or off";
 
+    /** Loads the class and lets JFR take it in (see the dispatcher's constructor). */
+    static void prepare() {
+        new HopEvent().isEnabled();
+    }
+
     @Label("Method")
     String method;
 

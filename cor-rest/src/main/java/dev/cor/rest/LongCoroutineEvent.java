@@ -31,6 +31,11 @@ final class LongCoroutineEvent extends jdk.jfr.Event {
     @Label("Loop")
     String loop;
 
+    /** Loads the class (see the dispatcher's constructor). */
+    static void prepare() {
+        // the class initialiser above has run
+    }
+
     /** A begun event when a recording wants it, else {@code null}. */
     static LongCoroutineEvent beginIfEnabled() {
         if (!TYPE.isEnabled()) {

@@ -135,6 +135,7 @@ final class ContextDocuments {
 
     ContextDocuments(CorRestClient client, InstantSource clock, long ttlMs, long negativeTtlMs, int maxEntries, long maxBytes,
             int maxDocumentBytes, int maxRedirects) {
+        new ContextDownloadEvent().isEnabled(); // JFR takes the event class in here, not on a loop at the first download
         this.client = client;
         this.clock = clock;
         this.ttlMs = ttlMs;

@@ -68,6 +68,7 @@ public final class CorProtoClient implements AutoCloseable {
     private final LongAdder cancelled = new LongAdder();
 
     private CorProtoClient(Builder b) {
+        ProtoConnectionEvent.prepare(); // loaded here, not on a loop at its first connection
         this.name = b.name;
         this.token = b.token;
         this.connectTimeoutMs = b.connectTimeoutMs;

@@ -77,6 +77,7 @@ public final class CorProtoServer implements AutoCloseable {
     final LongAdder writes = new LongAdder();
 
     private CorProtoServer(Builder b) {
+        ProtoConnectionEvent.prepare(); // loaded here, not on a loop at its first connection
         this.host = b.host;
         this.requestedPort = b.port;
         this.loops = List.copyOf(b.loops);

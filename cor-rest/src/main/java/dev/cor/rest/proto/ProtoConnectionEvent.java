@@ -39,6 +39,11 @@ final class ProtoConnectionEvent extends jdk.jfr.Event {
     @Label("Reason")
     String reason;
 
+    /** Loads the class and lets JFR take it in, on the thread that builds a server or a client. */
+    static void prepare() {
+        new ProtoConnectionEvent().isEnabled();
+    }
+
     static void emit(String side, String peer, String what, CorProtoError code, String reason) {
         ProtoConnectionEvent e = new ProtoConnectionEvent();
         if (e.isEnabled()) {
