@@ -563,6 +563,12 @@ final class ClientConnection implements CorCoLoopHandler {
             sendPing(System.nanoTime()); // written with the CANCEL
         } else if (loop != null) {
             queueFlush();
+        } else {
+            try {
+                flushOut(); // a thread's connection: now, not with its next request
+            } catch (IOException e) {
+                die(closed("writing to", e), -1);
+            }
         }
         if (loop != null && writer == null) {
             wakeNextWriter();
