@@ -6,6 +6,8 @@
 # the measured window), which the scheduling noise of a shared machine moves much less. The order
 # of on and off alternates from round to round.
 #   benchmarks/hello-wrk.sh [duration-seconds] [warmup-seconds]     ROUNDS=3 by default
+# JFR=1 compares a JFR recording running (the default settings, which enable cor's events) with
+# none instead, coroutines on in both: "on" is then without the recording, "off" with it.
 # Installs wrk (Debian) if missing; targets 127.0.0.1 only; stops everything it started.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,8 +46,13 @@ declare -A result
 for round in $(seq "$rounds"); do
   order="1024 0"; [ $((round % 2)) = 0 ] && order="0 1024"
   for co in $order; do
-    taskset -c 0 "$here/cor" java -jar "$here/examples/hello/target/cor-hello.jar" --host 127.0.0.1 --port $port \
-      --httpLoops 1 --coroutines $co --workers 4 >/dev/null 2>&1 &
+    jvm=(); args=(--coroutines $co)
+    if [ "${JFR:-0}" = 1 ]; then
+      args=(--coroutines 1024)
+      [ "$co" = 0 ] && jvm=("-XX:StartFlightRecording=settings=default,filename=${TMPDIR:-/tmp}/hello-wrk-$$.jfr")
+    fi
+    taskset -c 0 "$here/cor" java "${jvm[@]}" -jar "$here/examples/hello/target/cor-hello.jar" --host 127.0.0.1 --port $port \
+      --httpLoops 1 "${args[@]}" --workers 4 >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/hello" && break; sleep 0.2; done
     run_wrk 16 "$warmup" >/dev/null   # JIT warm-up
@@ -56,6 +63,7 @@ for round in $(seq "$rounds"); do
   done
 done
 
+[ "${JFR:-0}" = 1 ] && echo "JFR=1: 'on' = no recording, 'off' = a recording running (settings=default)"
 echo "hello-wrk.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), ${duration}s per cell"
 printf '\n%-6s %-11s %-6s %11s %9s %9s %12s\n' round coroutines conns "req/s" p50 p99 "cpu us/req"
 for round in $(seq "$rounds"); do

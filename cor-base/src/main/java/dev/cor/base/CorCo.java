@@ -64,6 +64,8 @@ public final class CorCo {
     // The current wait. Loop thread only.
     int readyOps;
     boolean cancelled;
+    /** Why it was cancelled, when not by its loop's stop. */
+    String cancelReason;
     boolean permit;
     boolean queued;
     SelectionKey waitKey;
@@ -126,6 +128,7 @@ public final class CorCo {
         this.result = null;
         this.error = null;
         this.cancelled = false;
+        this.cancelReason = null;
         this.permit = false;
         this.readyOps = 0;
         this.state = State.NEW;
@@ -180,7 +183,7 @@ public final class CorCo {
 
     void suspend(int kind) {
         if (cancelled) {
-            throw new CorCoCancelledException(name());
+            throw cancelledException();
         }
         if (DEBUG && loop.locksHeld != 0) {
             throw new CorCoException(name() + " yields holding " + loop.locksHeld
@@ -198,8 +201,33 @@ public final class CorCo {
             waitKind = WAIT_NONE;
         }
         if (cancelled) {
-            throw new CorCoCancelledException(name());
+            throw cancelledException();
         }
+    }
+
+    CorCoCancelledException cancelledException() {
+        String why = cancelReason;
+        return why == null ? new CorCoCancelledException(name()) : new CorCoCancelledException(name(), why);
+    }
+
+    /**
+     * Cancels this coroutine's task ({@code taskId}: the task meant, so that a pooled handle
+     * already running the next task is left alone): a wait it is suspended in ends at once, in
+     * the loop's next round, by throwing {@link CorCoCancelledException}, and so does every
+     * later wait - the task can only unwind. A task that does not wait again runs to its end.
+     * Its loop's thread only; a task already done is left alone.
+     *
+     * @return whether the task was still live and is now cancelled
+     */
+    public boolean cancel(long taskId, String why) {
+        loop.checkInLoop("cancel a coroutine");
+        if (this.taskId != taskId || state == State.DONE || cancelled) {
+            return false;
+        }
+        cancelled = true;
+        cancelReason = why;
+        loop.cancelWait(this);
+        return true;
     }
 
     private void body() {
@@ -212,7 +240,7 @@ public final class CorCo {
         Object r = null;
         Throwable err = null;
         if (cancelled) {
-            err = new CorCoCancelledException(name());
+            err = cancelledException();
         } else {
             try {
                 r = task.run();
@@ -389,7 +417,7 @@ public final class CorCo {
         this.context = context;
     }
 
-    /** Whether the loop has cancelled this coroutine (it is stopping). */
+    /** Whether this coroutine's task was cancelled: its loop is stopping, or {@link #cancel} was called. */
     public boolean isCancelled() {
         return cancelled;
     }

@@ -602,7 +602,7 @@ public final class CorCoLoop implements Executor {
 
     int waitFd(CorCo co, SelectableChannel channel, int ops, long timeoutMs) throws IOException {
         if (co.cancelled) {
-            throw new CorCoCancelledException(co.name());
+            throw co.cancelledException();
         }
         if (channel.isBlocking()) {
             throw new IllegalArgumentException("waitFd needs a channel in non-blocking mode");
@@ -700,6 +700,24 @@ public final class CorCoLoop implements Executor {
         co.readyOps = 0;
         co.queued = true;
         ready.addLast(co);
+    }
+
+    /**
+     * {@code co} was cancelled: a loop wait it is suspended in (channel, deadline, park) ends in
+     * this round's ready pass, where its suspend throws. A plain {@link CorCo#yield} is resumed
+     * by hand and throws then; a running one throws at its next wait.
+     */
+    void cancelWait(CorCo co) {
+        if (co.state != CorCo.State.SUSPENDED || co.queued) {
+            return;
+        }
+        int k = co.waitKind;
+        if (k == CorCo.WAIT_FD || k == CorCo.WAIT_SLEEP || k == CorCo.WAIT_PARK) {
+            disarm(co);
+            co.readyOps = 0;
+            co.queued = true;
+            ready.addLast(co);
+        }
     }
 
     void wakeParked(CorCo co) {

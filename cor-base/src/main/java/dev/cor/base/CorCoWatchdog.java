@@ -65,5 +65,14 @@ final class CorCoWatchdog {
             }
         }
         LOG.log(System.Logger.Level.WARNING, sb.toString());
+        LoopStallEvent e = new LoopStallEvent();
+        if (e.isEnabled()) {
+            e.loop = loop.name();
+            e.awayMs = TimeUnit.NANOSECONDS.toMillis(now - since);
+            e.thresholdMs = TimeUnit.NANOSECONDS.toMillis(loop.watchdogNanos());
+            int at = sb.indexOf("\n\tat ");
+            e.where = at < 0 ? "" : sb.substring(at + 1, Math.min(sb.length(), at + 1 + 2000));
+            e.commit();
+        }
     }
 }

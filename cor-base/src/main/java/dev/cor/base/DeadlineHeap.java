@@ -5,6 +5,10 @@ import java.util.Arrays;
 /**
  * A binary min-heap of {@link Deadline}s ordered by time, with O(log n) removal of any entry
  * (each entry knows its index). Single-threaded: the owning loop's thread only.
+ * <p>
+ * Ours rather than Agrona's: Agrona has no heap, and its timer wheel ({@code DeadlineTimerWheel})
+ * rounds every deadline up to a tick and allocates an id per timer, where a wait here is armed and
+ * cancelled once per request with the exact deadline and no allocation.
  */
 final class DeadlineHeap {
     private Deadline[] heap = new Deadline[64];

@@ -46,6 +46,12 @@ public final class CorRest {
     private List<CorRestDeferred> deferred;
     /** Set by the dispatcher while the request is in flight: where its answer goes. */
     CorRestResponder responder;
+    /** The coroutine running it, and its task there, while it runs as one (its loop's thread only). */
+    private CorCo coroutine;
+    private long coroutineTask;
+    private boolean cancelled;
+    /** JFR: begun when its coroutine started, while a recording wants it (dispatcher only). */
+    LongCoroutineEvent longCoroutine;
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -120,6 +126,32 @@ public final class CorRest {
                     + " outside a coroutine: a loop never blocks (run the request as a coroutine or on a worker)");
         }
         return ThreadWait.await(channel, ops, timeoutMs);
+    }
+
+    // ---------------------------------------------------------------- cancelling
+
+    void runsAs(CorCo co) {
+        coroutine = co;
+        coroutineTask = co == null ? 0 : co.taskId();
+    }
+
+    /**
+     * The caller gave up (a {@code cor://} CANCEL, spec § 5.5): a request running as a coroutine
+     * is cancelled at its next wait (the wait throws {@link dev.cor.base.CorCoCancelledException},
+     * the request unwinds and is answered 499, an answer nobody receives). One running inline or
+     * on a worker runs to its end; it may look at {@link #isCancelled()}. Its loop's thread only.
+     */
+    public void cancel(String why) {
+        cancelled = true;
+        CorCo co = coroutine;
+        if (co != null) {
+            co.cancel(coroutineTask, why);
+        }
+    }
+
+    /** Whether the caller gave up on this request ({@link #cancel}). */
+    public boolean isCancelled() {
+        return cancelled;
     }
 
     // ---------------------------------------------------------------- the request

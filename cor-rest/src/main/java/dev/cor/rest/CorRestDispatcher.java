@@ -78,6 +78,10 @@ public final class CorRestDispatcher {
         this.finishHook = b.finishHook;
         this.finishMaxWaiting = b.finishMaxWaiting;
         this.finishMaxWaitNanos = TimeUnit.MILLISECONDS.toNanos(b.finishMaxWaitMs);
+        // The JFR event classes load, and JFR takes them in, on the thread that wires the server -
+        // not on a loop at its first coroutine or hop: a class initialisation blocks its thread.
+        LongCoroutineEvent.prepare();
+        HopEvent.prepare();
     }
 
     public static Builder builder() {
@@ -108,16 +112,32 @@ public final class CorRestDispatcher {
             runInline(request);
             return Path.INLINE;
         }
-        if (coroutineHook != null && coroutineHook.mayBeCoroutine(request)) {
+        String why;
+        if (coroutineHook == null) {
+            why = HopEvent.NO_HOOK;
+        } else if (!coroutineHook.mayBeCoroutine(request)) {
+            why = HopEvent.HOOK_SAID_NO;
+        } else {
             CorCo co = CorCo.create(requestTask, requestDone);
             if (co != null) {
                 coroutines.increment();
                 co.context(request);
+                request.runsAs(co);
+                request.longCoroutine = LongCoroutineEvent.beginIfEnabled();
                 co.resume();
                 return Path.COROUTINE;
             }
+            why = loop.coroutineCap() > 0 ? HopEvent.CAP_REACHED : HopEvent.UNAVAILABLE;
         }
         hops.increment();
+        HopEvent e = new HopEvent();
+        if (e.isEnabled()) {
+            e.method = request.method();
+            e.path = request.path();
+            e.reason = why;
+            e.loop = loop.name();
+            e.commit();
+        }
         hop(loop, request);
         return Path.HOP;
     }
@@ -143,7 +163,14 @@ public final class CorRestDispatcher {
 
     /** Inside the request's coroutine, as it ends: the answer goes out from here (no inbox round trip). */
     private void requestCoroutineDone(CorCo co) {
-        answer((CorRest) co.context());
+        CorRest request = (CorRest) co.context();
+        request.runsAs(null);
+        LongCoroutineEvent e = request.longCoroutine;
+        if (e != null) {
+            request.longCoroutine = null;
+            e.end(request, co.loop().name());
+        }
+        answer(request);
     }
 
     private void hop(CorCoLoop loop, CorRest request) {
@@ -332,7 +359,9 @@ public final class CorRestDispatcher {
         if (t instanceof CorRestException e) {
             request.fail(e);
         } else if (t instanceof CorCoCancelledException) {
-            request.fail(new CorRestException(503, "Service Unavailable", "the server is stopping"));
+            request.fail(request.isCancelled()
+                    ? new CorRestException(499, "Client Closed Request", "the caller gave up")
+                    : new CorRestException(503, "Service Unavailable", "the server is stopping"));
         } else {
             // On the loop, synchronously: a storm of 500s must not become a storm of stack traces.
             errorLog.log(System.Logger.Level.WARNING, () -> "cor: " + request + " failed", t);

@@ -135,6 +135,7 @@ final class ContextDocuments {
 
     ContextDocuments(CorRestClient client, InstantSource clock, long ttlMs, long negativeTtlMs, int maxEntries, long maxBytes,
             int maxDocumentBytes, int maxRedirects) {
+        new ContextDownloadEvent().isEnabled(); // JFR takes the event class in here, not on a loop at the first download
         this.client = client;
         this.clock = clock;
         this.ttlMs = ttlMs;
@@ -303,11 +304,17 @@ final class ContextDocuments {
     }
 
     private void run(Download dl, boolean negativeCache) {
+        ContextDownloadEvent event = new ContextDownloadEvent();
+        event.begin();
+        event.url = dl.url;
+        event.outcome = "ok";
         try {
             Doc d = fetch(dl.url);
+            event.bytes = d.bytes;
             insert(d);
             dl.result.complete(d);
         } catch (NgsiLdException e) {
+            event.outcome = e.detail();
             downloadFailures.increment();
             if (negativeCache) {
                 remember(dl.url, e);
@@ -317,15 +324,18 @@ final class ContextDocuments {
                     negativeCache ? negativeTtlMs : 0);
             dl.result.completeExceptionally(e);
         } catch (CorCoCancelledException e) {
+            event.outcome = "cancelled: the broker is stopping";
             dl.result.completeExceptionally(unavailable(dl.url, "the broker is stopping"));
             throw e;
         } catch (RuntimeException | Error e) {
+            event.outcome = e.toString();
             downloadFailures.increment();
             LOG.log(System.Logger.Level.ERROR, "the download of the @context " + dl.url + " failed unexpectedly", e);
             dl.result.completeExceptionally(new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE,
                     "the @context " + dl.url + " could not be downloaded: " + e, e));
         } finally {
             inflight.remove(dl.url, dl);
+            event.commit(); // a no-op unless a recording enables it
         }
     }
 

@@ -11,7 +11,8 @@ import dev.cor.base.CorCoLoop;
 
 /**
  * The keep-alive connections of one loop, or of one thread that is not a loop (a worker, a plain
- * thread), per origin. Touched by that thread only - a loop's through its coroutines, which do not
+ * thread), per origin; virtual threads share one ({@link SharedConnectionPool}, which locks).
+ * Touched by that thread only - a loop's through its coroutines, which do not
  * run at once - so it needs no lock; {@link CorRestClient#close()} reaches a loop's pool through the
  * loop's inbox.
  * <p>
@@ -26,7 +27,7 @@ import dev.cor.base.CorCoLoop;
  * for a request that may not be sent twice, are looked at ({@link Conduit#usableAfterIdle}) when
  * taken.
  */
-final class ConnectionPool {
+class ConnectionPool {
     private final CorRestClient client;
     /** The owning loop, or {@code null} for a thread's pool. */
     private final CorCoLoop loop;

@@ -26,7 +26,7 @@ import dev.cor.rest.proto.CorProtoClient;
  * Sockets are non-blocking throughout; names are resolved off the loop ({@link CorRestResolver}).
  * <p>
  * Connections are pooled per loop (shared by that loop's coroutines, one request on a connection at
- * a time) and per other thread, per origin. One client serves any number of threads and loops;
+ * a time), per other platform thread, and once for all virtual threads, per origin. One client serves any number of threads and loops;
  * any thread may call it.
  */
 public final class CorRestClient implements AutoCloseable {
@@ -57,6 +57,8 @@ public final class CorRestClient implements AutoCloseable {
 
     /** The pools: a loop's (key: the loop) or another thread's (key: the thread). */
     private final Map<Object, ConnectionPool> pools = new ConcurrentHashMap<>();
+    /** The pool of every virtual thread (one each would reuse nothing: a virtual thread is short-lived). */
+    private final SharedConnectionPool virtualPool = new SharedConnectionPool(this);
     /** The cor:// connections, made on the first cor:// request. */
     private volatile CorProtoClient proto;
     private volatile boolean closed;
@@ -198,9 +200,12 @@ public final class CorRestClient implements AutoCloseable {
         return p;
     }
 
-    /** The calling loop's or thread's pool. */
+    /** The calling loop's or thread's pool; the virtual threads' shared one. */
     ConnectionPool pool() {
         CorCoLoop loop = CorCoLoop.current();
+        if (loop == null && Thread.currentThread().isVirtual()) {
+            return virtualPool;
+        }
         Object owner = loop != null ? loop : Thread.currentThread();
         ConnectionPool p = pools.get(owner);
         if (p == null) {
@@ -223,8 +228,8 @@ public final class CorRestClient implements AutoCloseable {
     }
 
     /**
-     * Connections of the calling loop's (or thread's) pool, busy and idle; what a test checks for
-     * leaks. Exact on that loop's thread.
+     * Connections of the calling loop's (or thread's) pool, busy and idle - on a virtual thread,
+     * of the virtual threads' shared pool; what a test checks for leaks. Exact on that loop's thread.
      */
     public int openConnections() {
         ConnectionPool p = existingPool();
@@ -239,6 +244,9 @@ public final class CorRestClient implements AutoCloseable {
 
     private ConnectionPool existingPool() {
         CorCoLoop loop = CorCoLoop.current();
+        if (loop == null && Thread.currentThread().isVirtual()) {
+            return virtualPool;
+        }
         return pools.get(loop != null ? loop : Thread.currentThread());
     }
 
@@ -279,6 +287,8 @@ public final class CorRestClient implements AutoCloseable {
                 p.closeIdle();
             }
         }
+        virtualPool.closeRequested = true;
+        virtualPool.closeIdle(); // it locks: any thread may
         CorProtoClient p = proto;
         if (p != null) {
             p.close();

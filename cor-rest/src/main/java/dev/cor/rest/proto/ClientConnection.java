@@ -1,5 +1,9 @@
 package dev.cor.rest.proto;
 
+import java.util.Iterator;
+
+import org.agrona.collections.Hashing;
+import org.agrona.collections.Int2ObjectHashMap;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -42,10 +46,8 @@ import dev.cor.rest.CorRestHeaders;
  * <b>Liveness</b> (spec § 9.2). A peer can stop answering and keep its TCP connection open. A
  * connection silent for the ping idle time is PINGed - while calls wait on it (a loop
  * connection's watch timer; a thread's own wait), and before a call reuses it - and one whose
- * PONG does not come within the ping timeout dies. A call that passes its deadline abandons its
- * stream, which stays reserved for the late answer (spec § 5.5); once half the streams are
- * abandoned the connection is retired: it leaves its table, new calls open a fresh one, and it
- * closes when its last live call is done.
+ * PONG does not come within the ping timeout dies. A call that passes its deadline cancels its
+ * stream (CANCEL, spec § 5.5): the number is free at once, and a late answer on it is dropped.
  * <p>
  * Touched only by its owner: the loop's thread, or the thread.
  */
@@ -59,7 +61,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private static final int READS_PER_WAKE = 8;
     /** {@link #send}: the call went out, or failed here. */
     static final boolean TAKEN = true;
-    /** {@link #send}: the connection was retired or died before the call was written: try a fresh one. */
+    /** {@link #send}: the connection died before the call was written: try a fresh one. */
     static final boolean ELSEWHERE = false;
     /** Unsent output up to which a request waits for the round's one write rather than writing itself. */
     static final int BATCH_LIMIT = 64 * 1024;
@@ -80,12 +82,16 @@ final class ClientConnection implements CorCoLoopHandler {
     private String peerName = "?";
     private int maxStreams = 1;
 
-    private final IntMap<CorProtoCall> streams = new IntMap<>(16);
+    private final Int2ObjectHashMap<CorProtoCall> streams = new Int2ObjectHashMap<>(16, Hashing.DEFAULT_LOAD_FACTOR);
     private int nextStream = 1;
-    /** Streams whose calls stopped waiting, still reserved for their late answers (spec § 5.5). */
-    private int abandoned;
-    /** Takes no new call (too many streams abandoned); closes when its last live call is done. */
-    private boolean retired;
+    /**
+     * The streams cancelled most recently (spec § 5.5), a ring: an answer on one of them crossed
+     * the CANCEL and is dropped, and after a wrap of the numbers they are not reused.
+     */
+    private int[] cancelledRing = new int[0];
+    private int cancelledNext;
+    /** Whether the stream numbers have wrapped: only then must a new number be checked against the ring. */
+    private boolean wrapped;
 
     // Liveness (spec § 9.2).
     private long lastReadNanos;
@@ -151,6 +157,7 @@ final class ClientConnection implements CorCoLoopHandler {
             state = READY;
             lastReadNanos = System.nanoTime();
             client.opened(this);
+            ProtoConnectionEvent.emit("client", host + ":" + port + " (" + peerName + ")", ProtoConnectionEvent.OPENED, null, null);
             LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connected to " + peerName + " at " + host + ":" + port);
         } catch (CorProtoException e) {
             if (e.kind() == CorProtoException.Kind.PROTOCOL) {
@@ -260,7 +267,7 @@ final class ClientConnection implements CorCoLoopHandler {
      * Never throws what the network does: the call fails instead.
      *
      * @return {@link #TAKEN} with the call sent, or done; {@link #ELSEWHERE} if the connection
-     *         was retired or died before the call was written - it is untouched, send it on a fresh one
+     *         died before the call was written - it is untouched, send it on a fresh one
      */
     boolean send(CorProtoCall call, String method, String path, String query, CorRestHeaders headers, JsonNode json, byte[] body) {
         if (loop == null) {
@@ -319,12 +326,12 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /**
      * Waits for the write turn and a free stream: {@link #TURN}; {@link #NO_TURN_FAILED} with
-     * the call failed (its deadline); {@link #NO_TURN_ELSEWHERE} when the connection was retired
-     * or died meanwhile.
+     * the call failed (its deadline); {@link #NO_TURN_ELSEWHERE} when the connection died
+     * meanwhile.
      */
     private int takeTurn(CorCo me, CorProtoCall call) {
         while (true) {
-            if (state != READY || retired) {
+            if (state != READY) {
                 return NO_TURN_ELSEWHERE;
             }
             // The deadline first: a request already late is not sent at all (and stays retryable).
@@ -342,7 +349,7 @@ final class ClientConnection implements CorCoLoopHandler {
             long wakeBy = call.deadlineNanos;
             if (streams.size() >= maxStreams) {
                 wakeBy = abandonOverdue(wakeBy);
-                if (state != READY || retired) {
+                if (state != READY) {
                     return NO_TURN_ELSEWHERE;
                 }
             }
@@ -363,9 +370,9 @@ final class ClientConnection implements CorCoLoopHandler {
     private boolean sendFromThread(CorProtoCall call, String method, String path, String query, CorRestHeaders headers,
             JsonNode json, byte[] body) {
         try {
-            while (state == READY && !retired && streams.size() >= maxStreams) {
+            while (state == READY && streams.size() >= maxStreams) {
                 long wakeBy = abandonOverdue(call.deadlineNanos);
-                if (state != READY || retired) {
+                if (state != READY) {
                     break;
                 }
                 if (!pump(wakeBy) && call.remainingMs() == 0) {
@@ -373,7 +380,7 @@ final class ClientConnection implements CorCoLoopHandler {
                     return TAKEN;
                 }
             }
-            if (state != READY || retired) {
+            if (state != READY) {
                 return ELSEWHERE;
             }
             if (!encode(call, method, path, query, headers, json, body)) {
@@ -399,8 +406,9 @@ final class ClientConnection implements CorCoLoopHandler {
             id = nextStream++;
             if (nextStream == 0) {
                 nextStream = 1;
+                wrapped = true;
             }
-        } while (id == 0 || streams.containsKey(id));
+        } while (id == 0 || streams.containsKey(id) || (wrapped && recentlyCancelled(id) >= 0));
         try {
             codec.writeRequest(id, method, path, query, headers, json, body);
         } catch (CorProtoException tooLarge) {
@@ -449,7 +457,7 @@ final class ClientConnection implements CorCoLoopHandler {
 
     // ================================================================ waiting for the answer
 
-    /** Waits until {@code call} is done or its deadline passes (then it is abandoned, spec § 5.5). */
+    /** Waits until {@code call} is done or its deadline passes (then its stream is cancelled, spec § 5.5). */
     void await(CorProtoCall call) throws CorProtoException {
         if (loop != null) {
             CorCo me = CorCo.current();
@@ -503,20 +511,18 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /**
      * Every stream is taken: the calls past their deadlines give them up now, awaited or not
-     * (a call started and not awaited yet must not hold a stream past its deadline). May retire
-     * the connection, or kill it.
+     * (a call started and not awaited yet must not hold a stream past its deadline), cancelling
+     * their streams.
      *
      * @return the earlier of {@code wakeBy} and the next deadline of a call still waiting
      */
     private long abandonOverdue(long wakeBy) {
         long now = System.nanoTime();
-        for (int i = 0; i < streams.slots() && state == READY; i++) {
-            CorProtoCall c = streams.valueAt(i);
-            if (c == null || c.abandoned) {
-                continue;
-            }
+        for (Iterator<CorProtoCall> it = streams.values().iterator(); it.hasNext() && state == READY;) {
+            CorProtoCall c = it.next();
             if (c.deadlineNanos - now <= 0) {
-                abandon(c);
+                it.remove();
+                cancel(c);
             } else if (c.deadlineNanos - wakeBy < 0) {
                 wakeBy = c.deadlineNanos;
             }
@@ -525,27 +531,59 @@ final class ClientConnection implements CorCoLoopHandler {
     }
 
     /**
-     * The caller stops waiting; the stream stays reserved until its answer comes (spec § 5.5).
-     * Half the streams abandoned retire the connection; otherwise a PING asks whether the peer
-     * is there at all.
+     * The caller stops waiting: CANCEL (spec § 5.5) frees its stream at once, here and at the
+     * server; the number goes into the ring so that an answer that crossed the CANCEL is
+     * dropped. A PING asks whether the peer is there at all.
      */
     private void abandon(CorProtoCall call) {
-        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
-                + Integer.toUnsignedString(call.stream) + " before the deadline", false));
-        if (state != READY || call.abandoned || call.stream == 0 || streams.get(call.stream) != call) {
+        if (state != READY || call.stream == 0 || streams.get(call.stream) != call) {
+            failLate(call);
             return;
         }
-        call.abandoned = true;
-        abandoned++;
-        if (retired) {
-            if (streams.size() == abandoned) {
-                shutdown("retired, its last live call abandoned");
-            }
-        } else if (abandoned * 2 >= maxStreams) {
-            retire(abandoned + " of " + maxStreams + " streams abandoned by callers past their deadlines");
-        } else if (!pingOutstanding) {
-            sendPing(System.nanoTime());
+        streams.remove(call.stream);
+        cancel(call);
+    }
+
+    private void failLate(CorProtoCall call) {
+        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
+                + Integer.toUnsignedString(call.stream) + " before the deadline", false));
+    }
+
+    /** {@code call}, already out of {@link #streams}, fails and its stream is cancelled. */
+    private void cancel(CorProtoCall call) {
+        failLate(call);
+        if (cancelledRing.length != maxStreams) {
+            cancelledRing = new int[maxStreams]; // once, after HELLO-ACK set maxStreams
         }
+        cancelledRing[cancelledNext] = call.stream;
+        cancelledNext = (cancelledNext + 1) % cancelledRing.length;
+        codec.writeCancel(call.stream);
+        client.cancelled();
+        if (!pingOutstanding) {
+            sendPing(System.nanoTime()); // written with the CANCEL
+        } else if (loop != null) {
+            queueFlush();
+        } else {
+            try {
+                flushOut(); // a thread's connection: now, not with its next request
+            } catch (IOException e) {
+                die(closed("writing to", e), -1);
+            }
+        }
+        if (loop != null && writer == null) {
+            wakeNextWriter();
+        }
+    }
+
+    /** Where {@code stream} sits in the ring of recently cancelled streams, or -1. A rare path: a linear scan. */
+    private int recentlyCancelled(int stream) {
+        int[] ring = cancelledRing;
+        for (int i = 0; i < ring.length; i++) {
+            if (ring[i] == stream) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -635,13 +673,17 @@ final class ClientConnection implements CorCoLoopHandler {
             case CorProtoCodec.RESPONSE -> {
                 CorProtoCall call = inFlight(codec.stream());
                 CorProtoResponse r = codec.readResponse();
-                finished(call).complete(r);
+                if (call != null) {
+                    finished(call).complete(r);
+                }
             }
             case CorProtoCodec.ERROR -> {
                 CorProtoCall call = inFlight(codec.stream());
                 CorProtoCodec.Problem p = codec.readError();
-                finished(call).fail(new CorProtoException(CorProtoException.Kind.STREAM, p.code(), "cor://" + host + ":" + port
+                if (call != null) {
+                    finished(call).fail(new CorProtoException(CorProtoException.Kind.STREAM, p.code(), "cor://" + host + ":" + port
                         + " answered the request with ERROR " + p.describe(), p.code() == CorProtoError.REFUSED, null));
+                }
             }
             case CorProtoCodec.PING -> {
                 codec.writePing(CorProtoCodec.PONG, codec.readPing());
@@ -656,6 +698,7 @@ final class ClientConnection implements CorCoLoopHandler {
             case CorProtoCodec.PONG -> pong(codec.readPing());
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
+                ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_RECEIVED, p.code(), p.reason());
                 die(new CorProtoException(CorProtoException.Kind.CLOSED, p.code(),
                         "cor://" + host + ":" + port + " (" + peerName + ") went away: " + p.describe(), false, null), p.lastStream());
             }
@@ -664,9 +707,15 @@ final class ClientConnection implements CorCoLoopHandler {
         }
     }
 
+    /** The call an answer is for; {@code null} for a stream cancelled and answered meanwhile (spec § 5.5): drop it. */
     private CorProtoCall inFlight(int stream) throws CorProtoException {
         CorProtoCall call = streams.get(stream);
         if (call == null) {
+            int at = recentlyCancelled(stream);
+            if (at >= 0) {
+                cancelledRing[at] = 0; // its one late answer is in: the number may come round again
+                return null;
+            }
             throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
                     "an answer on stream " + Integer.toUnsignedString(stream) + ", which is not in flight");
         }
@@ -676,17 +725,10 @@ final class ClientConnection implements CorCoLoopHandler {
     /** The stream is answered: it leaves the table, and a writer waiting for a free one may go. */
     private CorProtoCall finished(CorProtoCall call) {
         streams.remove(call.stream);
-        if (call.abandoned) {
-            abandoned--;
-        }
-        if (retired) {
-            if (streams.size() == abandoned) {
-                shutdown("retired, its last live call done");
-            }
-        } else if (loop != null && writer == null) {
+        if (loop != null && writer == null) {
             wakeNextWriter();
         }
-        return call; // an abandoned call is done already: complete/fail drop the late answer
+        return call;
     }
 
     // ================================================================ liveness
@@ -758,7 +800,7 @@ final class ClientConnection implements CorCoLoopHandler {
             }
             return;
         }
-        if (streams.size() == abandoned) {
+        if (streams.size() == 0) {
             return; // nobody waits for an answer
         }
         long silent = now - lastReadNanos;
@@ -830,29 +872,6 @@ final class ClientConnection implements CorCoLoopHandler {
         }
     }
 
-    /**
-     * Too many streams abandoned: the connection takes no new call - it leaves its table and
-     * the calls waiting for a turn go to a fresh one - and closes once its last live call is done.
-     */
-    private void retire(String why) {
-        if (retired || state != READY) {
-            return;
-        }
-        retired = true;
-        if (slots[slot] == this) {
-            slots[slot] = null;
-        }
-        client.retired(this);
-        LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " retired: " + why);
-        if (streams.size() == abandoned) {
-            shutdown("retired: " + why);
-            return;
-        }
-        if (loop != null) {
-            wakeAll(turnQueue);
-        }
-    }
-
     private void setInterest(int ops) {
         if (ops != interest && loop != null) {
             SelectionKey key = loop.keyFor(channel); // the current key: the loop may have rebuilt its selector
@@ -875,6 +894,7 @@ final class ClientConnection implements CorCoLoopHandler {
         try {
             // Appended behind whatever is still queued: the output is a byte queue, so a frame
             // half-written stays whole on the wire.
+            ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, code, e.getMessage());
             codec.writeGoAway(0, code, e.getMessage());
             codec.writeTo(channel);
         } catch (IOException | RuntimeException ignored) {
@@ -898,6 +918,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private void shutdown(String reason) {
         if (state == READY) {
             try {
+                ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, reason);
                 codec.writeGoAway(0, CorProtoError.NO_ERROR, reason);
                 codec.writeTo(channel);
             } catch (IOException | RuntimeException ignored) {
@@ -934,6 +955,7 @@ final class ClientConnection implements CorCoLoopHandler {
         }
         boolean wasReady = state == READY;
         state = DEAD;
+        ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.CLOSED, cause.code(), cause.getMessage());
         failure = cause;
         if (slots[slot] == this) {
             slots[slot] = null;
@@ -943,8 +965,11 @@ final class ClientConnection implements CorCoLoopHandler {
         codec.clearInput();
         client.closed(this);
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// connection to " + host + ":" + port + " ended: " + cause.getMessage());
-        streams.drain(call -> call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0)));
-        abandoned = 0;
+        for (Iterator<CorProtoCall> it = streams.values().iterator(); it.hasNext();) {
+            CorProtoCall call = it.next();
+            it.remove();
+            call.fail(failureFor(lastProcessed > 0 && Integer.compareUnsigned(call.stream, lastProcessed) > 0));
+        }
         if (watch != null) {
             watch.cancel();
             watch = null;

@@ -21,8 +21,6 @@ public final class CorProtoCall {
     int stream;
     /** The coroutine parked for it (loop connections only). */
     CorCo waiter;
-    /** Past its deadline with its stream still reserved for the late answer (spec § 5.5). */
-    boolean abandoned;
 
     private boolean done;
     private CorProtoResponse response;

@@ -29,8 +29,8 @@ import dev.cor.rest.CorRestHeaders;
  * Failures are {@link CorProtoException}s typed by {@link CorProtoException#kind() kind}:
  * {@link CorProtoTimeoutException} for a deadline (a gateway's 504), the others 502. Every wait
  * has a deadline: the connect timeout for connect and HELLO, the request timeout for the rest.
- * A peer that stops answering without closing is found by PING, and a connection whose streams
- * callers abandoned at their deadlines is retired for a fresh one (spec § 9.2).
+ * A peer that stops answering without closing is found by PING, and a call past its deadline
+ * cancels its stream (CANCEL, spec § 5.5), which frees it at once (spec § 9.2).
  */
 public final class CorProtoClient implements AutoCloseable {
     /** Default connect (and HELLO) timeout. */
@@ -65,9 +65,10 @@ public final class CorProtoClient implements AutoCloseable {
     private final LongAdder writes = new LongAdder();
     private final LongAdder bytesReceived = new LongAdder();
     private final LongAdder openWaits = new LongAdder();
-    private final LongAdder retired = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
 
     private CorProtoClient(Builder b) {
+        ProtoConnectionEvent.prepare(); // loaded here, not on a loop at its first connection
         this.name = b.name;
         this.token = b.token;
         this.connectTimeoutMs = b.connectTimeoutMs;
@@ -141,7 +142,7 @@ public final class CorProtoClient implements AutoCloseable {
         Table table = table();
         long openDeadline = Math.min(call.deadlineNanos, now + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs));
         requests.increment();
-        // A connection retired, or dead, before the call was written on it: once more on a fresh one.
+        // A connection dead before the call was written on it: once more on a fresh one.
         for (int attempt = 0; ; attempt++) {
             ClientConnection c;
             try {
@@ -227,7 +228,7 @@ public final class CorProtoClient implements AutoCloseable {
                     throw new CorProtoTimeoutException("cor://" + host + ":" + port
                             + ": no PONG from the silent connection before the deadline", true);
                 }
-                c = slots[i]; // null if it died or was retired meanwhile
+                c = slots[i]; // null if it died meanwhile
             }
             if (c == null || c.state == ClientConnection.DEAD) {
                 c = new ClientConnection(CorProtoClient.this, loop, host, port, slots, i);
@@ -241,7 +242,7 @@ public final class CorProtoClient implements AutoCloseable {
             return c;
         }
 
-        /** Closes every connection of the owner, retired ones included; on the owner's thread. */
+        /** Closes every connection of the owner; on the owner's thread. */
         void closeAll() {
             for (ClientConnection c : live) {
                 if (c.loop == loop) {
@@ -338,16 +339,13 @@ public final class CorProtoClient implements AutoCloseable {
         return opened.sum();
     }
 
-    /**
-     * Connections retired because too many of their streams were abandoned at their deadlines
-     * (spec § 9.2): new requests went to a fresh connection.
-     */
-    public long connectionsRetired() {
-        return retired.sum();
+    /** Calls whose streams were cancelled at their deadlines (CANCEL, spec § 5.5). */
+    public long callsCancelled() {
+        return cancelled.sum();
     }
 
-    void retired(ClientConnection c) {
-        retired.increment();
+    void cancelled() {
+        cancelled.increment();
     }
 
     /** Connections open or opening now. */

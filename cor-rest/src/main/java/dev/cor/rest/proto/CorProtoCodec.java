@@ -38,6 +38,7 @@ public final class CorProtoCodec {
     public static final int PING = 6;
     public static final int PONG = 7;
     public static final int GOAWAY = 8;
+    public static final int CANCEL = 9;
 
     /** The protocol version this codec speaks (spec § 4.1). */
     public static final int VERSION = 1;
@@ -68,7 +69,7 @@ public final class CorProtoCodec {
     static final int MAX_REASON_BYTES = 1000;
 
     private static final String[] METHODS = {null, "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
-    private static final String[] TYPE_NAMES = {"?", "HELLO", "HELLO-ACK", "REQUEST", "RESPONSE", "ERROR", "PING", "PONG", "GOAWAY"};
+    private static final String[] TYPE_NAMES = {"?", "HELLO", "HELLO-ACK", "REQUEST", "RESPONSE", "ERROR", "PING", "PONG", "GOAWAY", "CANCEL"};
 
     private final ProtoOut out;
     private final ProtoIn in;
@@ -292,6 +293,15 @@ public final class CorProtoCodec {
         out.endFrame();
     }
 
+    /** CANCEL (spec § 5.5): the caller of {@code stream} gave up. */
+    void writeCancel(int stream) {
+        if (stream == 0) {
+            throw new IllegalArgumentException("stream 0 is not a request's (spec § 3.3)");
+        }
+        out.beginFrame(CANCEL, 0, stream, maxFrame);
+        out.endFrame();
+    }
+
     /** PING or PONG (spec § 7). */
     void writePing(int type, long data) {
         out.beginFrame(type, 0, 0, maxFrame);
@@ -373,14 +383,14 @@ public final class CorProtoCodec {
         int t = in.byteAt(s + 4);
         int f = in.byteAt(s + 5);
         int st = in.intAt(s + 6);
-        if (t < HELLO || t > GOAWAY) {
+        if (t < HELLO || t > CANCEL) {
             throw CorProtoException.violation(CorProtoError.UNKNOWN_TYPE, "unknown frame type " + t);
         }
         if (length > maxFrame) {
             throw CorProtoException.violation(CorProtoError.FRAME_TOO_LARGE, "a " + typeName(t) + " frame of " + length
                     + " bytes, more than the maximum of " + maxFrame);
         }
-        boolean onStream = t == REQUEST || t == RESPONSE || t == ERROR;
+        boolean onStream = t == REQUEST || t == RESPONSE || t == ERROR || t == CANCEL;
         if (onStream == (st == 0)) {
             throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR, typeName(t) + " on stream "
                     + Integer.toUnsignedString(st) + (onStream ? ": it needs a stream" : ": it belongs to stream 0"));
@@ -577,6 +587,12 @@ public final class CorProtoCodec {
         String message = in.string(Integer.MAX_VALUE, "message");
         in.expectEnd("ERROR");
         return new Problem(stream, CorProtoError.of(code), code, message);
+    }
+
+    /** Decodes the current CANCEL (spec § 5.5): its payload is empty; {@link #stream()} names it. */
+    void readCancel() throws CorProtoException {
+        expect(CANCEL);
+        in.expectEnd("CANCEL");
     }
 
     /** Decodes the current PING or PONG (spec § 7). */

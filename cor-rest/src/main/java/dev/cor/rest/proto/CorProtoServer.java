@@ -69,6 +69,7 @@ public final class CorProtoServer implements AutoCloseable {
     private final LongAdder accepted = new LongAdder();
     final LongAdder requests = new LongAdder();
     final LongAdder responses = new LongAdder();
+    final LongAdder cancelled = new LongAdder();
     final LongAdder violations = new LongAdder();
     final LongAdder timedOut = new LongAdder();
     final LongAdder bytesRead = new LongAdder();
@@ -76,6 +77,7 @@ public final class CorProtoServer implements AutoCloseable {
     final LongAdder writes = new LongAdder();
 
     private CorProtoServer(Builder b) {
+        ProtoConnectionEvent.prepare(); // loaded here, not on a loop at its first connection
         this.host = b.host;
         this.requestedPort = b.port;
         this.loops = List.copyOf(b.loops);
@@ -318,6 +320,11 @@ public final class CorProtoServer implements AutoCloseable {
     /** RESPONSE frames sent. */
     public long responses() {
         return responses.sum();
+    }
+
+    /** Streams the clients cancelled while their requests were in flight (spec § 5.5). */
+    public long cancelled() {
+        return cancelled.sum();
     }
 
     /** Connections ended with GOAWAY for a protocol violation (spec § 8.3). */

@@ -1,7 +1,8 @@
 package dev.cor.rest.proto;
 
 import java.util.Arrays;
-import java.util.HashMap;
+
+import org.agrona.collections.Object2IntHashMap;
 
 /**
  * The name tables of one connection (spec § 6.4): object keys and header names sent in full once
@@ -24,7 +25,8 @@ final class NameTable {
 
     /** The sending side: name to number, and the names in order (to take a dropped frame's back out). */
     static final class Out {
-        private final HashMap<String, Integer> numbers = new HashMap<>();
+        /** Agrona's map: a name's number without boxing, once per name encoded. */
+        private final Object2IntHashMap<String> numbers = new Object2IntHashMap<>(-1);
         private String[] names = new String[64];
         private int size;
         private int capacity;
@@ -42,8 +44,8 @@ final class NameTable {
         }
 
         void write(ProtoOut out, String name) {
-            Integer n = numbers.get(name);
-            if (n != null) {
+            int n = numbers.getValue(name);
+            if (n >= 0) {
                 out.putVarint(n + FIRST_REF);
                 return;
             }
@@ -65,7 +67,7 @@ final class NameTable {
         /** Takes back every name appended since {@code mark} (a frame that was not sent). */
         void rollback(int mark) {
             while (size > mark) {
-                numbers.remove(names[--size]);
+                numbers.removeKey(names[--size]);
                 names[size] = null;
             }
         }

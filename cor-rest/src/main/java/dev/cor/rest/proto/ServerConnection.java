@@ -1,5 +1,7 @@
 package dev.cor.rest.proto;
 
+import org.agrona.collections.Hashing;
+import org.agrona.collections.Int2ObjectHashMap;
 import java.io.IOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -51,7 +53,7 @@ final class ServerConnection implements CorCoLoopHandler {
     private int state = HELLO_WAIT;
     private String peer = "?";
 
-    private final IntMap<Stream> inFlight = new IntMap<>(16);
+    private final Int2ObjectHashMap<Stream> inFlight = new Int2ObjectHashMap<>(16, Hashing.DEFAULT_LOAD_FACTOR);
     private final ArrayDeque<Stream> spare = new ArrayDeque<>();
     private int maxStreams;
     private int lastAccepted;
@@ -169,11 +171,13 @@ final class ServerConnection implements CorCoLoopHandler {
         }
         switch (type) {
             case CorProtoCodec.REQUEST -> request();
+            case CorProtoCodec.CANCEL -> cancel();
             case CorProtoCodec.PING -> codec.writePing(CorProtoCodec.PONG, codec.readPing());
             case CorProtoCodec.PONG -> codec.readPing();
             case CorProtoCodec.GOAWAY -> {
                 CorProtoCodec.Problem p = codec.readGoAway();
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": the client goes away, " + p.describe());
+                ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_RECEIVED, p.code(), p.reason());
                 close();
             }
             default -> throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
@@ -203,6 +207,7 @@ final class ServerConnection implements CorCoLoopHandler {
         codec.agree(frame, names);
         state = OPEN;
         idleTimer = loop.schedule(server.idleTimeoutMs, this::idleCheck);
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.OPENED, null, null);
     }
 
     private void request() throws CorProtoException {
@@ -221,6 +226,7 @@ final class ServerConnection implements CorCoLoopHandler {
             s = new Stream();
         }
         s.id = id;
+        s.request = request;
         inFlight.put(id, s);
         lastAccepted = id;
         server.requests.increment();
@@ -236,12 +242,33 @@ final class ServerConnection implements CorCoLoopHandler {
         }
     }
 
+    /**
+     * The caller gave up (spec § 5.5): the stream is free at once and nothing more is sent on
+     * it; its request is cancelled at its next wait. A stream not in flight (its answer crossed
+     * the CANCEL) is ignored.
+     */
+    private void cancel() throws CorProtoException {
+        int id = codec.stream();
+        codec.readCancel();
+        Stream s = inFlight.remove(id);
+        if (s == null) {
+            return;
+        }
+        server.cancelled.increment();
+        CorRest request = s.request;
+        s.request = null; // the Stream is not reused: respond() finds it gone and drops the answer
+        if (request != null) {
+            request.cancel("cor:// CANCEL from " + peer + " on stream " + Integer.toUnsignedString(id));
+        }
+    }
+
     /** A request's answer, on this loop: encoded now, written with the others of its read or round. */
     private void respond(Stream s, CorRest request) {
         if (state != OPEN || inFlight.get(s.id) != s) {
             return; // the connection ended meanwhile: the answer has nowhere to go
         }
         inFlight.remove(s.id);
+        s.request = null;
         try {
             codec.writeResponse(s.id, request.status(), request.responseHeaders(), null, request.responseBody());
             server.responses.increment();
@@ -455,9 +482,10 @@ final class ServerConnection implements CorCoLoopHandler {
             return;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, code, reason);
         state = CLOSING;
         cancelTimers();
-        inFlight.drain(s -> { });
+        inFlight.clear();
         codec.clearInput();
         codec.writeGoAway(lastAccepted, code, reason);
         lingerTimer = loop.schedule(LINGER_MS, this::close);
@@ -481,6 +509,7 @@ final class ServerConnection implements CorCoLoopHandler {
     /** The server stops (spec § 8.4): GOAWAY {@code NO_ERROR}, one write, close. */
     void shutdown() {
         if (state <= OPEN) {
+            ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, "stopping");
             codec.writeGoAway(lastAccepted, CorProtoError.NO_ERROR, "server " + server.name + " stopping");
             try {
                 codec.writeTo(channel);
@@ -505,6 +534,7 @@ final class ServerConnection implements CorCoLoopHandler {
             return;
         }
         state = CLOSED;
+        ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.CLOSED, null, null);
         cancelTimers();
         if (lingerTimer != null) {
             lingerTimer.cancel();
@@ -514,7 +544,7 @@ final class ServerConnection implements CorCoLoopHandler {
             writeTimer.cancel();
             writeTimer = null;
         }
-        inFlight.drain(s -> { });
+        inFlight.clear();
         spare.clear();
         codec.clearInput();
         codec.clearOutput();
@@ -546,6 +576,8 @@ final class ServerConnection implements CorCoLoopHandler {
     /** A request in flight: its number, and where the dispatcher sends its answer. Reused. */
     private final class Stream implements CorRestResponder {
         int id;
+        /** Its request while in flight, so that a CANCEL can reach it. */
+        CorRest request;
 
         @Override
         public void respond(CorRest request) {

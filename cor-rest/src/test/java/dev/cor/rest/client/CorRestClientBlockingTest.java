@@ -55,6 +55,49 @@ class CorRestClientBlockingTest {
     }
 
     @Test
+    void virtualThreadsShareOneKeepAlivePool() throws Exception {
+        int threads = 100;
+        int callsEach = 5;
+        java.util.concurrent.Semaphore atOnce = new java.util.concurrent.Semaphore(4);
+        java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> started = new java.util.ArrayList<>();
+        java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        for (int i = 0; i < threads; i++) {
+            String who = "v" + i;
+            started.add(Thread.ofVirtual().name(who).start(() -> {
+                try {
+                    atOnce.acquire();
+                    try {
+                        for (int c = 0; c < callsEach; c++) {
+                            String body = client.send(CorRestClientRequest.get(server.url("/?id=" + who + "-" + c))).bodyText();
+                            if (body.equals("true id=" + who + "-" + c + " body=")) {
+                                ok.incrementAndGet();
+                            }
+                        }
+                    } finally {
+                        atOnce.release();
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                }
+            }));
+        }
+        for (Thread t : started) {
+            assertTrue(t.join(java.time.Duration.ofSeconds(30)), t + " did not end");
+        }
+        assertTrue(failures.isEmpty(), failures.toString());
+        assertEquals(threads * callsEach, ok.get());
+        // Four callers at a time: with a pool per virtual thread this would be one connection each (100).
+        assertTrue(server.connections.get() <= 8, server.connections.get() + " connections for " + threads + " virtual threads");
+        CompletableFuture<List<Integer>> pool = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> pool.complete(List.of(client.openConnections(), client.idleConnections())));
+        List<Integer> seen = pool.get(10, TimeUnit.SECONDS);
+        assertEquals(server.connections.get(), seen.get(0), "every connection made is still open, in the shared pool");
+        assertEquals(seen.get(0), seen.get(1), "and idle");
+        assertEquals(0, client.openConnections(), "the test thread's own pool is another");
+    }
+
+    @Test
     void aWorkerSendsBlockingWithAPoolOfItsOwn() throws Exception {
         try (CorRestWorkers workers = CorRestWorkers.create(1)) {
             CompletableFuture<List<Object>> f = new CompletableFuture<>();

@@ -14,7 +14,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,8 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A client finds a peer that stopped answering and moves on (spec § 9.2): PING finds one that
  * keeps the TCP connection open but answers nothing, before a call reuses a connection silent for
- * long and while calls wait on it; a connection whose streams its callers abandoned at their
- * deadlines is retired, and new calls go to a fresh one. From a coroutine and from a thread.
+ * long and while calls wait on it, and after a call is cancelled at its deadline. From a
+ * coroutine and from a thread. (What CANCEL does is in {@link CorProtoCancelTest}.)
  */
 class CorProtoClientLivenessTest {
     private final ProtoFixture fx = new ProtoFixture();
@@ -43,18 +42,12 @@ class CorProtoClientLivenessTest {
         fx.close();
     }
 
-    /** Runs {@code task} in a coroutine of the client loop, or here on the test thread. */
     private <T> T run(boolean fromThread, CorCoTask task) throws Exception {
-        if (fromThread) {
-            @SuppressWarnings("unchecked")
-            T t = (T) task.run();
-            return t;
-        }
-        return LoopTesting.inCoroutine(clientLoop, task);
+        return ProtoFixture.run(clientLoop, fromThread, task);
     }
 
     private static String body(CorProtoResponse r) {
-        return new String(r.body(), StandardCharsets.UTF_8);
+        return ProtoFixture.body(r);
     }
 
     @ParameterizedTest(name = "from a thread: {0}")
@@ -129,120 +122,6 @@ class CorProtoClientLivenessTest {
         }
     }
 
-    @Test
-    void aConnectionWhoseStreamsAreAbandonedIsRetiredAndNewCallsGoToAFreshOne() throws Exception {
-        CorProtoServer server = fx.server(r -> {
-            if (r.path().equals("/hang")) {
-                CorCo.sleep(30_000); // the application is stuck; the loop (and PONG) is not
-            }
-            r.respond(200, "text/plain", r.path().getBytes(StandardCharsets.UTF_8));
-        }, fx.loop("stuck-server"));
-        CorProtoClient client = fx.client(b -> b.maxStreams(4));
-        int port = server.port();
-        List<CorProtoException> timedOut = LoopTesting.inCoroutine(clientLoop, () -> {
-            List<CorProtoCall> calls = new java.util.ArrayList<>();
-            for (int i = 0; i < 4; i++) { // every stream of the connection
-                calls.add(client.start("GET", "127.0.0.1", port, "/hang", null, null, null, null, 300));
-            }
-            CorProtoCall.awaitAll(calls);
-            List<CorProtoException> failures = new java.util.ArrayList<>();
-            for (CorProtoCall c : calls) {
-                failures.add(assertThrows(CorProtoException.class, c::response));
-            }
-            return failures;
-        });
-        for (CorProtoException e : timedOut) {
-            assertInstanceOf(CorProtoTimeoutException.class, e, e.toString());
-        }
-        // Every stream number is still reserved for a late answer (spec § 5.5), yet new calls go through.
-        for (int i = 0; i < 3; i++) {
-            String path = "/ok/" + i;
-            assertEquals(path, LoopTesting.inCoroutine(clientLoop,
-                    () -> body(client.send("GET", "127.0.0.1", port, path, null, null, null, null, 2000))));
-        }
-        assertEquals(2, client.connectionsOpened());
-        assertEquals(1, client.connectionsRetired());
-        // The retired one had no live call left: it closed.
-        eventually("the retired connection closed", () -> client.connectionsLive() == 1);
-        assertEquals(0, ProtoFixture.liveCoroutines(clientLoop));
-    }
-
-    @Test
-    void aCallWaitingForAStreamGetsOneWhenTheCallsHoldingThemPassTheirDeadlinesUnawaited() throws Exception {
-        CorProtoServer server = fx.server(r -> {
-            if (r.path().equals("/hang")) {
-                CorCo.sleep(30_000);
-            }
-            r.respond(200, "text/plain", r.path().getBytes(StandardCharsets.UTF_8));
-        }, fx.loop("stuck-server"));
-        CorProtoClient client = fx.client(b -> b.maxStreams(2));
-        int port = server.port();
-        List<Object> got = LoopTesting.inCoroutine(clientLoop, () -> {
-            CorProtoCall a = client.start("GET", "127.0.0.1", port, "/hang", null, null, null, null, 300);
-            CorProtoCall b = client.start("GET", "127.0.0.1", port, "/hang", null, null, null, null, 300);
-            // Both streams taken, and nobody awaits a or b: this start waits for a stream.
-            long t0 = System.nanoTime();
-            CorProtoCall c = client.start("GET", "127.0.0.1", port, "/ok", null, null, null, null, 5000);
-            boolean aDone = a.isDone();
-            String body = body(c.await());
-            assertInstanceOf(CorProtoTimeoutException.class, assertThrows(CorProtoException.class, b::await));
-            return List.of(body, msSince(t0), aDone);
-        });
-        assertEquals("/ok", got.get(0));
-        assertTrue((long) got.get(1) < 3000, "the call waited " + got.get(1) + " ms for a stream freed at 300 ms");
-        assertEquals(true, got.get(2), "the first call past its deadline was failed, unawaited");
-        assertEquals(2, client.connectionsOpened());
-        assertEquals(1, client.connectionsRetired());
-    }
-
-    @Test
-    void aRetiredConnectionFinishesItsLiveCallThenCloses() throws Exception {
-        CorProtoServer server = fx.server(r -> {
-            CorCo.sleep(r.path().equals("/hang") ? 30_000 : 800);
-            r.respond(200, "text/plain", r.path().getBytes(StandardCharsets.UTF_8));
-        }, fx.loop("stuck-server"));
-        CorProtoClient client = fx.client(b -> b.maxStreams(4));
-        int port = server.port();
-        List<String> got = LoopTesting.inCoroutine(clientLoop, () -> {
-            CorProtoCall live = client.start("GET", "127.0.0.1", port, "/slow", null, null, null, null, 5000);
-            CorProtoCall a = client.start("GET", "127.0.0.1", port, "/hang", null, null, null, null, 200);
-            CorProtoCall b = client.start("GET", "127.0.0.1", port, "/hang", null, null, null, null, 200);
-            CorProtoCall.awaitAll(a, b); // two of four abandoned: retired, one live call on it
-            String fresh = body(client.send("GET", "127.0.0.1", port, "/fresh", null, null, null, null));
-            return List.of(body(live.await()), fresh);
-        });
-        assertEquals(List.of("/slow", "/fresh"), got, "the live call on the retired connection got its own answer");
-        assertEquals(1, client.connectionsRetired());
-        assertEquals(2, client.connectionsOpened());
-        eventually("the retired connection closed after its live call", () -> client.connectionsLive() == 1);
-    }
-
-    @Test
-    void aLateAnswerGoesToItsAbandonedCallAndNeverToALaterStream() throws Exception {
-        CorProtoServer server = fx.server(r -> {
-            if (r.path().startsWith("/sleep/")) {
-                CorCo.sleep(Long.parseLong(r.path().substring(7)));
-            }
-            r.respond(200, "text/plain", r.path().getBytes(StandardCharsets.UTF_8));
-        }, fx.loop("late-server"));
-        CorProtoClient client = fx.client(b -> b.maxStreams(16));
-        int port = server.port();
-        List<String> got = LoopTesting.inCoroutine(clientLoop, () -> {
-            CorProtoCall late = client.start("GET", "127.0.0.1", port, "/sleep/600", null, null, null, null, 200);
-            CorProtoException e = assertThrows(CorProtoException.class, late::await);
-            assertInstanceOf(CorProtoTimeoutException.class, e);
-            // In flight when the late answer comes (at 600 ms), answered after it (at ~1400 ms).
-            CorProtoCall after = client.start("GET", "127.0.0.1", port, "/sleep/1200", null, null, null, null, 5000);
-            String a = body(after.await());
-            String b = body(client.send("GET", "127.0.0.1", port, "/sleep/0", null, null, null, null));
-            return List.of(a, b);
-        });
-        assertEquals(List.of("/sleep/1200", "/sleep/0"), got);
-        assertEquals(3, server.responses(), "the late answer was sent, and dropped by the client");
-        assertEquals(1, client.connectionsOpened(), "one abandoned stream of 16 retires nothing");
-        assertEquals(0, client.connectionsRetired());
-    }
-
     /**
      * A fake cor:// server on a socket: HELLO-ACK, then each connection answers requests ("ok
      * PATH") and PINGs. The first connection answers only its first {@code answered} requests;
@@ -311,6 +190,9 @@ class CorProtoClientLivenessTest {
                         writer.writePing(CorProtoCodec.PONG, data);
                     } else if (t == CorProtoCodec.GOAWAY) {
                         return;
+                    } else if (t == CorProtoCodec.CANCEL) {
+                        reader.readCancel();
+                        continue;
                     }
                     out.write(ProtoFixture.drain(writer));
                 }

@@ -255,13 +255,13 @@ class CorProtoCodecTest {
 
     @Test
     void anUnknownTypeAndAStreamFieldAgainstItsTypeAreViolations() { // spec § 3.2
-        for (int t : new int[] {0, 9, 200, 255}) {
+        for (int t : new int[] {0, 10, 200, 255}) {
             CorProtoCodec dec = CorProtoCodec.open(MAX, 16);
             dec.receive(ByteBuffer.wrap(header(0, t, 0, 0)));
             assertEquals(CorProtoError.UNKNOWN_TYPE, assertThrows(CorProtoException.class, dec::nextFrame).code(), "type " + t);
         }
         int[][] wrong = {{CorProtoCodec.REQUEST, 0}, {CorProtoCodec.RESPONSE, 0}, {CorProtoCodec.ERROR, 0},
-            {CorProtoCodec.HELLO, 1}, {CorProtoCodec.PING, 5}, {CorProtoCodec.GOAWAY, -1}};
+            {CorProtoCodec.HELLO, 1}, {CorProtoCodec.PING, 5}, {CorProtoCodec.GOAWAY, -1}, {CorProtoCodec.CANCEL, 0}};
         for (int[] w : wrong) {
             CorProtoCodec dec = CorProtoCodec.open(MAX, 16);
             dec.receive(ByteBuffer.wrap(header(0, w[0], 0, w[1])));

@@ -113,6 +113,21 @@ final class ProtoFixture implements AutoCloseable {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
+    /** Runs {@code task} in a coroutine of {@code loop}, or here on the calling thread. */
+    static <T> T run(CorCoLoop loop, boolean fromThread, CorCoTask task) throws Exception {
+        if (fromThread) {
+            @SuppressWarnings("unchecked")
+            T t = (T) task.run();
+            return t;
+        }
+        return LoopTesting.inCoroutine(loop, task);
+    }
+
+    /** An answer's body as UTF-8 text. */
+    static String body(CorProtoResponse r) {
+        return new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     static int liveCoroutines(CorCoLoop loop) throws Exception {
         return LoopTesting.onLoop(loop, loop::liveCoroutines);
     }
