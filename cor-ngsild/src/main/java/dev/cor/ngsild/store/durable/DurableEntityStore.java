@@ -62,10 +62,12 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
     private final List<HostedContext> recoveredContexts;
     private final long recoveryMillis;
     private final Recovery.Outcome recovered;
+    private final String recoverySummary;
     private boolean closed;
 
     private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
-            long recoveryMillis, FileChannel lockChannel, FileLock lock) throws IOException {
+            long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
+        this.recoverySummary = recoverySummary;
         this.dir = b.dir;
         this.files = b.files;
         this.memory = memory;
@@ -216,6 +218,11 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
         IOException f = journal.failure();
         return f == null ? null : "the journal cannot write to " + dir + " since "
                 + java.time.Instant.ofEpochMilli(journal.failedSinceMs()) + ": " + Journal.describe(f);
+    }
+
+    /** What the recovery at open found, in one line (the launcher prints it). */
+    public String recoverySummary() {
+        return recoverySummary;
     }
 
     /** The data directory. */
@@ -420,10 +427,12 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
                     entities += memory.count(t);
                 }
                 String from = r.snapshot == null ? "no snapshot" : "snapshot " + r.snapshot.getFileName();
-                LOG.log(System.Logger.Level.INFO, "cor-store: " + dir + ": " + entities + " entities, "
-                        + memory.tenants().size() + " tenant(s), " + contexts.size() + " hosted @context(s) recovered in "
-                        + millis + " ms (" + from + ", then " + r.replayed + " journal records); fsync " + policy);
-                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()), millis, lockChannel, lock);
+                String summary = entities + " entities, " + memory.tenants().size() + " tenant(s), " + contexts.size()
+                        + " hosted @context(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
+                        + r.replayed + " journal records)";
+                LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
+                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()), millis, summary,
+                        lockChannel, lock);
             } catch (IOException e) {
                 closeQuietly(lockChannel);
                 throw new IllegalStateException("cannot read the data directory " + dir + ": " + e, e);

@@ -24,6 +24,8 @@ final class FaultyFiles implements DataFiles {
     volatile long forceDelayMs;
     final AtomicLong writes = new AtomicLong();
     final AtomicLong forces = new AtomicLong();
+    /** Forces begun (a slow one is counted here before it ends). */
+    final AtomicLong forcesBegun = new AtomicLong();
     final AtomicLong failedCalls = new AtomicLong();
     final Set<String> ioThreads = ConcurrentHashMap.newKeySet();
 
@@ -66,6 +68,7 @@ final class FaultyFiles implements DataFiles {
             @Override
             public void force() throws IOException {
                 ioThreads.add(Thread.currentThread().getName());
+                forcesBegun.incrementAndGet();
                 long delay = forceDelayMs;
                 if (delay > 0) {
                     try {
