@@ -115,25 +115,24 @@ final class ByteSink {
 
     void string(String s) {
         int n = s.length();
-        // the common case - ASCII names and ids - without an intermediate byte array
-        boolean ascii = true;
+        // the common case - ASCII names and ids - in one pass, without an intermediate byte array
+        int start = pos;
+        varint(n);
+        ensure(n);
+        int at = pos;
+        byte[] b = buf;
         for (int i = 0; i < n; i++) {
-            if (s.charAt(i) >= 0x80) {
-                ascii = false;
-                break;
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                pos = start;
+                byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+                varint(utf8.length);
+                bytes(utf8, 0, utf8.length);
+                return;
             }
+            b[at + i] = (byte) c;
         }
-        if (ascii) {
-            varint(n);
-            ensure(n);
-            for (int i = 0; i < n; i++) {
-                buf[pos++] = (byte) s.charAt(i);
-            }
-            return;
-        }
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        varint(b.length);
-        bytes(b, 0, b.length);
+        pos = at + n;
     }
 
     /** A string or {@code null}: a flag byte (0 null, 1 a string follows). */

@@ -27,8 +27,8 @@ import dev.cor.rest.CorRestJson;
  * and "JSON value"): every field of the model, nothing rendered, so that a record read back is
  * the record written - the same names, kinds, values (a JSON number keeps its Jackson node type),
  * metadata and times. A decoder shares the instances of repeated names (types, attribute names,
- * object member names): a million entities of one type hold one copy of each name. One decoder
- * per reading thread.
+ * object member names): a million entities of one type hold one copy of each name; an encoder
+ * keeps the bytes of the names it wrote. One instance per thread.
  */
 final class EntityCodec {
     // JSON value tags: a Jackson node type each, so that a value reads back as the node it was
@@ -56,29 +56,46 @@ final class EntityCodec {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final Map<String, String> names = new HashMap<>();
+    /** The encoded form (length and bytes) of names written before: every record repeats them. */
+    private final Map<String, byte[]> encodedNames = new HashMap<>();
+    private final ByteSink scratch = new ByteSink(256);
 
     // ---------------------------------------------------------------- writing
 
-    static void writeEntity(ByteSink out, Entity e) {
+    void writeEntity(ByteSink out, Entity e) {
         out.string(e.id());
-        strings(out, e.types());
-        strings(out, e.scopes());
+        names(out, e.types());
+        names(out, e.scopes());
         out.zigzag(e.createdAt());
         out.zigzag(e.modifiedAt());
         attributes(out, e.attributes());
     }
 
-    private static void strings(ByteSink out, List<String> l) {
+    private void names(ByteSink out, List<String> l) {
         out.varint(l.size());
         for (String s : l) {
-            out.string(s);
+            name(out, s);
         }
     }
 
-    private static void attributes(ByteSink out, Map<String, AttributeList> attrs) {
+    /** A name (a type, an attribute's): its encoded bytes from the cache, or encoded once and kept. */
+    private void name(ByteSink out, String s) {
+        byte[] b = encodedNames.get(s);
+        if (b == null) {
+            scratch.clear();
+            scratch.string(s);
+            b = java.util.Arrays.copyOf(scratch.array(), scratch.position());
+            if (encodedNames.size() < MAX_NAMES) {
+                encodedNames.put(s, b);
+            }
+        }
+        out.bytes(b, 0, b.length);
+    }
+
+    private void attributes(ByteSink out, Map<String, AttributeList> attrs) {
         out.varint(attrs.size());
         for (Map.Entry<String, AttributeList> a : attrs.entrySet()) {
-            out.string(a.getKey());
+            name(out, a.getKey());
             List<Attribute> instances = a.getValue().instances();
             out.varint(instances.size());
             for (Attribute i : instances) {
@@ -87,7 +104,7 @@ final class EntityCodec {
         }
     }
 
-    private static void attribute(ByteSink out, Attribute a) {
+    private void attribute(ByteSink out, Attribute a) {
         out.u8(kindCode(a.kind()));
         writeJson(out, a.value());
         out.nullableString(a.datasetId());

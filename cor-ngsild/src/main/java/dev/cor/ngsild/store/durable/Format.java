@@ -180,14 +180,14 @@ final class Format {
 
     // ---------------------------------------------------------------- records
 
-    /** Writes one record: its frame and payload. */
-    static void writeRecord(ByteSink out, long seq, int type, String tenant, Object value, CRC32C crc) {
+    /** Writes one record: its frame and payload, with the writing thread's codec and CRC. */
+    static void writeRecord(ByteSink out, long seq, int type, String tenant, Object value, EntityCodec codec, CRC32C crc) {
         int start = beginFrame(out, seq, type);
         switch (type) {
             case TENANT -> out.string(tenant);
             case ENTITY_PUT -> {
                 out.string(tenant);
-                EntityCodec.writeEntity(out, (Entity) value);
+                codec.writeEntity(out, (Entity) value);
             }
             case ENTITY_DELETE -> {
                 out.string(tenant);

@@ -108,6 +108,7 @@ final class Journal {
 
     // ---------------------------------------------------------------- the journal thread's own
     private final CRC32C crc = new CRC32C();
+    private final EntityCodec codec = new EntityCodec();
     private final PriorityQueue<Entry> early = new PriorityQueue<>((a, b) -> Long.compare(a.seq, b.seq));
     private final ArrayList<Waiter> waiting = new ArrayList<>();
     /** Encoded records for file positions [bufFilePos, bufFilePos + buf.position()): not yet known durable. */
@@ -454,7 +455,7 @@ final class Journal {
         if (buf.position() == bufWritten) {
             bufFirstSeq = e.seq;
         }
-        Format.writeRecord(buf, e.seq, e.type, e.tenant, e.value, crc);
+        Format.writeRecord(buf, e.seq, e.type, e.tenant, e.value, codec, crc);
         bufLastSeq = e.seq;
         nextSeq = e.seq + 1;
     }

@@ -106,7 +106,6 @@ final class Snapshotter implements Journal.Progress {
      */
     synchronized void snapshotNow(boolean closing) throws IOException {
         long began = System.nanoTime();
-        long appendedBefore = appendedAtLast;
         Path tmp = null;
         try {
             long seq = gate.barrier(journal::lastAppended, BARRIER_TIMEOUT_MS);
@@ -128,7 +127,7 @@ final class Snapshotter implements Journal.Progress {
         } catch (IOException | RuntimeException e) {
             failed++;
             lastError = e.toString();
-            appendedAtLast = appendedBefore;
+            // the next one is tried once the journal has grown by the threshold again, not at the next append
             LOG.log(System.Logger.Level.WARNING, "cor-store: a snapshot failed (" + e
                     + "); the journal keeps everything, the next one is tried later");
             if (tmp != null) {
@@ -146,6 +145,7 @@ final class Snapshotter implements Journal.Progress {
     private long write(Path tmp, long seq) throws IOException {
         appendedAtLast = journal.bytesWritten();
         CRC32C crc = new CRC32C();
+        EntityCodec codec = new EntityCodec();
         ByteSink out = new ByteSink(1 << 20);
         try (DataFile f = files.open(tmp, DataFiles.Mode.CREATE)) {
             long[] pos = {0};
@@ -156,7 +156,7 @@ final class Snapshotter implements Journal.Progress {
             long entities = 0;
             IOException[] failure = {null};
             for (String t : tenants) {
-                Format.writeRecord(out, ++ordinal[0], Format.TENANT, t, null, crc);
+                Format.writeRecord(out, ++ordinal[0], Format.TENANT, t, null, codec, crc);
             }
             for (String t : tenants) {
                 long[] n = {0};
@@ -164,7 +164,7 @@ final class Snapshotter implements Journal.Progress {
                     if (failure[0] != null) {
                         return;
                     }
-                    Format.writeRecord(out, ++ordinal[0], Format.ENTITY_PUT, t, e, crc);
+                    Format.writeRecord(out, ++ordinal[0], Format.ENTITY_PUT, t, e, codec, crc);
                     n[0]++;
                     if (out.position() >= 1 << 20) {
                         try {
@@ -181,11 +181,11 @@ final class Snapshotter implements Journal.Progress {
             }
             long hosted = 0;
             for (HostedContext c : contexts.get()) {
-                Format.writeRecord(out, ++ordinal[0], Format.CONTEXT_PUT, null, c, crc);
+                Format.writeRecord(out, ++ordinal[0], Format.CONTEXT_PUT, null, c, codec, crc);
                 hosted++;
             }
             Format.writeRecord(out, ++ordinal[0], Format.SNAPSHOT_END, null,
-                    new long[] {tenants.size(), entities, hosted}, crc);
+                    new long[] {tenants.size(), entities, hosted}, codec, crc);
             pos[0] = spill(f, out, pos[0]);
             f.force();
             return pos[0];

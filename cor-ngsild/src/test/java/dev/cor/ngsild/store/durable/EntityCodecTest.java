@@ -52,12 +52,38 @@ class EntityCodecTest {
         assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(roundTrip(F.numberNode(-0.0)).doubleValue()));
     }
 
+    /**
+     * An encoder keeps the bytes of the names it wrote: the second record must be the bytes a fresh
+     * encoder writes, and a string that turns out not to be ASCII halfway must be re-encoded as
+     * UTF-8 from its start (a mutation keeping the ASCII prefix fails both checks).
+     */
+    @Test
+    void aNameWrittenAgainIsTheSameBytesAndNonAsciiIsWrittenWhole() throws Exception {
+        String attr = StoreFiles.ATTR + "-caf\u00e9-\u6771";
+        dev.cor.ngsild.model.Attribute a = StoreFiles.entity("x", 5).attributes().get(StoreFiles.ATTR).instances().get(0);
+        Entity e = new Entity("urn:ngsi-ld:T:abc\u00e9\ud83d\ude00", List.of(StoreFiles.TYPE, "urn:t:\u00fc"), List.of(),
+                java.util.Map.of(attr, dev.cor.ngsild.model.AttributeList.of(a)), 1_000, 2_000);
+        EntityCodec writer = new EntityCodec();
+        ByteSink first = new ByteSink(16);
+        writer.writeEntity(first, e);
+        ByteSink again = new ByteSink(16);
+        writer.writeEntity(again, e);
+        assertEquals(java.util.Arrays.toString(java.util.Arrays.copyOf(first.array(), first.position())),
+                java.util.Arrays.toString(java.util.Arrays.copyOf(again.array(), again.position())));
+        Entity back = new EntityCodec().readEntity(new ByteSource(again.array(), 0, again.position()));
+        assertEquals(e.id(), back.id());
+        assertEquals(e.types(), back.types());
+        assertEquals(java.util.Set.of(attr), back.attributes().keySet());
+        assertEquals(5, back.attributes().get(attr).instances().get(0).value().intValue());
+    }
+
     @Test
     void aDecoderSharesRepeatedNamesAndRefusesWhatIsCutShort() throws Exception {
         ByteSink out = new ByteSink(16);
-        EntityCodec.writeEntity(out, StoreFiles.entity("urn:ngsi-ld:T:a", 1));
+        EntityCodec writer = new EntityCodec();
+        writer.writeEntity(out, StoreFiles.entity("urn:ngsi-ld:T:a", 1));
         int firstEnd = out.position();
-        EntityCodec.writeEntity(out, StoreFiles.entity("urn:ngsi-ld:T:b", 2));
+        writer.writeEntity(out, StoreFiles.entity("urn:ngsi-ld:T:b", 2));
         EntityCodec codec = new EntityCodec();
         ByteSource in = new ByteSource(out.array(), 0, out.position());
         Entity a = codec.readEntity(in);
