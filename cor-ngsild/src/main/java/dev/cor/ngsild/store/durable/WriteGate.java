@@ -24,9 +24,17 @@ final class WriteGate {
 
     /** A write begins: returns its epoch, for {@link #exit}. */
     int enter() {
-        int e = epoch;
-        inside.incrementAndGet(e * STRIDE);
-        return e;
+        while (true) {
+            int e = epoch;
+            inside.incrementAndGet(e * STRIDE);
+            // A writer that read the epoch before a switch and counts itself after the barrier
+            // looked would be waited for by no snapshot (the next barrier waits for the other
+            // epoch): seeing the epoch unchanged after counting, it is in the one a barrier checks.
+            if (epoch == e) {
+                return e;
+            }
+            inside.decrementAndGet(e * STRIDE);
+        }
     }
 
     void exit(int e) {
