@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code java -jar cor-server.jar} with its default store - durable, in {@code ./cor-data} -
  * killed with {@code kill -9} in the middle of 16 parallel writers doing creates, updates,
  * deletes and batch upserts, then started again: every write that was acknowledged is there,
- * and no entity shows half of a batch. Repeated at random moments ({@code -Dcor.kill.seed=N}
+ * and no entity shows half of a batch; tenants and hosted {@code @context}s written before are
+ * there too. Repeated at random moments ({@code -Dcor.kill.seed=N}
  * repeats a run, {@code -Dcor.kill.rounds=N} makes it longer); then snapshots under the same
  * load and one more kill: the state after the restart is the state before. {@code --check-data}
  * of the jar agrees with the start on a torn tail and on a flipped bit.
@@ -50,12 +51,60 @@ class DurableProcessTest {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     private HttpResponse<String> send(ServerProcess s, String method, String path, String body) throws Exception {
+        return send(s, method, path, body, null);
+    }
+
+    private HttpResponse<String> send(ServerProcess s, String method, String path, String body, String tenant)
+            throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(s.uri("/ngsi-ld/v1" + path)).timeout(Duration.ofSeconds(20))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
+        if (tenant != null) {
+            b.header("NGSILD-Tenant", tenant);
+        }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** What is written once, before the first kill, beside the writers' entities: tenants and hosted @contexts. */
+    private record Kept(String contextPath, String contextBody, String removedContextPath) {
+    }
+
+    /**
+     * A hosted {@code @context} (and one created and deleted), an entity in tenant {@code t-kept},
+     * and tenant {@code t-emptied} whose one entity was deleted: all acknowledged.
+     */
+    private Kept keep(ServerProcess s) throws Exception {
+        HttpResponse<String> c = send(s, "POST", "/jsonldContexts", "{\"@context\": {\"kept\": \"urn:x:kept\"}}");
+        assertEquals(201, c.statusCode(), c.body());
+        String path = c.headers().firstValue("Location").orElseThrow();
+        path = path.substring(path.indexOf("/jsonldContexts/"));
+        HttpResponse<String> body = send(s, "GET", path, null);
+        assertEquals(200, body.statusCode(), body.body());
+        HttpResponse<String> gone = send(s, "POST", "/jsonldContexts", "{\"@context\": {\"gone\": \"urn:x:gone\"}}");
+        assertEquals(201, gone.statusCode(), gone.body());
+        String gonePath = gone.headers().firstValue("Location").orElseThrow();
+        gonePath = gonePath.substring(gonePath.indexOf("/jsonldContexts/"));
+        assertEquals(204, send(s, "DELETE", gonePath, null).statusCode());
+        assertEquals(201, send(s, "POST", "/entities", single("urn:ngsi-ld:K:tenant", 7), "t-kept").statusCode());
+        assertEquals(201, send(s, "POST", "/entities", single("urn:ngsi-ld:K:emptied", 8), "t-emptied").statusCode());
+        assertEquals(204, send(s, "DELETE", "/entities/urn:ngsi-ld:K:emptied", null, "t-emptied").statusCode());
+        return new Kept(path, body.body(), gonePath);
+    }
+
+    private void checkKept(ServerProcess s, Kept kept) throws Exception {
+        HttpResponse<String> c = send(s, "GET", kept.contextPath(), null);
+        assertEquals(200, c.statusCode(), "the hosted @context survives: " + c.body());
+        assertEquals(kept.contextBody(), c.body());
+        assertEquals(404, send(s, "GET", kept.removedContextPath(), null).statusCode(), "a deleted @context stays deleted");
+        HttpResponse<String> e = send(s, "GET", "/entities/urn:ngsi-ld:K:tenant?options=keyValues", null, "t-kept");
+        assertEquals(200, e.statusCode(), "the tenant's entity survives: " + e.body());
+        assertEquals(7, JSON.readTree(e.body()).get("v").asInt());
+        HttpResponse<String> emptied = send(s, "GET", "/entities?type=K", null, "t-emptied");
+        assertEquals(200, emptied.statusCode(), "an emptied tenant still exists: " + emptied.body());
+        assertEquals("[]", emptied.body());
+        assertEquals(404, send(s, "GET", "/entities?type=K", null, "t-never").statusCode(), "a tenant never written is not there");
     }
 
     // ---------------------------------------------------------------- what the writers know
@@ -224,6 +273,7 @@ class DurableProcessTest {
         }
         Set<String> surprises = ConcurrentHashMap.newKeySet();
         long acks = 0;
+        Kept kept = null;
         for (int round = 1; round <= rounds; round++) {
             // the default store: durable, in ./cor-data of the working directory; snapshots now and then
             List<String> flags = new ArrayList<>(List.of("--httpLoops", "2"));
@@ -233,6 +283,9 @@ class DurableProcessTest {
             try (ServerProcess s = ServerProcess.start(work, flags.toArray(String[]::new))) {
                 if (round > 1) {
                     checkRecovered(s, writers, seed, round - 1);
+                    checkKept(s, kept);
+                } else {
+                    kept = keep(s);
                 }
                 AtomicBoolean stop = new AtomicBoolean();
                 List<Thread> threads = new ArrayList<>();
@@ -255,6 +308,7 @@ class DurableProcessTest {
         assertTrue(Files.isDirectory(work.resolve("cor-data")), "the default data directory is ./cor-data");
         try (ServerProcess s = ServerProcess.start(work)) {
             checkRecovered(s, writers, seed, rounds);
+            checkKept(s, kept);
         }
         assertTrue(acks > 100, "the writers wrote: " + acks);
         ServerProcess check = ServerProcess.runToEnd(work, "--check-data", "cor-data");
