@@ -3,23 +3,19 @@ package dev.cor.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import dev.cor.ngsild.store.durable.DataFile;
-import dev.cor.ngsild.store.durable.DataFiles;
+import dev.cor.ngsild.store.durable.FaultyFiles;
 
 /**
  * The launcher's server in this JVM, over real sockets: its own routes around the broker, and the
@@ -62,80 +58,16 @@ class ServerApplicationTest {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The real file system, whose writes fail with ENOSPC's message while {@code full} is set. */
-    private static final class FillableDisk implements DataFiles {
-        volatile boolean full;
-
-        @Override
-        public DataFile open(Path file, Mode mode) throws IOException {
-            DataFile f = DataFiles.system().open(file, mode);
-            return new DataFile() {
-                @Override
-                public int read(ByteBuffer dst, long position) throws IOException {
-                    return f.read(dst, position);
-                }
-
-                @Override
-                public int write(ByteBuffer src, long position) throws IOException {
-                    if (full) {
-                        throw new IOException("No space left on device");
-                    }
-                    return f.write(src, position);
-                }
-
-                @Override
-                public void force() throws IOException {
-                    f.force();
-                }
-
-                @Override
-                public long size() throws IOException {
-                    return f.size();
-                }
-
-                @Override
-                public void truncate(long size) throws IOException {
-                    f.truncate(size);
-                }
-
-                @Override
-                public void close() throws IOException {
-                    f.close();
-                }
-            };
-        }
-
-        @Override
-        public List<Path> list(Path dir) throws IOException {
-            return DataFiles.system().list(dir);
-        }
-
-        @Override
-        public void delete(Path file) throws IOException {
-            DataFiles.system().delete(file);
-        }
-
-        @Override
-        public void rename(Path from, Path to) throws IOException {
-            DataFiles.system().rename(from, to);
-        }
-
-        @Override
-        public void syncDirectory(Path dir) throws IOException {
-            DataFiles.system().syncDirectory(dir);
-        }
-    }
-
     @Test
     void healthAndMetricsSayWhenTheDiskFailsAndWritesAre503WhileReadsAreServed(@TempDir Path otherDir) throws Exception {
-        FillableDisk disk = new FillableDisk();
+        FaultyFiles disk = new FaultyFiles();
         CorServer s = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops",
             "1", "--dataDir", otherDir.toString()}), BuildInfo.load(), disk);
         CorServer mine = server;
         server = s;
         try {
             assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:D:1\",\"type\":\"D\"}").statusCode());
-            disk.full = true;
+            disk.fault = FaultyFiles.Fault.FULL;
             HttpResponse<String> refused = create(null, "{\"id\":\"urn:ngsi-ld:D:2\",\"type\":\"D\"}");
             assertEquals(503, refused.statusCode());
             assertTrue(refused.body().contains("\"type\":\"https://uri.etsi.org/ngsi-ld/errors/ServiceUnavailable\"")
@@ -148,7 +80,7 @@ class ServerApplicationTest {
             assertEquals(0, m.value("cor_store_writable"));
             assertTrue(m.value("cor_store_journal_failures_total") >= 1);
             assertEquals(200, send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:D:1").statusCode(), "reads are served");
-            disk.full = false;
+            disk.fault = FaultyFiles.Fault.NONE;
             long deadline = System.nanoTime() + 20_000_000_000L;
             while (send("GET", "/health").statusCode() != 200) {
                 assertTrue(System.nanoTime() < deadline, "healthy again within 20 s of the disk's return");

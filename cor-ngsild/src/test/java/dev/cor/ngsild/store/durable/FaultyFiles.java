@@ -13,14 +13,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * The real file system with a disk that can fail on demand: full (a write puts half its bytes
  * down, then fails with ENOSPC's message), read-only (no file opens for writing, no write
  * succeeds) or an I/O error on {@code force} (EIO) - and a slow {@code force}. It counts writes
- * and forces and remembers the threads that made them. For the store's tests: the layer under
- * it, not a stand-in for any of its own code.
+ * and forces and remembers the threads that made them. For the store's tests and the launcher's
+ * (through cor-ngsild's test jar): the layer under it, not a stand-in for any of its own code.
  */
-final class FaultyFiles implements DataFiles {
-    enum Fault { NONE, FULL, READ_ONLY, IO_ERROR }
+public final class FaultyFiles implements DataFiles {
+    /** How the disk fails, from now on. */
+    public enum Fault { NONE, FULL, READ_ONLY, IO_ERROR }
 
     private final DataFiles real = DataFiles.system();
-    volatile Fault fault = Fault.NONE;
+    /** Set by the test, read by every file call. */
+    public volatile Fault fault = Fault.NONE;
     volatile long forceDelayMs;
     final AtomicLong writes = new AtomicLong();
     final AtomicLong forces = new AtomicLong();
