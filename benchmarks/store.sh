@@ -37,12 +37,6 @@ batch = [{"id": f"urn:ngsi-ld:Bench:u{i:02d}", "type": "Bench", "name": {"type":
 open(sys.argv[1], "w").write(json.dumps(batch))
 PY
 
-post() { # URL FILE: one POST, failing the run on anything but 201
-  local code
-  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary "@$2" "$1")
-  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
-}
-
 # journal NAME: a counter of the broker's /metrics (0 with the memory store)
 journal() {
   curl -s "http://127.0.0.1:$port/metrics" | awk -v n="$1" '$1 == n { print $2; found = 1 } END { if (!found) print 0 }'

@@ -76,11 +76,11 @@ final class StoreRecovery {
     private static void recover(Path dir) throws IOException {
         MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
         String before = sizes(dir);
-        long heapBefore = usedAfterGc(mem);
+        long heapBefore = SuspendedMemory.usedAfterGc(mem);
         long t0 = System.nanoTime();
         DurableEntityStore store = DurableEntityStore.builder(dir).open();
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        long heapAfter = usedAfterGc(mem);
+        long heapAfter = SuspendedMemory.usedAfterGc(mem);
         long n = store.count("");
         System.out.printf("recovered %d entities in %d ms from %s (%s)%n", n, ms, before, store.recoverySummary());
         System.out.printf("heap held by the store: %.1f MiB, %d bytes per entity; process resident: %s%n",
@@ -113,14 +113,5 @@ final class StoreRecovery {
             }
         }
         return "?";
-    }
-
-    private static long usedAfterGc(MemoryMXBean mem) {
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 4; i++) {
-            System.gc();
-            used = Math.min(used, mem.getHeapMemoryUsage().getUsed());
-        }
-        return used;
     }
 }
