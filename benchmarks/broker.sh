@@ -49,7 +49,7 @@ for round in $(seq "$ROUNDS"); do
   stop_all
 
   echo "round $round: broker" >&2
-  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory
   base="http://127.0.0.1:$port/ngsi-ld/v1"
   post "$base/entities" "$work/small.json"
   post "$base/entities" "$work/attrs20.json"
