@@ -275,10 +275,15 @@ class DurableProcessTest {
         long acks = 0;
         Kept kept = null;
         for (int round = 1; round <= rounds; round++) {
-            // the default store: durable, in ./cor-data of the working directory; snapshots now and then
+            // the default store: durable, in ./cor-data of the working directory; snapshots now and
+            // then; now and then --fsync interval=5, whose answer waits for the write to the OS
+            // (not the fsync): a kill -9 must not lose what it acknowledged either
             List<String> flags = new ArrayList<>(List.of("--httpLoops", "2"));
             if (rnd.nextBoolean()) {
                 flags.addAll(List.of("--snapshotEvery", "64k"));
+            }
+            if (rnd.nextInt(3) == 0) {
+                flags.addAll(List.of("--fsync", "interval=5"));
             }
             try (ServerProcess s = ServerProcess.start(work, flags.toArray(String[]::new))) {
                 if (round > 1) {
@@ -300,8 +305,8 @@ class DurableProcessTest {
                 }
                 assertEquals(Set.of(), surprises, "seed " + seed);
                 long total = writers.stream().mapToLong(x -> x.acks).sum();
-                System.out.println("DurableProcessTest: round " + round + ": killed after " + killAfter + " ms, "
-                        + (total - acks) + " acknowledged writes");
+                System.out.println("DurableProcessTest: round " + round + " " + flags + ": killed after " + killAfter
+                        + " ms, " + (total - acks) + " acknowledged writes");
                 acks = total;
             }
         }
