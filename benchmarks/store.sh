@@ -20,7 +20,7 @@ ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}        # seconds measured per cell
 WARM=${WARM:-2}                # seconds of load before each cell
 SERVER_WARM=${SERVER_WARM:-20} # seconds of load on a freshly started server (JIT)
-port=18502
+port=18512
 attrs20=urn:ngsi-ld:Bench:attrs20
 
 echo "building..." >&2
