@@ -30,7 +30,8 @@ import dev.cor.ngsild.store.StoreUnavailableException;
  * sequence number and goes into a queue - no I/O, no wait, no encoding (the record holds the
  * immutable entity; the journal thread encodes it). The journal thread takes whatever has queued,
  * in sequence order, writes it in one {@code write} and - under {@link FsyncPolicy#always()} -
- * one {@code force}: the writes that arrived together share it (group commit). A request then
+ * one {@code force}: the writes that arrived together share it (group commit) - and it holds a
+ * force a moment for the requests the last one answered ({@link #awaitSiblings}). A request then
  * {@linkplain #await waits} for its records outside the critical section: as a coroutine it parks
  * and its loop serves everyone else until the journal thread wakes it through the loop's inbox;
  * on a worker it blocks, with a deadline.
