@@ -32,12 +32,6 @@ results="$work/results"
 printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
 printf '{"id": "urn:ngsi-ld:Bench:new{seq}", "type": "Bench", "name": {"type": "Property", "value": "new"}}' >"$work/post.json"
 
-post() { # URL FILE: one POST, failing the run on anything but 201
-  local code
-  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary "@$2" "$1")
-  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
-}
-
 cell() { # ROUND SERVER OP ENTITY CONNS URL [corRequest flags]
   local round=$1 server=$2 op=$3 entity=$4 conns=$5 url=$6; shift 6
   echo "$round $server $op $entity $conns $(measure "$url" "$conns" "$WARM" "$DURATION" "$@")" >>"$results"
@@ -55,7 +49,7 @@ for round in $(seq "$ROUNDS"); do
   stop_all
 
   echo "round $round: broker" >&2
-  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory
   base="http://127.0.0.1:$port/ngsi-ld/v1"
   post "$base/entities" "$work/small.json"
   post "$base/entities" "$work/attrs20.json"

@@ -38,6 +38,13 @@ start() {
   echo "$name did not start in 15 s:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 
+# post URL FILE: one POST of a JSON body (a broker's create), failing the run on anything but 201
+post() {
+  local code
+  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary "@$2" "$1")
+  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
+}
+
 gateway() { # NAME ARGS...
   local name=$1; shift
   start "$name" "$here/cor" java -jar "$GW_JAR" --host 127.0.0.1 --httpLoops 1 "$@"

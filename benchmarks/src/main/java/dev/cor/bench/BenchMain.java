@@ -15,7 +15,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * needs (from the build's single list, {@link CorCoSupport#requiredJvmFlags()}) appended to
  * every forked JVM, so a benchmark never runs with coroutines silently off.
  * {@code memory} as the only argument runs {@link SuspendedMemory} instead; {@code corRequest ARGS}
- * runs the load generator.
+ * runs the load generator; {@code fsyncCost DIR} times this disk's fsync ({@link FsyncCost});
+ * {@code storeRecovery load|recover DIR [N]} measures the durable store's recovery and memory
+ * ({@link StoreRecovery}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -24,6 +26,14 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("memory")) {
             SuspendedMemory.run();
+            return;
+        }
+        if (args.length > 0 && args[0].equals("fsyncCost")) {
+            FsyncCost.run(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 1 && args[0].equals("storeRecovery")) {
+            StoreRecovery.run(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("corRequest")) {

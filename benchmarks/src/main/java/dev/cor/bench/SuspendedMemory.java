@@ -49,7 +49,8 @@ final class SuspendedMemory {
         return descendThenYield(depth - 1) + 1;
     }
 
-    private static long usedAfterGc(MemoryMXBean mem) {
+    /** The used heap after full collections: the least of four (also StoreRecovery's). */
+    static long usedAfterGc(MemoryMXBean mem) {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < 4; i++) {
             System.gc();

@@ -4,6 +4,7 @@ import java.time.InstantSource;
 import java.util.Objects;
 
 import dev.cor.ngsild.api.NgsildApplication;
+import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
@@ -54,7 +55,11 @@ public final class CorNgsild implements AutoCloseable {
         this.client = b.client != null ? b.client
                 : CorRestClient.builder().connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
-        this.contexts = LdContexts.builder().client(client).timeoutMs(b.contextTimeoutMs).build();
+        LdContexts.Builder cb = LdContexts.builder().client(client).timeoutMs(b.contextTimeoutMs);
+        if (store instanceof ContextKeeper keeper) {
+            cb.keeper(keeper); // a store that keeps contexts too (the durable one) keeps the Hosted ones
+        }
+        this.contexts = cb.build();
         // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
         this.notificationClient = CorRestClient.builder().connectTimeoutMs(b.notificationTimeoutMs)
                 .responseTimeoutMs(b.notificationTimeoutMs).build();
@@ -142,7 +147,11 @@ public final class CorNgsild implements AutoCloseable {
         private Builder() {
         }
 
-        /** Where entities are kept; default: a new in-memory store. */
+        /**
+         * Where entities are kept; default: a new in-memory store. A store that is also a
+         * {@link ContextKeeper} keeps the Hosted {@code @context}s as well. The broker does not
+         * close it: its owner does, after the server has stopped.
+         */
         public Builder store(EntityStore store) {
             this.store = Objects.requireNonNull(store, "store");
             return this;

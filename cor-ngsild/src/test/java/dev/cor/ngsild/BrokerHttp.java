@@ -11,16 +11,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** Requests to a {@link TestBroker} over real sockets, for the broker's own tests. Thread-safe. */
-final class BrokerHttp {
-    static final ObjectMapper JSON = new ObjectMapper();
+public final class BrokerHttp {
+    public static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String base;
 
-    BrokerHttp(TestBroker broker) {
+    public BrokerHttp(TestBroker broker) {
         this.base = broker.baseUrl();
     }
 
-    HttpResponse<String> send(String method, String path, String contentType, String body, String... headers)
+    public HttpResponse<String> send(String method, String path, String contentType, String body, String... headers)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
         if (contentType != null) {
@@ -33,15 +33,15 @@ final class BrokerHttp {
         return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+    public HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
         return send("GET", path, null, null, headers);
     }
 
-    HttpResponse<String> postJson(String path, String body, String... headers) throws IOException, InterruptedException {
+    public HttpResponse<String> postJson(String path, String body, String... headers) throws IOException, InterruptedException {
         return send("POST", path, "application/json", body, headers);
     }
 
-    static JsonNode json(HttpResponse<String> r) throws IOException {
+    public static JsonNode json(HttpResponse<String> r) throws IOException {
         return JSON.readTree(r.body());
     }
 }

@@ -1,24 +1,33 @@
 package dev.cor.server;
 
 import java.io.IOException;
+import java.nio.file.Path;
 
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.store.durable.DataFiles;
+import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.proto.CorProtoServer;
 
 /**
- * A running launcher: the broker, the HTTP server it is mounted on (with the launcher's own
- * routes around it) and, with {@code --corPort}, a {@code cor://} server on the same loops and
- * dispatcher. Started by {@link #start}, stopped once by {@link #stop} from any thread.
+ * A running launcher: the store (durable in {@code --dataDir} unless {@code --store memory}), the
+ * broker, the HTTP server it is mounted on (with the launcher's own routes around it) and, with
+ * {@code --corPort}, a {@code cor://} server on the same loops and dispatcher. Started by
+ * {@link #start}, stopped once by {@link #stop} from any thread.
  */
 final class CorServer {
+    private final DurableEntityStore durable;
     private final CorNgsild broker;
     private final ServerApplication application;
     private final CorHttpServer http;
     private final CorProtoServer cor;
     private boolean stopped;
 
-    private CorServer(CorNgsild broker, ServerApplication application, CorHttpServer http, CorProtoServer cor) {
+    private CorServer(DurableEntityStore durable, CorNgsild broker, ServerApplication application, CorHttpServer http,
+            CorProtoServer cor) {
+        this.durable = durable;
         this.broker = broker;
         this.application = application;
         this.http = http;
@@ -28,12 +37,24 @@ final class CorServer {
     /**
      * Builds the broker and starts its servers.
      *
-     * @throws IllegalStateException when a port cannot be bound (nothing is left running)
+     * @throws IllegalStateException when the data directory cannot be used (in use, damaged -
+     *                               {@link dev.cor.ngsild.store.durable.DataDamagedException}) or
+     *                               a port cannot be bound (nothing is left running)
      */
     static CorServer start(ServerOptions o, BuildInfo build) {
-        CorNgsild broker = CorNgsild.builder().contextTimeoutMs(o.contextTimeout()).build();
+        return start(o, build, DataFiles.system());
+    }
+
+    /** {@link #start(ServerOptions, BuildInfo)} with the durable store on {@code files} (a test's failing disk). */
+    static CorServer start(ServerOptions o, BuildInfo build, DataFiles files) {
+        DurableEntityStore durable = o.durable()
+                ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
+                        .snapshotBytes(o.snapshotEvery()).open()
+                : null;
+        EntityStore store = durable != null ? durable : new MemoryEntityStore();
+        CorNgsild broker = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout()).build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
-        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o);
+        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable);
         CorHttpServer http;
         try {
             // The broker's own hooks, exactly as a host that mounts it alone would give them.
@@ -44,6 +65,7 @@ final class CorServer {
                     .build().start();
         } catch (RuntimeException e) {
             broker.close();
+            closeStore(durable);
             throw new IllegalStateException("cannot serve HTTP on " + o.host() + ":" + o.port() + ": " + reason(e), e);
         }
         CorProtoServer cor = null;
@@ -55,12 +77,24 @@ final class CorServer {
             } catch (IOException | RuntimeException e) {
                 http.stop();
                 broker.close();
+                closeStore(durable);
                 throw new IllegalStateException("cannot serve cor:// on " + o.host() + ":" + o.corPort() + ": "
                         + reason(e), e);
             }
         }
         metrics.attach(http, cor);
-        return new CorServer(broker, app, http, cor);
+        return new CorServer(durable, broker, app, http, cor);
+    }
+
+    private static void closeStore(DurableEntityStore durable) {
+        if (durable != null) {
+            durable.close();
+        }
+    }
+
+    /** The durable store, or {@code null} with {@code --store memory}. */
+    DurableEntityStore durableStore() {
+        return durable;
     }
 
     /** The bound HTTP port. */
@@ -88,7 +122,8 @@ final class CorServer {
 
     /**
      * Stops: {@code /health} turns 503, the {@code cor://} server closes, the HTTP server lets the
-     * requests in flight finish within its grace (5 s), then the broker lets go of what it holds.
+     * requests in flight finish within its grace (5 s), then the broker lets go of what it holds
+     * and the durable store writes what is left and takes its last snapshot.
      * Any thread; a second call waits until the first has finished (a shutdown hook must not
      * let the JVM end while the stop on the main thread still answers requests), then does nothing.
      */
@@ -103,6 +138,7 @@ final class CorServer {
         }
         http.stop();
         broker.close();
+        closeStore(durable);
     }
 
     private static String reason(Exception e) {

@@ -1,22 +1,29 @@
 package dev.cor.server;
 
+import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.cor.ngsild.store.durable.DataCheck;
 import sun.misc.Signal;
 
 /**
  * {@code java -jar cor-server.jar [flags]}: runs the NGSI-LD broker until SIGTERM or SIGINT, then
- * stops it cleanly (requests in flight are answered within the server's grace) and exits 0. A
- * flag it cannot use: one line on stderr and exit 2; a port it cannot bind: one line and exit 1.
+ * stops it cleanly (requests in flight are answered within the server's grace, the durable store
+ * takes its last snapshot) and exits 0. A flag it cannot use: one line on stderr and exit 2; a
+ * port it cannot bind, a data directory damaged or in use: one line and exit 1.
+ * {@code --check-data DIR} verifies a data directory and exits: 0 when a broker would start on it,
+ * 1 when not.
  */
 public final class CorServerMain {
     /** Exit status for a command line that cannot be used. */
     static final int USAGE_ERROR = 2;
-    /** Exit status when the server cannot start (a port taken). */
+    /** Exit status when the server cannot start (a port taken, its data directory damaged or in use). */
     static final int START_ERROR = 1;
+    /** Exit status of {@code --check-data} for a directory a broker would not start on. */
+    static final int DAMAGED_DATA = 1;
 
     private CorServerMain() {
     }
@@ -34,6 +41,14 @@ public final class CorServerMain {
             System.out.println(ServerOptions.USAGE);
             return;
         }
+        if (o.checkData() != null) {
+            DataCheck.Report r = DataCheck.run(Path.of(o.checkData()));
+            for (String line : r.lines()) {
+                (r.ok() ? System.out : System.err).println(line);
+            }
+            System.exit(r.ok() ? 0 : DAMAGED_DATA);
+            return;
+        }
         configureLogging(o.julLevel());
         BuildInfo build = BuildInfo.load();
         CorServer server;
@@ -48,7 +63,12 @@ public final class CorServerMain {
                 + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
                 + (server.corPort() >= 0 ? " and cor://" + o.host() + ":" + server.corPort() : "")
                 + ", " + o.httpLoops() + " loop(s), coroutines "
-                + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers");
+                + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "
+                + (o.durable() ? "store durable in " + server.durableStore().dataDir().toAbsolutePath().normalize()
+                        + " (fsync " + o.fsync() + ")" : "store in memory"));
+        if (server.durableStore() != null) {
+            System.out.println("cor-server: " + server.durableStore().recoverySummary());
+        }
 
         // SIGTERM and SIGINT end the wait below, and the stop runs on this thread: the JVM's own
         // handling would run it in a shutdown hook and then exit 143 (130), which service

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestException;
@@ -14,7 +15,9 @@ import dev.cor.rest.CorRestJson;
  * What the launcher's server runs: the operator's routes - {@code GET /version}, {@code /health},
  * {@code /metrics} - answered inline on the loop (none of them can wait), and every other request
  * handed to the broker's application, its "can this wait?" answers included, so the broker's
- * dispatch is exactly what it would be mounted alone. Shared by every loop and worker.
+ * dispatch is exactly what it would be mounted alone. {@code /health} is 200 while the broker
+ * serves everything, 503 once it stops - and 503 {@code "degraded"} while the durable store cannot
+ * write to its disk (writes are refused, reads still served). Shared by every loop and worker.
  */
 final class ServerApplication implements CorRestApplication {
     static final String VERSION = "/version";
@@ -28,12 +31,16 @@ final class ServerApplication implements CorRestApplication {
     private final ServerMetrics metrics;
     /** The answer of /version: it does not change while the process lives. */
     private final byte[] version;
+    /** The durable store, or {@code null}: its disk's state is part of the health. */
+    private final DurableEntityStore store;
     private volatile boolean stopping;
 
-    ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options) {
+    ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options,
+            DurableEntityStore store) {
         this.broker = broker;
         this.metrics = metrics;
         this.version = versionJson(build, options);
+        this.store = store;
     }
 
     /** From now on /health answers 503: the server is going away (a load balancer stops sending). */
@@ -66,8 +73,17 @@ final class ServerApplication implements CorRestApplication {
         switch (path) {
             case VERSION -> request.respond(200, "application/json", version);
             case HEALTH -> {
-                boolean down = stopping;
-                request.respond(down ? 503 : 200, "application/json", down ? STOPPING : OK);
+                String problem = store == null ? null : store.problem();
+                if (stopping) {
+                    request.respond(503, "application/json", STOPPING);
+                } else if (problem != null) {
+                    ObjectNode h = CorRestJson.mapper().createObjectNode();
+                    h.put("status", "degraded");
+                    h.put("detail", "writes are refused (503) while " + problem + "; reads are served");
+                    request.respondJson(503, h);
+                } else {
+                    request.respond(200, "application/json", OK);
+                }
             }
             default -> request.respond(200, ServerMetrics.CONTENT_TYPE,
                     metrics.render().getBytes(StandardCharsets.UTF_8));
@@ -106,6 +122,12 @@ final class ServerApplication implements CorRestApplication {
         f.put("contextTimeout", o.contextTimeout());
         f.put("maxBody", o.maxBodyBytes());
         f.put("logLevel", o.logLevel());
+        f.put("store", o.store());
+        if (o.durable()) {
+            f.put("dataDir", java.nio.file.Path.of(o.dataDir()).toAbsolutePath().normalize().toString());
+            f.put("fsync", o.fsync().toString());
+            f.put("snapshotEvery", o.snapshotEvery());
+        }
         try {
             return CorRestJson.mapper().writeValueAsBytes(v);
         } catch (JsonProcessingException e) {

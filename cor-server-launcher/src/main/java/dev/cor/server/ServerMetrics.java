@@ -6,6 +6,7 @@ import java.util.List;
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.proto.CorProtoServer;
 
 /**
@@ -43,6 +44,9 @@ final class ServerMetrics {
         broker.metrics().appendPrometheus(out);
         entities(out);
         contextCache(out);
+        if (broker.store() instanceof DurableEntityStore durable) {
+            durable.appendPrometheus(out);
+        }
 
         CorHttpServer h = http;
         if (h != null) {

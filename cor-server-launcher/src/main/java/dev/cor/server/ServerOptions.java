@@ -3,6 +3,7 @@ package dev.cor.server;
 import java.util.Locale;
 import java.util.logging.Level;
 
+import dev.cor.ngsild.store.durable.FsyncPolicy;
 import dev.cor.rest.CorArgs;
 
 /**
@@ -19,10 +20,16 @@ import dev.cor.rest.CorArgs;
  * @param contextTimeout milliseconds a remote {@code @context} may take to download
  * @param maxBodyBytes   largest request body (413 past it)
  * @param logLevel       one of {@link #LOG_LEVELS}
+ * @param store          {@code durable} (the default) or {@code memory}
+ * @param dataDir        the durable store's data directory
+ * @param fsync          the durable store's fsync policy
+ * @param snapshotEvery  how many bytes the journal grows between snapshots
+ * @param checkData      {@code --check-data DIR}: verify that directory and exit, or {@code null}
  * @param help           {@code --help} was given
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
-        int contextTimeout, int maxBodyBytes, String logLevel, boolean help) {
+        int contextTimeout, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
+        long snapshotEvery, String checkData, boolean help) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -31,6 +38,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
     static final long MIN_STACK = 64 * 1024;
     static final long MAX_STACK = 1024L * 1024 * 1024;
     static final long MAX_BODY = 1024L * 1024 * 1024;
+    static final String DEFAULT_DATA_DIR = "./cor-data";
+    static final long DEFAULT_SNAPSHOT_EVERY = 64L * 1024 * 1024;
+    static final long MIN_SNAPSHOT_EVERY = 64L * 1024;
+    static final long MAX_SNAPSHOT_EVERY = 1L << 40;
 
     static final String USAGE = """
             usage: java -jar cor-server.jar [flags]        (from a checkout: ./cor run [flags])
@@ -48,6 +59,15 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
               --logLevel LEVEL    error, warn, info, debug or trace (default info)
+              --store S           durable (the default): entities, tenants and hosted @contexts are kept in
+                                  --dataDir and survive a restart; memory: kept in memory only
+              --dataDir DIR       the durable store's directory (default ./cor-data)
+              --fsync F           always (default): a write is answered once its journal record is fsynced
+                                  (the writes that arrive together share one fsync); interval=MS: once it is
+                                  written, with an fsync every MS ms; off: at once, written behind the answer
+              --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
+              --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
+                                  broker starts on it, 1 when it is damaged
               --help              this text""";
 
     static ServerOptions parse(String[] args) {
@@ -61,6 +81,11 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         int contextTimeout = 5_000;
         int maxBody = DEFAULT_MAX_BODY;
         String logLevel = "info";
+        String store = "durable";
+        String dataDir = DEFAULT_DATA_DIR;
+        FsyncPolicy fsync = FsyncPolicy.always();
+        long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+        String checkData = null;
         boolean help = false;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
@@ -76,11 +101,16 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--contextTimeout" -> contextTimeout = a.number(1, 3_600_000);
                 case "--maxBody" -> maxBody = (int) bytes(flag, a.value(), 1, MAX_BODY);
                 case "--logLevel" -> logLevel = logLevel(flag, a.value());
+                case "--store" -> store = store(flag, a.value());
+                case "--dataDir" -> dataDir = nonEmpty(flag, a.value());
+                case "--fsync" -> fsync = FsyncPolicy.parse(a.value());
+                case "--snapshotEvery" -> snapshotEvery = bytes(flag, a.value(), MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY);
+                case "--check-data" -> checkData = nonEmpty(flag, a.value());
                 default -> throw a.unknown();
             }
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout, maxBody,
-                logLevel, help);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
     }
 
     /** The {@code java.util.logging} level of a {@code --logLevel} name (the runtime logs through System.Logger). */
@@ -147,8 +177,21 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
 
     private static String nonEmpty(String flag, String v) {
         if (v.isBlank()) {
-            throw new IllegalArgumentException(flag + " takes an address, not an empty string");
+            throw new IllegalArgumentException(flag + " takes " + (flag.equals("--host") ? "an address" : "a directory")
+                    + ", not an empty string");
         }
         return v;
+    }
+
+    private static String store(String flag, String v) {
+        if (v.equals("durable") || v.equals("memory")) {
+            return v;
+        }
+        throw new IllegalArgumentException(flag + " takes durable or memory, not " + v);
+    }
+
+    /** Whether the broker keeps its data in {@link #dataDir()}. */
+    boolean durable() {
+        return store.equals("durable");
     }
 }

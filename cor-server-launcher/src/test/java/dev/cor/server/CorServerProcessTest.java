@@ -115,7 +115,12 @@ class CorServerProcessTest {
             PromText after = scrape(s);
             assertEquals(4, after.value("cor_http_requests_total") - before.value("cor_http_requests_total"),
                     "create, two reads and this scrape");
-            assertEquals(4, after.value("cor_dispatch_total{mode=\"inline\"}") - before.value("cor_dispatch_total{mode=\"inline\"}"));
+            assertEquals(3, after.value("cor_dispatch_total{mode=\"inline\"}") - before.value("cor_dispatch_total{mode=\"inline\"}"),
+                    "two reads and this scrape");
+            assertEquals(1, after.value("cor_dispatch_total{mode=\"coroutine\"}") - before.value("cor_dispatch_total{mode=\"coroutine\"}"),
+                    "the create waits for the durable store's fsync: a coroutine of its loop");
+            assertEquals(1, after.value("cor_store_writable"));
+            assertTrue(after.value("cor_store_journal_forces_total") >= 1);
             assertEquals(0, before.valueOrZero("cor_ngsild_requests_total{operation=\"createEntity\",status=\"201\"}"));
             assertEquals(1, after.value("cor_ngsild_requests_total{operation=\"createEntity\",status=\"201\"}"));
             assertEquals(2, after.value("cor_ngsild_requests_total{operation=\"retrieveEntity\",status=\"200\"}"));

@@ -7,11 +7,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.cor.ngsild.store.durable.FaultyFiles;
 
 /**
  * The launcher's server in this JVM, over real sockets: its own routes around the broker, and the
@@ -21,11 +25,13 @@ class ServerApplicationTest {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
     private CorServer server;
+    @TempDir
+    Path dataDir;
 
     @BeforeEach
     void start() {
-        server = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops", "1"}),
-                BuildInfo.load());
+        server = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops", "1",
+            "--dataDir", dataDir.toString()}), BuildInfo.load());
     }
 
     @AfterEach
@@ -50,6 +56,42 @@ class ServerApplicationTest {
             b.header("NGSILD-Tenant", tenant);
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void healthAndMetricsSayWhenTheDiskFailsAndWritesAre503WhileReadsAreServed(@TempDir Path otherDir) throws Exception {
+        FaultyFiles disk = new FaultyFiles();
+        CorServer s = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops",
+            "1", "--dataDir", otherDir.toString()}), BuildInfo.load(), disk);
+        CorServer mine = server;
+        server = s;
+        try {
+            assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:D:1\",\"type\":\"D\"}").statusCode());
+            disk.fault = FaultyFiles.Fault.FULL;
+            HttpResponse<String> refused = create(null, "{\"id\":\"urn:ngsi-ld:D:2\",\"type\":\"D\"}");
+            assertEquals(503, refused.statusCode());
+            assertTrue(refused.body().contains("\"type\":\"https://uri.etsi.org/ngsi-ld/errors/ServiceUnavailable\"")
+                    && refused.body().contains("No space left on device"), refused.body());
+            HttpResponse<String> health = send("GET", "/health");
+            assertEquals(503, health.statusCode());
+            assertTrue(health.body().startsWith("{\"status\":\"degraded\",\"detail\":\"writes are refused (503) while the"
+                    + " journal cannot write to " + otherDir) && health.body().contains("No space left on device"), health.body());
+            PromText m = PromText.parse(send("GET", "/metrics").body());
+            assertEquals(0, m.value("cor_store_writable"));
+            assertTrue(m.value("cor_store_journal_failures_total") >= 1);
+            assertEquals(200, send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:D:1").statusCode(), "reads are served");
+            disk.fault = FaultyFiles.Fault.NONE;
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (send("GET", "/health").statusCode() != 200) {
+                assertTrue(System.nanoTime() < deadline, "healthy again within 20 s of the disk's return");
+                Thread.sleep(20);
+            }
+            assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:D:3\",\"type\":\"D\"}").statusCode());
+            assertEquals(1, PromText.parse(send("GET", "/metrics").body()).value("cor_store_writable"));
+        } finally {
+            server = mine;
+            s.stop();
+        }
     }
 
     @Test
@@ -85,16 +127,19 @@ class ServerApplicationTest {
         HttpResponse<String> none = send("GET", "/nothing-here");
         assertEquals(404, none.statusCode());
         assertTrue(none.body().contains("https://uri.etsi.org/ngsi-ld/errors/"), "the broker's ProblemDetails: " + none.body());
+        long inline = server.http().inlineCount();
         assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:T:1\",\"type\":\"T\"}").statusCode());
+        assertEquals(1, server.http().coroutineCount(), "a write waits for the durable store's fsync: a coroutine");
         assertEquals(200, send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:T:1").statusCode());
-        assertEquals(0, server.http().coroutineCount(), "nothing of this can wait: all inline");
+        assertEquals(1, server.http().coroutineCount(), "a read cannot wait");
+        assertEquals(inline + 1, server.http().inlineCount());
         // A user context named by Link is not cached: the broker says the request can wait, and
         // with its coroutine hook it runs as a coroutine of the loop (the download fails: 503).
         HttpResponse<String> linked = send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:T:1",
                 "Link", "<http://127.0.0.1:1/no-context.jsonld>; rel=\"http://www.w3.org/ns/json-ld#context\";"
                         + " type=\"application/ld+json\"");
         assertEquals(503, linked.statusCode(), linked.body());
-        assertEquals(1, server.http().coroutineCount());
+        assertEquals(2, server.http().coroutineCount());
         assertEquals(0, server.http().hopCount());
         PromText m = PromText.parse(send("GET", "/metrics").body());
         assertEquals(1, m.value("cor_ngsild_context_downloads_total"), "the failed download is counted");

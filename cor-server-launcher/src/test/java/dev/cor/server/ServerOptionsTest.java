@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.logging.Level;
 
+import dev.cor.ngsild.store.durable.FsyncPolicy;
+
 import org.junit.jupiter.api.Test;
 
 /** The launcher's flags, parsed directly: every flag, the defaults, and each value refused with its reason. */
@@ -31,6 +33,12 @@ class ServerOptionsTest {
         assertEquals(1024 * 1024, o.maxBodyBytes());
         assertEquals("info", o.logLevel());
         assertEquals(Level.INFO, o.julLevel());
+        assertEquals("durable", o.store(), "./cor run keeps what it acknowledged");
+        assertTrue(o.durable());
+        assertEquals("./cor-data", o.dataDir());
+        assertEquals(FsyncPolicy.always(), o.fsync());
+        assertEquals(64L * 1024 * 1024, o.snapshotEvery());
+        assertEquals(null, o.checkData());
         assertFalse(o.help());
     }
 
@@ -38,7 +46,8 @@ class ServerOptionsTest {
     void everyFlagIsParsed() {
         ServerOptions o = ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--corPort", "9090",
             "--httpLoops", "3", "--coroutines", "0", "--workers", "7", "--coStack", "512k", "--contextTimeout", "250",
-            "--maxBody", "8m", "--logLevel", "debug"});
+            "--maxBody", "8m", "--logLevel", "debug", "--store", "memory", "--dataDir", "/var/lib/cor", "--fsync",
+            "interval=10", "--snapshotEvery", "256m"});
         assertEquals("127.0.0.1", o.host());
         assertEquals(0, o.port());
         assertEquals(9090, o.corPort());
@@ -50,6 +59,13 @@ class ServerOptionsTest {
         assertEquals(8 * 1024 * 1024, o.maxBodyBytes());
         assertEquals("debug", o.logLevel());
         assertEquals(Level.FINE, o.julLevel());
+        assertEquals("memory", o.store());
+        assertFalse(o.durable());
+        assertEquals("/var/lib/cor", o.dataDir());
+        assertEquals(FsyncPolicy.interval(10), o.fsync());
+        assertEquals(256L * 1024 * 1024, o.snapshotEvery());
+        assertEquals(FsyncPolicy.off(), ServerOptions.parse(new String[] {"--fsync", "off"}).fsync());
+        assertEquals("/tmp/x", ServerOptions.parse(new String[] {"--check-data", "/tmp/x"}).checkData());
         assertTrue(ServerOptions.parse(new String[] {"--help"}).help());
         assertTrue(ServerOptions.parse(new String[] {"-h"}).help());
     }
@@ -99,5 +115,12 @@ class ServerOptionsTest {
                 refused("--maxBody", "99999999999999999999k"));
         assertEquals("--logLevel takes one of error, warn, info, debug, trace, not verbose", refused("--logLevel", "verbose"));
         assertEquals("--host takes an address, not an empty string", refused("--host", ""));
+        assertEquals("--store takes durable or memory, not disk", refused("--store", "disk"));
+        assertEquals("--dataDir takes a directory, not an empty string", refused("--dataDir", " "));
+        assertEquals("--fsync takes always, off or interval=MS (1 to 3600000), not sometimes", refused("--fsync", "sometimes"));
+        assertEquals("--fsync takes always, off or interval=MS (1 to 3600000), not interval=0", refused("--fsync", "interval=0"));
+        assertEquals("--fsync takes always, off or interval=MS (1 to 3600000), not interval=x", refused("--fsync", "interval=x"));
+        assertEquals("--snapshotEvery takes a size from 64k to 1024g (bytes, or with k, m or g), not 1k",
+                refused("--snapshotEvery", "1k"));
     }
 }

@@ -20,8 +20,10 @@ import java.util.concurrent.TimeUnit;
  * The shaded jar run as its own process - {@code java -jar cor-server.jar} with the JVM of the
  * test, no other flag - its stdout and stderr written to files, read as they grow. (Not pipes: a
  * pipe's reader loses the last lines when the JDK drains and closes it at the process's exit.)
- * The jar is the one the build just packaged ({@code cor.server.jar}, set by the pom for the
- * tests that run after {@code package}).
+ * It runs in a directory of its own, deleted with it, so that its default data directory
+ * ({@code ./cor-data}) is its own too - or in one the test gives, to start it again on the same
+ * data. The jar is the one the build just packaged ({@code cor.server.jar}, set by the pom for
+ * the tests that run after {@code package}).
  */
 final class ServerProcess implements AutoCloseable {
     private static final Duration START_DEADLINE = Duration.ofSeconds(60);
@@ -36,10 +38,10 @@ final class ServerProcess implements AutoCloseable {
         this.dir = dir;
     }
 
-    private static ServerProcess launch(List<String> args, int port) throws IOException {
+    private static ServerProcess launch(List<String> args, int port, Path workDir) throws IOException {
         Path dir = Files.createTempDirectory("cor-server-test");
-        Process p = new ProcessBuilder(command(args)).redirectOutput(dir.resolve("stdout").toFile())
-                .redirectError(dir.resolve("stderr").toFile()).start();
+        Process p = new ProcessBuilder(command(args)).directory((workDir != null ? workDir : dir).toFile())
+                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile()).start();
         return new ServerProcess(p, port, dir);
     }
 
@@ -48,10 +50,15 @@ final class ServerProcess implements AutoCloseable {
      * {@code GET /health} answers 200; fails (with the process's output) past the deadline.
      */
     static ServerProcess start(String... flags) throws Exception {
+        return start(null, flags);
+    }
+
+    /** {@link #start(String...)} in {@code workDir} (its {@code ./cor-data} outlives the process). */
+    static ServerProcess start(Path workDir, String... flags) throws Exception {
         int port = freePort();
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port)));
         args.addAll(List.of(flags));
-        ServerProcess s = launch(args, port);
+        ServerProcess s = launch(args, port, workDir);
         try {
             s.awaitHealthy();
             return s;
@@ -63,7 +70,12 @@ final class ServerProcess implements AutoCloseable {
 
     /** Runs the launcher with {@code args} to its end (it must end within 60 s). */
     static ServerProcess runToEnd(String... args) throws Exception {
-        ServerProcess s = launch(List.of(args), -1);
+        return runToEnd(null, args);
+    }
+
+    /** {@link #runToEnd(String...)} in {@code workDir}. */
+    static ServerProcess runToEnd(Path workDir, String... args) throws Exception {
+        ServerProcess s = launch(List.of(args), -1, workDir);
         if (!s.process.waitFor(60, TimeUnit.SECONDS)) {
             s.close();
             throw new AssertionError("cor-server " + String.join(" ", args) + " did not end within 60 s");
@@ -148,10 +160,11 @@ final class ServerProcess implements AutoCloseable {
             process.destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);
         }
-        for (String name : new String[] {"stdout", "stderr"}) {
-            Files.deleteIfExists(dir.resolve(name));
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
-        Files.deleteIfExists(dir);
     }
 
     @Override

@@ -16,6 +16,7 @@ import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.subscription.Subscriptions;
+import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestJson;
@@ -24,8 +25,10 @@ import dev.cor.rest.CorRestJson;
  * The broker as a {@link CorRestApplication}. On the loop, before the dispatch, it reads what it
  * can of a request without waiting - the route, the preconditions of § 6.3.4, the tenant, the
  * parameters, the body and the {@code @context} the request names - and answers "can this
- * wait?": yes only when that context is not cached yet. The handler then resolves the context
- * (downloading it, yielding in a coroutine) and runs the operation. Every error becomes a
+ * wait?": yes when that context is not cached yet, and for every write when the store's answer
+ * waits for its journal ({@link EntityStore#writesWait()}). The handler then resolves the context
+ * (downloading it, yielding in a coroutine), runs the operation and, after a write, waits for the
+ * store to make it durable ({@link EntityStore#sync()}) before the answer goes out. Every error becomes a
  * ProblemDetails answer (§ 6.3.3). Shared by every loop and worker; state lives in the request.
  */
 public final class NgsildApplication implements CorRestApplication {
@@ -59,6 +62,9 @@ public final class NgsildApplication implements CorRestApplication {
         Exchange x = prepare(request);
         if (x.failure != null || x.bareStatus != 0 || x.allow != null) {
             return false;
+        }
+        if (!x.operation().isRead() && config.store().writesWait()) {
+            return true; // its answer waits for the store's journal
         }
         if (x.contextRef != null && config.contexts().needsDownload(x.contextRef)) {
             return true;
@@ -102,9 +108,14 @@ public final class NgsildApplication implements CorRestApplication {
                     x.context = config.contexts().resolve(x.contextRef, config.contextTimeoutMs());
                 }
                 run(x);
+                if (!x.operation().isRead() && request.status() < 400) {
+                    config.store().sync(); // what the answer acknowledges is durable before it goes out
+                }
             }
         } catch (NgsiLdException e) {
             error(x, e);
+        } catch (StoreUnavailableException e) {
+            error(x, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, e.getMessage()));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "cor-ngsild: " + request + " failed", e);
             error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName()

@@ -38,7 +38,7 @@ import dev.cor.rest.client.CorRestClient;
  */
 public final class LdContexts {
     private final ContextDocuments documents;
-    private final StoredContexts stored = new StoredContexts();
+    private final StoredContexts stored;
     private final InstantSource clock;
     private final long timeoutMs;
     private final int maxProcessed;
@@ -58,6 +58,7 @@ public final class LdContexts {
         this.timeoutMs = b.timeoutMs;
         this.maxProcessed = b.maxProcessed;
         this.order = b.order;
+        this.stored = new StoredContexts(b.keeper);
         this.documents = new ContextDocuments(b.client, b.clock, b.ttlMs, b.negativeTtlMs, b.maxEntries, b.maxBytes,
                 b.maxDocumentBytes, b.maxRedirects);
         this.coreLocal = CoreContext.document().get("@context");
@@ -417,8 +418,15 @@ public final class LdContexts {
         private int maxRedirects = 5;
         private int maxProcessed = 1024;
         private CompiledContext.TermOrder order = CompiledContext.TermOrder.SHORTEST_FIRST;
+        private ContextKeeper keeper;
 
         private Builder() {
+        }
+
+        /** Where the Hosted contexts are kept beyond the process (default: nowhere, they live as long as it). */
+        public Builder keeper(ContextKeeper keeper) {
+            this.keeper = Objects.requireNonNull(keeper, "keeper");
+            return this;
         }
 
         /** The client remote contexts are downloaded with (its own deadlines bound each download). */

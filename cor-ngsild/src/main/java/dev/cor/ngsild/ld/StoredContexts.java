@@ -14,7 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * context that was given inline. Each belongs to the tenant it was created under, which alone
  * lists, serves and deletes it (§ 5.5.10). Its URL, though, is a URL like any other: a request of
  * any tenant that names it gets it, as it would get any context on the web, without a download.
- * Thread-safe.
+ * With a {@link ContextKeeper}, the Hosted ones are kept beyond the process: each addition is
+ * recorded before the context is visible, each removal after it is gone. Thread-safe.
  */
 final class StoredContexts {
     /** The kinds a stored context can be. */
@@ -78,11 +79,37 @@ final class StoredContexts {
 
     private final ConcurrentHashMap<String, Stored> byId = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ImplicitKey, Stored> implicit = new ConcurrentHashMap<>();
+    /** Where the Hosted contexts are kept beyond the process, or {@code null}. */
+    private final ContextKeeper keeper;
+
+    StoredContexts(ContextKeeper keeper) {
+        this.keeper = keeper;
+        if (keeper != null) {
+            for (HostedContext c : keeper.attach(this::hosted)) {
+                byId.put(c.id(), new Stored(c.id(), c.tenant(), Kind.HOSTED, c.context(), c.createdAt()));
+            }
+        }
+    }
 
     Stored host(String tenant, JsonNode context, long now) {
         Stored s = new Stored(ContextDocuments.newLocalId(), tenant, Kind.HOSTED, context, now);
-        byId.put(s.id, s);
+        if (keeper == null) {
+            byId.put(s.id, s);
+        } else {
+            keeper.host(new HostedContext(s.id, tenant, context, now), () -> byId.put(s.id, s));
+        }
         return s;
+    }
+
+    /** The Hosted contexts now, as a keeper records them. */
+    private List<HostedContext> hosted() {
+        List<HostedContext> r = new ArrayList<>();
+        for (Stored s : byId.values()) {
+            if (s.kind == Kind.HOSTED) {
+                r.add(new HostedContext(s.id, s.tenant, s.context, s.createdAt));
+            }
+        }
+        return r;
     }
 
     /** The ImplicitlyCreated context of {@code tenant} for {@code context}: the one made before for the same value, or a new one. */
@@ -114,6 +141,13 @@ final class StoredContexts {
     }
 
     boolean remove(Stored s) {
+        if (keeper != null && s.kind == Kind.HOSTED) {
+            return keeper.remove(s.id, () -> removeNow(s));
+        }
+        return removeNow(s);
+    }
+
+    private boolean removeNow(Stored s) {
         if (!byId.remove(s.id, s)) {
             return false;
         }

@@ -16,6 +16,8 @@ import dev.cor.ngsild.model.Entity;
  * A method may wait (a journal's fsync, a database round trip) only through the runtime's one
  * wait - yielding inside a coroutine - and only outside any critical section; a store whose calls
  * block a thread says so with {@link #blocks()}, and its requests then take the worker hop.
+ * A store that cannot take a write (its disk is failing) throws {@link StoreUnavailableException}
+ * from {@link #write} before it changes anything; reads go on.
  */
 public interface EntityStore {
     /** The tenant of a request without an {@code NGSILD-Tenant} header. */
@@ -111,5 +113,27 @@ public interface EntityStore {
             }
         });
         return out;
+    }
+
+    /**
+     * Whether the answer to a write must wait for the store ({@link #sync}): a journal that
+     * confirms an append or an fsync. The API then lets every write request wait - it runs as a
+     * coroutine of its loop, or on a worker - and runs the others inline. Default: no.
+     */
+    default boolean writesWait() {
+        return false;
+    }
+
+    /**
+     * Waits until every write this store has applied so far - those of the calling request among
+     * them - is durable, as its policy defines it; the API calls it after a write, outside any
+     * critical section, before the answer goes out. Inside a coroutine the wait yields; on any
+     * other thread it blocks, with the store's deadline; on a loop thread outside a coroutine it
+     * refuses ({@link IllegalStateException}): a loop never blocks. Default: nothing to wait for.
+     *
+     * @throws StoreUnavailableException the writes could not be made durable in time (the disk is
+     *                                   failing, or too slow): the request is answered 503
+     */
+    default void sync() {
     }
 }

@@ -1,0 +1,145 @@
+package dev.cor.ngsild.store.durable;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads what a {@link ByteSink} wrote, from {@code [offset, limit)} of an array. Anything that
+ * does not fit - a length past the end, a varint too long, a string that is not UTF-8 - is a
+ * {@link Malformed}, which the readers report as damage with the file and offset.
+ */
+final class ByteSource {
+    /** The bytes do not decode as the format says. */
+    static final class Malformed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Malformed(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final byte[] buf;
+    private int pos;
+    private final int limit;
+
+    ByteSource(byte[] buf, int offset, int limit) {
+        this.buf = buf;
+        this.pos = offset;
+        this.limit = limit;
+    }
+
+    int position() {
+        return pos;
+    }
+
+    int remaining() {
+        return limit - pos;
+    }
+
+    private void need(int n) throws Malformed {
+        if (n < 0 || limit - pos < n) {
+            throw new Malformed("needs " + n + " bytes at " + pos + ", " + (limit - pos) + " left");
+        }
+    }
+
+    int u8() throws Malformed {
+        need(1);
+        return buf[pos++] & 0xFF;
+    }
+
+    int u16() throws Malformed {
+        need(2);
+        int v = ((buf[pos] & 0xFF) << 8) | (buf[pos + 1] & 0xFF);
+        pos += 2;
+        return v;
+    }
+
+    int u32() throws Malformed {
+        need(4);
+        int v = getU32(buf, pos);
+        pos += 4;
+        return v;
+    }
+
+    long u64() throws Malformed {
+        need(8);
+        long v = 0;
+        for (int i = 0; i < 8; i++) {
+            v = (v << 8) | (buf[pos++] & 0xFF);
+        }
+        return v;
+    }
+
+    static int getU32(byte[] b, int at) {
+        return ((b[at] & 0xFF) << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8) | (b[at + 3] & 0xFF);
+    }
+
+    static long getU64(byte[] b, int at) {
+        return ((long) getU32(b, at) << 32) | (getU32(b, at + 4) & 0xFFFFFFFFL);
+    }
+
+    long varlong() throws Malformed {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            int b = u8();
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new Malformed("a varint longer than 10 bytes at " + pos);
+    }
+
+    int varint() throws Malformed {
+        long v = varlong();
+        if (v > Integer.MAX_VALUE || v < 0) {
+            throw new Malformed("a count or length of " + v + " at " + pos);
+        }
+        return (int) v;
+    }
+
+    long zigzag() throws Malformed {
+        long v = varlong();
+        return (v >>> 1) ^ -(v & 1);
+    }
+
+    String string() throws Malformed {
+        int n = varint();
+        need(n);
+        String s;
+        boolean ascii = true;
+        for (int i = pos; i < pos + n; i++) {
+            if (buf[i] < 0) {
+                ascii = false;
+                break;
+            }
+        }
+        if (ascii) {
+            s = new String(buf, pos, n, StandardCharsets.ISO_8859_1);
+        } else {
+            var decoder = StandardCharsets.UTF_8.newDecoder();
+            try {
+                s = decoder.decode(java.nio.ByteBuffer.wrap(buf, pos, n)).toString();
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new Malformed("a string that is not UTF-8 at " + pos);
+            }
+        }
+        pos += n;
+        return s;
+    }
+
+    String nullableString() throws Malformed {
+        return switch (u8()) {
+            case 0 -> null;
+            case 1 -> string();
+            default -> throw new Malformed("a nullable string's flag is neither 0 nor 1 at " + (pos - 1));
+        };
+    }
+
+    /** The next {@code n} bytes as a new array. */
+    byte[] bytes(int n) throws Malformed {
+        need(n);
+        byte[] b = java.util.Arrays.copyOfRange(buf, pos, pos + n);
+        pos += n;
+        return b;
+    }
+}

@@ -1,0 +1,499 @@
+package dev.cor.ngsild.store.durable;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import dev.cor.ngsild.ld.ContextKeeper;
+import dev.cor.ngsild.ld.HostedContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.store.EntityChange;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.store.StoreUnavailableException;
+
+/**
+ * The durable embedded store: a {@link MemoryEntityStore} that every read is served from, and a
+ * data directory that keeps everything it acknowledged - a write-ahead {@link Journal} and
+ * snapshots ({@code doc/storage.md}). Entities, tenants and Hosted {@code @context}s (it is the
+ * broker's {@link ContextKeeper}) survive a restart.
+ * <p>
+ * A write changes the memory store inside its per-id critical section, and inside that same
+ * section appends its record to the journal's queue - so the journal's order is the order of
+ * the changes. The request then waits for its record in {@link #sync()}, after the critical
+ * section and before its answer: as a coroutine of its loop, which serves everyone else
+ * meanwhile ({@link #writesWait()} is true unless the policy is {@code off}). A batch is one
+ * record per entity, each whole or not at all on recovery.
+ * <p>
+ * {@link Builder#open()} recovers what the directory holds (snapshot, then journal replay; a torn
+ * tail is truncated with one log line, damage anywhere else is a {@link DataDamagedException}).
+ * {@link #close()} writes what is left and takes a last snapshot. Thread-safe: every loop and
+ * worker shares one.
+ */
+public final class DurableEntityStore implements EntityStore, ContextKeeper, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(DurableEntityStore.class.getName());
+
+    private final Path dir;
+    private final DataFiles files;
+    private final MemoryEntityStore memory;
+    private final Journal journal;
+    private final Snapshotter snapshotter;
+    private final WriteGate gate = new WriteGate();
+    private final long syncTimeoutMs;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final List<HostedContext> recoveredContexts;
+    private final long recoveryMillis;
+    private final Recovery.Outcome recovered;
+    private final String recoverySummary;
+    private boolean closed;
+
+    private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
+            long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
+        this.recoverySummary = recoverySummary;
+        this.dir = b.dir;
+        this.files = b.files;
+        this.memory = memory;
+        this.syncTimeoutMs = b.syncTimeoutMs;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+        this.recoveredContexts = contexts;
+        this.recoveryMillis = recoveryMillis;
+        this.recovered = r;
+        List<Path> kept = new ArrayList<>(r.segments);
+        kept.removeAll(r.coveredSegments);
+        if (r.lastSegment != null) {
+            kept.remove(r.lastSegment);
+        }
+        this.journal = new Journal(dir, files, b.policy, b.segmentBytes, b.retryMs, r.lastSeq(), r.lastSegment,
+                r.lastSegmentFirstSeq, r.lastSegmentEnd, kept);
+        this.snapshotter = new Snapshotter(dir, files, memory, gate, journal, b.snapshotBytes, r.snapshotSeq);
+        journal.start(snapshotter);
+        snapshotter.start();
+    }
+
+    public static Builder builder(Path dataDir) {
+        return new Builder(dataDir);
+    }
+
+    // ---------------------------------------------------------------- reads: the memory store's
+
+    @Override
+    public boolean blocks() {
+        return false; // it waits only by yielding (or, on a worker, with a deadline)
+    }
+
+    @Override
+    public boolean hasTenant(String tenant) {
+        return memory.hasTenant(tenant);
+    }
+
+    @Override
+    public Set<String> tenants() {
+        return memory.tenants();
+    }
+
+    @Override
+    public Entity get(String tenant, String id) {
+        return memory.get(tenant, id);
+    }
+
+    @Override
+    public void forEach(String tenant, String type, Consumer<Entity> visitor) {
+        memory.forEach(tenant, type, visitor);
+    }
+
+    @Override
+    public int count(String tenant) {
+        return memory.count(tenant);
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public EntityWrite write(String tenant, String id, EntityChange change) {
+        journal.checkWritable();
+        int epoch = gate.enter();
+        try {
+            if (!memory.hasTenant(tenant)) {
+                // before the write creates it, whatever the write then does
+                journal.append(Format.TENANT, tenant, null);
+            }
+            return memory.write(tenant, id, current -> {
+                Entity next = change.apply(current);
+                if (next != current) {
+                    if (next != null && !next.id().equals(id)) {
+                        throw new IllegalStateException("a change of " + id + " returned entity " + next.id());
+                    }
+                    // inside the critical section: the record takes its place in the journal's order here
+                    if (next != null) {
+                        journal.append(Format.ENTITY_PUT, tenant, next);
+                    } else {
+                        journal.append(Format.ENTITY_DELETE, tenant, id);
+                    }
+                }
+                return next;
+            });
+        } finally {
+            gate.exit(epoch);
+            journal.signal();
+        }
+    }
+
+    @Override
+    public boolean writesWait() {
+        return journal.policy().waits();
+    }
+
+    @Override
+    public void sync() {
+        if (journal.policy().waits()) {
+            journal.await(journal.lastAppended(), syncTimeoutMs);
+        }
+    }
+
+    // ---------------------------------------------------------------- hosted @contexts
+
+    @Override
+    public List<HostedContext> attach(Supplier<Collection<HostedContext>> current) {
+        snapshotter.contexts(current);
+        return recoveredContexts;
+    }
+
+    @Override
+    public void host(HostedContext context, Runnable publish) {
+        journal.checkWritable();
+        int epoch = gate.enter();
+        try {
+            journal.append(Format.CONTEXT_PUT, null, context);
+            publish.run();
+        } finally {
+            gate.exit(epoch);
+            journal.signal();
+        }
+    }
+
+    @Override
+    public boolean remove(String id, BooleanSupplier remove) {
+        journal.checkWritable();
+        int epoch = gate.enter();
+        try {
+            boolean removed = remove.getAsBoolean();
+            if (removed) {
+                journal.append(Format.CONTEXT_DELETE, null, id);
+            }
+            return removed;
+        } finally {
+            gate.exit(epoch);
+            journal.signal();
+        }
+    }
+
+    // ---------------------------------------------------------------- health, counters
+
+    /** Whether writes are taken: false while the journal cannot write to the disk. */
+    public boolean writable() {
+        return journal.failure() == null;
+    }
+
+    /** Why writes are refused ({@code null} while they are taken). */
+    public String problem() {
+        IOException f = journal.failure();
+        return f == null ? null : "the journal cannot write to " + dir + " since "
+                + java.time.Instant.ofEpochMilli(journal.failedSinceMs()) + ": " + Journal.describe(f);
+    }
+
+    /** What the recovery at open found, in one line (the launcher prints it). */
+    public String recoverySummary() {
+        return recoverySummary;
+    }
+
+    /** The data directory. */
+    public Path dataDir() {
+        return dir;
+    }
+
+    public FsyncPolicy policy() {
+        return journal.policy();
+    }
+
+    /** Records written to the journal, forces made, and snapshots taken, for tools and tests. */
+    public Stats stats() {
+        return new Stats(journal.recordsWritten(), journal.forces(), journal.forcedRecords(), journal.bytesWritten(),
+                journal.failures(), snapshotter.taken(), snapshotter.failed(), snapshotter.lastSeq(), journal.durableSeq(),
+                recoveryMillis, recovered.replayed);
+    }
+
+    /** The store's counters (see {@link #appendPrometheus} for what each one is). */
+    public record Stats(long records, long forces, long forcedRecords, long bytes, long failures, long snapshots,
+            long snapshotFailures, long snapshotSeq, long durableSeq, long recoveryMillis, long replayed) {
+    }
+
+    /** Appends the store's state and counters in the Prometheus text format, for a server's {@code /metrics}. */
+    public void appendPrometheus(StringBuilder out) {
+        Stats s = stats();
+        gauge(out, "cor_store_writable", "1 while the store takes writes, 0 while its disk fails (writes answer 503).",
+                writable() ? 1 : 0);
+        counter(out, "cor_store_journal_records_total", "Records written to the journal.", s.records());
+        counter(out, "cor_store_journal_bytes_total", "Bytes written to the journal.", s.bytes());
+        counter(out, "cor_store_journal_forces_total",
+                "fsyncs of the journal (records_total / forces_total: the writes that shared one).", s.forces());
+        counter(out, "cor_store_journal_forced_records_total", "Records made durable by those fsyncs.", s.forcedRecords());
+        counter(out, "cor_store_journal_failures_total", "Writes or fsyncs of the journal that failed.", s.failures());
+        gauge(out, "cor_store_journal_durable_seq", "The last record as durable as the fsync policy asks.", s.durableSeq());
+        counter(out, "cor_store_snapshots_total", "Snapshots taken.", s.snapshots());
+        counter(out, "cor_store_snapshot_failures_total", "Snapshots that failed.", s.snapshotFailures());
+        gauge(out, "cor_store_snapshot_seq", "The last record the newest snapshot holds.", s.snapshotSeq());
+        gauge(out, "cor_store_recovery_milliseconds", "How long the recovery at start took.", s.recoveryMillis());
+    }
+
+    private static void counter(StringBuilder out, String name, String help, long v) {
+        family(out, name, "counter", help).append(name).append(' ').append(v).append('\n');
+    }
+
+    private static void gauge(StringBuilder out, String name, String help, long v) {
+        family(out, name, "gauge", help).append(name).append(' ').append(v).append('\n');
+    }
+
+    private static StringBuilder family(StringBuilder out, String name, String type, String help) {
+        return out.append("# HELP ").append(name).append(' ').append(help).append('\n')
+                .append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    }
+
+    // ---------------------------------------------------------------- stopping
+
+    /**
+     * Writes and forces what the journal holds, takes a last snapshot and releases the directory.
+     * The writers must have stopped (the server first). Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            snapshotter.stop();
+            journal.close(30_000);
+            if (journal.closedClean()) {
+                snapshotter.snapshotNow(true);
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "cor-store: the journal did not close cleanly (" + problem()
+                        + "): no last snapshot; the next start replays it");
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cor-store: the last snapshot failed (" + e + "); the next start replays the journal");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            release();
+        }
+    }
+
+    /** Stops at once, writing nothing more and taking no snapshot: what {@code kill -9} leaves (for tests). */
+    synchronized void crash() throws InterruptedException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        snapshotter.stop();
+        journal.halt();
+        release();
+    }
+
+    private void release() {
+        try {
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            // the process ends soon; the lock goes with it
+        }
+    }
+
+    // ---------------------------------------------------------------- opening
+
+    /** Opens a data directory: its settings, then {@link #open()}. */
+    public static final class Builder {
+        private final Path dir;
+        private DataFiles files = DataFiles.system();
+        private FsyncPolicy policy = FsyncPolicy.always();
+        private long segmentBytes = 64L << 20;
+        private long snapshotBytes = 64L << 20;
+        private long syncTimeoutMs = 5_000;
+        private long retryMs = 1_000;
+
+        private Builder(Path dir) {
+            this.dir = Objects.requireNonNull(dir, "dataDir");
+        }
+
+        /** The file layer (default: the real file system). */
+        public Builder files(DataFiles files) {
+            this.files = Objects.requireNonNull(files, "files");
+            return this;
+        }
+
+        /** When appends are made durable, and what a write's answer waits for (default: always). */
+        public Builder fsync(FsyncPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** A journal segment's size before the next one begins (default 64 MiB). */
+        public Builder segmentBytes(long bytes) {
+            this.segmentBytes = positive("segmentBytes", bytes);
+            return this;
+        }
+
+        /**
+         * How much the journal grows before a snapshot is taken (default 64 MiB; at least the
+         * size of the last snapshot, so that snapshots cost at most as much writing as the journal).
+         */
+        public Builder snapshotBytes(long bytes) {
+            this.snapshotBytes = positive("snapshotBytes", bytes);
+            return this;
+        }
+
+        /** How long a write waits for the journal before it is answered 503 (default 5 000 ms). */
+        public Builder syncTimeoutMs(long ms) {
+            this.syncTimeoutMs = positive("syncTimeoutMs", ms);
+            return this;
+        }
+
+        /** How often a failing disk is tried again (default 1 000 ms). */
+        public Builder retryMs(long ms) {
+            this.retryMs = positive("retryMs", ms);
+            return this;
+        }
+
+        /**
+         * Locks the directory (creating it), recovers what it holds and starts the journal and
+         * snapshot threads.
+         *
+         * @throws DataDamagedException  the directory holds damage other than a torn tail
+         * @throws IllegalStateException another process uses the directory, or it cannot be read
+         */
+        public DurableEntityStore open() {
+            FileChannel lockChannel = null;
+            FileLock lock;
+            try {
+                Files.createDirectories(dir);
+                Path lockFile = dir.resolve(Format.LOCK_FILE);
+                lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+                try {
+                    lock = lockChannel.tryLock();
+                } catch (OverlappingFileLockException e) {
+                    lock = null;
+                }
+                if (lock == null) {
+                    throw new IllegalStateException("the data directory " + dir + " is in use by another broker");
+                }
+                if (lockChannel.size() == 0) {
+                    lockChannel.write(java.nio.ByteBuffer.wrap(("cor-store data directory, format version " + Format.VERSION
+                            + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+                }
+            } catch (IOException e) {
+                closeQuietly(lockChannel);
+                throw new IllegalStateException("cannot use the data directory " + dir + ": " + e, e);
+            } catch (RuntimeException e) {
+                closeQuietly(lockChannel);
+                throw e;
+            }
+            try {
+                long began = System.nanoTime();
+                MemoryEntityStore memory = new MemoryEntityStore();
+                Map<String, HostedContext> contexts = new LinkedHashMap<>();
+                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts), true).run();
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+                long entities = 0;
+                for (String t : memory.tenants()) {
+                    entities += memory.count(t);
+                }
+                String from = r.snapshot == null ? "no snapshot" : "snapshot " + r.snapshot.getFileName();
+                String summary = entities + " entities, " + memory.tenants().size() + " tenant(s), " + contexts.size()
+                        + " hosted @context(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
+                        + r.replayed + " journal records)";
+                LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
+                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()), millis, summary,
+                        lockChannel, lock);
+            } catch (IOException e) {
+                closeQuietly(lockChannel);
+                throw new IllegalStateException("cannot read the data directory " + dir + ": " + e, e);
+            } catch (RuntimeException e) {
+                closeQuietly(lockChannel);
+                throw e;
+            }
+        }
+
+        private static void closeQuietly(FileChannel ch) {
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // nothing more to release
+                }
+            }
+        }
+
+        private static long positive(String name, long v) {
+            if (v < 1) {
+                throw new IllegalArgumentException(name + " must be >= 1: " + v);
+            }
+            return v;
+        }
+    }
+
+    /** Applies recovered records to the memory store and the hosted contexts. */
+    static final class Apply implements Format.Apply {
+        private final MemoryEntityStore memory;
+        private final Map<String, HostedContext> contexts;
+
+        Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts) {
+            this.memory = memory;
+            this.contexts = contexts;
+        }
+
+        @Override
+        public void tenant(String tenant) {
+            // the SPI creates a tenant with its first write; a change of an absent id to nothing is that write alone
+            memory.write(tenant, "", current -> current);
+        }
+
+        @Override
+        public void put(String tenant, Entity entity) {
+            memory.write(tenant, entity.id(), current -> entity);
+        }
+
+        @Override
+        public void delete(String tenant, String id) {
+            memory.write(tenant, id, current -> null);
+        }
+
+        @Override
+        public void hosted(HostedContext context) {
+            contexts.put(context.id(), context);
+        }
+
+        @Override
+        public void unhosted(String id) {
+            contexts.remove(id);
+        }
+    }
+}
