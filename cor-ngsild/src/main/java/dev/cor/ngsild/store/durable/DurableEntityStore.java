@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import dev.cor.ngsild.ld.ContextKeeper;
@@ -123,6 +124,34 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
     @Override
     public int count(String tenant) {
         return memory.count(tenant);
+    }
+
+    // the query planner's indexes are the memory store's: a query costs what it costs there
+
+    @Override
+    public void scan(String tenant, Index index, String key, Predicate<Entity> visitor) {
+        memory.scan(tenant, index, key, visitor);
+    }
+
+    @Override
+    public int size(String tenant, Index index, String key) {
+        return memory.size(tenant, index, key);
+    }
+
+    @Override
+    public Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
+            double maxLat) {
+        return memory.idsInBox(tenant, geoproperty, minLon, minLat, maxLon, maxLat);
+    }
+
+    @Override
+    public int sizeInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon, double maxLat) {
+        return memory.sizeInBox(tenant, geoproperty, minLon, minLat, maxLon, maxLat);
+    }
+
+    @Override
+    public Set<String> keys(String tenant, Index index) {
+        return memory.keys(tenant, index);
     }
 
     // ---------------------------------------------------------------- writes

@@ -48,6 +48,14 @@ class RestartTest {
         List<String> out = new ArrayList<>();
         out.add(ok(http.get("/entities/urn:ngsi-ld:Rich:1?options=sysAttrs")));
         out.add(ok(http.get("/entities?type=Thing&options=sysAttrs")));
+        // the query planner's indexes (type, attribute, space) are rebuilt by the recovery
+        for (String query : List.of("georel=near;maxDistance==1000&geometry=Point&coordinates=%5B-3.7,40.4%5D",
+                "q=neg%3C0&attrs=neg")) {
+            String found = ok(http.get("/entities?" + query));
+            assertTrue(found.contains("urn:ngsi-ld:Rich:1"), query + " -> " + found);
+            out.add(found);
+        }
+        out.add(ok(http.get("/types?details=true")));
         out.add(ok(http.get("/entities?type=Batch&options=sysAttrs", "NGSILD-Tenant", "t2")));
         out.add(ok(http.get("/entities?type=Gone", "NGSILD-Tenant", "t1"))); // the tenant exists, empty
         out.add(ok(http.get("/jsonldContexts/" + hostedId)));
