@@ -45,7 +45,7 @@ receiver_pid=${pids[-1]}
 # The receiver and the load generator warm up (JIT) against a broker of their own first: a cold
 # receiver on the load's core made whichever phase ran first look slow.
 echo "warming the receiver and the load generator" >&2
-start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory
 broker_pid=${pids[-1]}
 post "http://127.0.0.1:$port/ngsi-ld/v1/entities" "$work/attrs20.json"
 post "http://127.0.0.1:$port/ngsi-ld/v1/subscriptions" "$work/sub.json"
@@ -59,7 +59,7 @@ for round in $(seq "$ROUNDS"); do
   for mode in coroutine worker; do
     echo "round $round: $mode" >&2
     flags=(); [ "$mode" = worker ] && flags=(--coroutines 0)
-    start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}"
+    start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory "${flags[@]}"
     broker_pid=${pids[-1]}
     base="http://127.0.0.1:$port/ngsi-ld/v1"
     post "$base/entities" "$work/attrs20.json"

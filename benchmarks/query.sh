@@ -58,7 +58,7 @@ t0=$(date +%s)
 for size in $SIZES; do
   echo "size $size: loading" >&2
   make_batches "$work/batches-$size" "$size"
-  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1
+  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory
   base="http://127.0.0.1:$port/ngsi-ld/v1"
   for f in "$work/batches-$size"/*.json; do
     code=$(curl -s -o "$work/batch.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
