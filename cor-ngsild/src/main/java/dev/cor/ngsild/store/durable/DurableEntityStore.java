@@ -211,10 +211,20 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
 
     @Override
     public void host(HostedContext context, Runnable publish) {
+        recordThen(Format.CONTEXT_PUT, null, context, publish);
+    }
+
+    @Override
+    public boolean remove(String id, BooleanSupplier remove) {
+        return recordIf(remove, Format.CONTEXT_DELETE, null, id);
+    }
+
+    /** Appends a record, then runs {@code publish}: both inside the gate, so a snapshot sees both or neither. */
+    private void recordThen(int type, String tenant, Object value, Runnable publish) {
         journal.checkWritable();
         int epoch = gate.enter();
         try {
-            journal.append(Format.CONTEXT_PUT, null, context);
+            journal.append(type, tenant, value);
             publish.run();
         } finally {
             gate.exit(epoch);
@@ -222,14 +232,14 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         }
     }
 
-    @Override
-    public boolean remove(String id, BooleanSupplier remove) {
+    /** Runs {@code remove}, and appends a record when it removed something; inside the gate. */
+    private boolean recordIf(BooleanSupplier remove, int type, String tenant, Object value) {
         journal.checkWritable();
         int epoch = gate.enter();
         try {
             boolean removed = remove.getAsBoolean();
             if (removed) {
-                journal.append(Format.CONTEXT_DELETE, null, id);
+                journal.append(type, tenant, value);
             }
             return removed;
         } finally {
@@ -248,31 +258,12 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
 
     @Override
     public void keep(SubscriptionKeeper.Kept s, Runnable publish) {
-        journal.checkWritable();
-        int epoch = gate.enter();
-        try {
-            journal.append(Format.SUBSCRIPTION_PUT, s.tenant(), s);
-            publish.run();
-        } finally {
-            gate.exit(epoch);
-            journal.signal();
-        }
+        recordThen(Format.SUBSCRIPTION_PUT, s.tenant(), s, publish);
     }
 
     @Override
     public boolean forget(String tenant, String id, BooleanSupplier remove) {
-        journal.checkWritable();
-        int epoch = gate.enter();
-        try {
-            boolean removed = remove.getAsBoolean();
-            if (removed) {
-                journal.append(Format.SUBSCRIPTION_DELETE, tenant, id);
-            }
-            return removed;
-        } finally {
-            gate.exit(epoch);
-            journal.signal();
-        }
+        return recordIf(remove, Format.SUBSCRIPTION_DELETE, tenant, id);
     }
 
     // ---------------------------------------------------------------- health, counters
