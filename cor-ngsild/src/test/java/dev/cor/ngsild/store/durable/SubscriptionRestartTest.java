@@ -25,7 +25,7 @@ import dev.cor.ngsild.conformance.NotificationReceiver;
  * What a restart keeps of the subscriptions: one created with a remote {@code @context} (its
  * server is gone after the stop: the restart needs no network), one created with an inline
  * context and then updated (the update stands), one deleted (it stays deleted), and a periodic
- * one (it ticks again). After the restart a write reaches a real receiver with the same
+ * one (it ticks again), one whose context is a Hosted one. After the restart a write reaches a real receiver with the same
  * notification - format, compaction, headers - as before. After a clean stop (the last
  * snapshot) and after a crash (the journal replayed).
  */
@@ -33,6 +33,7 @@ class SubscriptionRestartTest {
     private static final String LINK = "; rel=\"http://www.w3.org/ns/json-ld#context\"";
     private static final String REMOTE = "{\"@context\": {\"Car\": \"urn:test:Car\", \"speed\": \"urn:test:speed\"}}";
     private static final String INLINE = "{\"Auto\": \"urn:test:Car\", \"velocity\": \"urn:test:speed\"}";
+    private static final String HOSTED = "{\"Wagen\": \"urn:test:Car\", \"tempo\": \"urn:test:speed\"}";
     private static final String CAR = "{\"id\": \"urn:ngsi-ld:Car:1\", \"type\": \"Car\", \"speed\": {\"type\": \"Property\", \"value\": 80}}";
 
     private static String subscription(String id, String endpoint, String more) {
@@ -85,6 +86,7 @@ class SubscriptionRestartTest {
         String b = "urn:ngsi-ld:Subscription:updated";
         String c = "urn:ngsi-ld:Subscription:deleted";
         String d = "urn:ngsi-ld:Subscription:periodic";
+        String e = "urn:ngsi-ld:Subscription:hosted";
         Map<String, NotificationReceiver.Received> before;
         String defA;
         String defB;
@@ -113,15 +115,24 @@ class SubscriptionRestartTest {
                     assertEquals(204, http.send("DELETE", "/subscriptions/" + c, null, null).statusCode());
                     assertEquals(201, http.postJson("/subscriptions", subscription(d, ticks.url(), ", \"timeInterval\": 0.3"),
                             "Link", link).statusCode());
+                    // a Hosted context named by its URL: it comes back from the store's hosted contexts
+                    HttpResponse<String> hosted = http.postJson("/jsonldContexts", "{\"@context\": " + HOSTED + "}");
+                    assertEquals(201, hosted.statusCode(), hosted.body());
+                    String location = hosted.headers().firstValue("Location").orElseThrow();
+                    String hostedLink = "<http://localhost/ngsi-ld/v1/jsonldContexts/"
+                            + location.substring(location.lastIndexOf('/') + 1) + ">" + LINK;
+                    assertEquals(201, http.postJson("/subscriptions", subscription(e, endpoint + "/e", "")
+                            .replace("\"Car\"", "\"Wagen\""), "Link", hostedLink).statusCode());
 
                     assertEquals(201, http.postJson("/entities", CAR, "Link", link).statusCode());
-                    before = first(receiver, List.of("/a", "/b"), 10_000);
+                    before = first(receiver, List.of("/a", "/b", "/e"), 10_000);
                     assertTrue(same(before.get("/a")).contains("\"speed\""), same(before.get("/a")));
                     assertTrue(same(before.get("/b")).contains("\"velocity\":80"), "concise, compacted inline: "
                             + same(before.get("/b")));
                     assertNotNull(ticks.next(10_000), "the periodic one ticks before the stop");
                     defA = definition(http, a);
                     defB = definition(http, b);
+                    assertTrue(same(before.get("/e")).contains("\"tempo\""), same(before.get("/e")));
                     sentA = timesSent(http, a);
                     assertEquals(1, sentA);
                 } finally {
@@ -150,9 +161,10 @@ class SubscriptionRestartTest {
                 assertEquals(204, http.send("DELETE", "/entities/urn:ngsi-ld:Car:1", null, null).statusCode());
                 String expanded = CAR.replace("\"Car\"", "\"urn:test:Car\"").replace("\"speed\"", "\"urn:test:speed\"");
                 assertEquals(201, http.postJson("/entities", expanded).statusCode()); // IRIs: no context needed
-                Map<String, NotificationReceiver.Received> after = first(receiver, List.of("/a", "/b"), 10_000);
+                Map<String, NotificationReceiver.Received> after = first(receiver, List.of("/a", "/b", "/e"), 10_000);
                 assertEquals(same(before.get("/a")), same(after.get("/a")));
                 assertEquals(same(before.get("/b")), same(after.get("/b")));
+                assertEquals(same(before.get("/e")), same(after.get("/e")));
                 NotificationReceiver.Received stray;
                 while ((stray = receiver.poll(300)) != null) {
                     assertTrue(!stray.path().equals("/c"), "the deleted subscription notified: " + stray.path());
