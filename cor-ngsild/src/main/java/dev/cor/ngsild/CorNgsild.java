@@ -1,14 +1,17 @@
 package dev.cor.ngsild;
 
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Objects;
 
+import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.subscription.Notifier;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
@@ -67,6 +70,10 @@ public final class CorNgsild implements AutoCloseable {
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
                 b.contextTimeoutMs, b.limits, subscriptions));
+        if (store instanceof SubscriptionKeeper keeper) {
+            // after the contexts: a subscription's context may be a Hosted one the store kept
+            application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
+        }
     }
 
     public static Builder builder() {
@@ -116,6 +123,14 @@ public final class CorNgsild implements AutoCloseable {
     /** The broker's subscriptions (their status, for a host's own look). */
     public Subscriptions subscriptions() {
         return subscriptions;
+    }
+
+    /**
+     * Gives the periodic subscriptions restored at start loops to tick on (a server calls it with
+     * its loops once started; without it, the first request each loop serves takes them).
+     */
+    public void tickOn(List<CorCoLoop> loops) {
+        subscriptions.tickOn(loops);
     }
 
     /** The client notifications go out through (its pool: one kept-alive connection per receiver and loop). */

@@ -33,6 +33,7 @@ public final class TestBroker implements AutoCloseable {
                 .finishCoroutineHook(broker.finishCoroutineHook());
         serverConfig.accept(s);
         CorHttpServer server = s.build().start();
+        broker.tickOn(server.loops());
         return new TestBroker(broker, server);
     }
 

@@ -83,6 +83,7 @@ final class CorServer {
             }
         }
         metrics.attach(http, cor);
+        broker.tickOn(http.loops()); // the periodic subscriptions the store kept tick again
         return new CorServer(durable, broker, app, http, cor);
     }
 

@@ -448,4 +448,83 @@ class DurableProcessTest {
             ch.truncate(size);
         }
     }
+
+    /**
+     * A subscription (and a periodic one) created and acknowledged, then {@code kill -9}: after
+     * the restart it is there as it was retrieved before, a write reaches the receiver in the
+     * same notification as before the kill, and the periodic one ticks again.
+     */
+    @Test
+    void aSubscriptionSurvivesKillDashNine(@TempDir Path work) throws Exception {
+        java.util.concurrent.LinkedBlockingQueue<String[]> received = new java.util.concurrent.LinkedBlockingQueue<>();
+        com.sun.net.httpserver.HttpServer receiver = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 16);
+        receiver.createContext("/", ex -> {
+            received.add(new String[] {ex.getRequestURI().getPath(), new String(ex.getRequestBody().readAllBytes(),
+                    java.nio.charset.StandardCharsets.UTF_8)});
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        receiver.start();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort();
+        Path data = work.resolve("data");
+        String sub = "urn:ngsi-ld:Subscription:kept";
+        try {
+            String definition;
+            String notified;
+            try (ServerProcess s = ServerProcess.start(work, "--dataDir", data.toString())) {
+                assertEquals(201, send(s, "POST", "/subscriptions", "{\"id\": \"" + sub + "\", \"type\": \"Subscription\","
+                        + " \"entities\": [{\"type\": \"Room\"}], \"notification\": {\"format\": \"keyValues\","
+                        + " \"attributes\": [\"temperature\"], \"endpoint\": {\"uri\": \"" + endpoint + "/kept\"}}}").statusCode());
+                assertEquals(201, send(s, "POST", "/subscriptions", "{\"type\": \"Subscription\", \"timeInterval\": 0.5,"
+                        + " \"entities\": [{\"type\": \"Room\"}], \"notification\": {\"endpoint\": {\"uri\": \""
+                        + endpoint + "/tick\"}}}").statusCode());
+                assertEquals(201, send(s, "POST", "/entities", room(21)).statusCode());
+                notified = next(received, "/kept");
+                definition = definition(s, sub);
+                s.process.destroyForcibly();
+                assertTrue(s.process.waitFor(10, TimeUnit.SECONDS));
+            }
+            received.clear();
+            try (ServerProcess s = ServerProcess.start(work, "--dataDir", data.toString())) {
+                next(received, "/tick"); // before any request to the broker: it ticks on the server's loops
+                assertEquals(definition, definition(s, sub));
+                assertEquals(204, send(s, "DELETE", "/entities/urn:ngsi-ld:Room:1", null).statusCode());
+                assertEquals(201, send(s, "POST", "/entities", room(21)).statusCode());
+                assertEquals(notified, next(received, "/kept"));
+            }
+        } finally {
+            receiver.stop(0);
+        }
+    }
+
+    private static String room(int t) {
+        return "{\"id\": \"urn:ngsi-ld:Room:1\", \"type\": \"Room\", \"temperature\": {\"type\": \"Property\", \"value\": "
+                + t + "}, \"pressure\": {\"type\": \"Property\", \"value\": 1}}";
+    }
+
+    /** The body of the next notification to {@code path} (others are skipped), without its id and time. */
+    private static String next(java.util.concurrent.BlockingQueue<String[]> q, String path) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            String[] n = q.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            assertTrue(n != null, "a notification to " + path + " within 20 s");
+            if (n[0].equals(path)) {
+                com.fasterxml.jackson.databind.node.ObjectNode body = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(n[1]);
+                body.remove("id");
+                body.remove("notifiedAt");
+                return body.toString();
+            }
+        }
+    }
+
+    /** The subscription as retrieved, without its notification counters (a crash keeps them as of its last change). */
+    private String definition(ServerProcess s, String id) throws Exception {
+        HttpResponse<String> r = send(s, "GET", "/subscriptions/" + id, null);
+        assertEquals(200, r.statusCode(), r.body());
+        com.fasterxml.jackson.databind.node.ObjectNode sub = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(r.body());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) sub.get("notification")).remove(
+                List.of("timesSent", "timesFailed", "lastNotification", "lastSuccess", "lastFailure"));
+        return sub.toString();
+    }
 }

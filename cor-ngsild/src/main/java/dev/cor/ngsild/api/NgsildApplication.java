@@ -15,8 +15,9 @@ import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
-import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.ngsild.store.StoreUnavailableException;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestJson;
@@ -53,6 +54,23 @@ public final class NgsildApplication implements CorRestApplication {
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(this, config);
         this.subscriptionOps = new SubscriptionOperations(this, config);
+    }
+
+    /**
+     * Puts the subscriptions a store kept from before a restart in force again. One that no
+     * longer builds (its Hosted context was deleted since, say) is left out with a warning that
+     * names it: the broker starts without it rather than not at all. Called once, by the broker
+     * as it is built.
+     */
+    public void restoreSubscriptions(List<SubscriptionKeeper.Kept> kept) {
+        for (SubscriptionKeeper.Kept k : kept) {
+            try {
+                subscriptionOps.restore(k);
+            } catch (NgsiLdException | StoreUnavailableException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: subscription " + k.id() + " of tenant '" + k.tenant()
+                        + "' was kept but cannot be restored, and is left out: " + e.getMessage());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- the dispatch's questions
@@ -92,6 +110,7 @@ public final class NgsildApplication implements CorRestApplication {
 
     @Override
     public void handle(CorRest request) {
+        config.subscriptions().adopt(); // periodic subscriptions restored before the server had loops
         Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
         int status;
         try {

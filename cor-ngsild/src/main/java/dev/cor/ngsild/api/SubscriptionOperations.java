@@ -32,6 +32,7 @@ import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.ngsild.subscription.LiveSubscription;
 import dev.cor.ngsild.subscription.Subscription;
 import dev.cor.ngsild.subscription.SubscriptionFilter;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRestJson;
 
@@ -80,7 +81,7 @@ final class SubscriptionOperations {
             throw NgsiLdException.badData("a subscription's type is \"Subscription\"");
         }
         ObjectNode doc = expand(body, x.context, true);
-        Subscription def = build(subId, x.tenant, doc, x.context, x.baseUrl());
+        Subscription def = build(subId, x.tenant, doc, x.context, x.baseUrl(), false);
         if (subs.add(def) == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
@@ -138,7 +139,7 @@ final class SubscriptionOperations {
                 merged.set(m.getKey(), m.getValue());
             }
         }
-        Subscription def = build(old.id(), x.tenant, merged, old.context(), old.brokerUrl());
+        Subscription def = build(old.id(), x.tenant, merged, old.context(), old.brokerUrl(), false);
         if (!subs.update(s, def)) {
             throw NgsiLdException.notFound("no subscription " + old.id());
         }
@@ -276,8 +277,25 @@ final class SubscriptionOperations {
         return out.toString();
     }
 
-    /** Checks every member of an expanded subscription and builds what the broker runs. */
-    private Subscription build(String id, String tenant, ObjectNode doc, LdContext subscriberContext, String brokerUrl) {
+    /**
+     * Puts a subscription kept from before a restart in force again: its context processed from
+     * what was kept (no download), then built as at its creation - except that an {@code expiresAt}
+     * that has passed meanwhile makes it expired, not invalid.
+     *
+     * @throws NgsiLdException when what was kept no longer builds one
+     */
+    void restore(SubscriptionKeeper.Kept k) {
+        LdContext ctx = config.contexts().restore(k.context(), k.documents());
+        subs.restore(build(k.id(), k.tenant(), k.document(), ctx, k.brokerUrl(), true), k.status());
+    }
+
+    /**
+     * Checks every member of an expanded subscription and builds what the broker runs.
+     * {@code restored}: it was built before, and {@code subscriberContext} is the one it was built
+     * with (its {@code jsonldContext} included).
+     */
+    private Subscription build(String id, String tenant, ObjectNode doc, LdContext subscriberContext, String brokerUrl,
+            boolean restored) {
         List<Subscription.Selector> selectors = new ArrayList<>();
         JsonNode entities = doc.get("entities");
         if (entities != null) {
@@ -320,7 +338,7 @@ final class SubscriptionOperations {
                 throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
             }
             expiresAt = Instant.parse(expires).toEpochMilli();
-            if (expiresAt <= config.clock().millis()) {
+            if (!restored && expiresAt <= config.clock().millis()) {
                 throw NgsiLdException.badData("expiresAt " + expires + " has passed already (§ 5.8.1.4)");
             }
         }
@@ -330,7 +348,7 @@ final class SubscriptionOperations {
         optionalText(doc, "subscriptionName");
         LdContext ctx = subscriberContext;
         String jsonldContext = optionalText(doc, "jsonldContext");
-        if (jsonldContext != null) {
+        if (jsonldContext != null && !restored) {
             if (!Syntax.isAbsoluteIri(jsonldContext)) {
                 throw NgsiLdException.badData("jsonldContext is a dereferenceable URI, not '" + jsonldContext + "'");
             }

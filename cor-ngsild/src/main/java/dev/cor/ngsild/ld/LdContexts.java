@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 
+import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
 
@@ -191,6 +192,58 @@ public final class LdContexts {
     public JsonNode hostedDocument(String id) {
         StoredContexts.Stored s = stored.get(id);
         return s == null ? null : StoredContexts.document(s.context);
+    }
+
+    /** A remote {@code @context} document as it was downloaded: the URL asked for, the one it came from after redirects, its {@code @context}. */
+    public record RemoteDocument(String url, String documentUrl, JsonNode context) {
+    }
+
+    /**
+     * The remote documents {@code context} was built from, as downloaded (Hosted contexts are
+     * not among them: they are kept by the {@link ContextKeeper}): what a store keeps with a
+     * subscription so that {@link #restore} needs no network.
+     */
+    public List<RemoteDocument> remoteDocuments(LdContext context) {
+        List<RemoteDocument> out = new ArrayList<>(context.sources.length);
+        for (LdContext.Source s : context.sources) {
+            if (s instanceof ContextDocuments.Doc d) {
+                out.add(new RemoteDocument(d.url, d.documentUrl, d.context));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The context a request named as {@code echo} ({@link LdContext#echo()}), processed again
+     * without the network: a remote document comes from {@code kept} (it stays as it was
+     * downloaded; the cache is not touched), else from the cache; a Hosted context from the
+     * hosted ones. For a store's recovery: it never downloads, never waits.
+     *
+     * @throws NgsiLdException when a document it names is neither kept nor at hand, or it is invalid
+     */
+    public LdContext restore(JsonNode echo, List<RemoteDocument> kept) {
+        Map<String, RemoteDocument> byUrl = new HashMap<>();
+        for (RemoteDocument d : kept) {
+            byUrl.put(d.url(), d);
+        }
+        ContextRef ref = echo.isTextual() ? ContextRef.link(echo.asText()) : ContextRef.body(echo);
+        LdContext c = fast(ref);
+        if (c != null) {
+            return c;
+        }
+        try {
+            return build(ref, url -> {
+                RemoteDocument d = byUrl.get(url);
+                if (d == null) {
+                    return documents.cachedOnly(url);
+                }
+                // never expires: it is what the subscription was made with, not a cache entry
+                return new ContextDocuments.Doc(d.url(), null, d.context(), d.documentUrl(), 0, clock.millis(), Long.MAX_VALUE);
+            });
+        } catch (ContextDocuments.NotCached e) {
+            throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "a document of the @context " + echo
+                    + " was not kept and is not at hand without a download");
+        }
     }
 
     /** Appends the {@code @context} cache's counters in the Prometheus text format, for a server's {@code /metrics}. */

@@ -43,6 +43,26 @@ public final class LiveSubscription {
         this.modifiedAt = now;
     }
 
+    /** A subscription kept from before a restart: its times and counters as they were kept. */
+    LiveSubscription(Subscription def, SubscriptionKeeper.Status kept) {
+        this.def = def;
+        this.createdAt = kept.createdAt();
+        this.modifiedAt = kept.modifiedAt();
+        timesSent.set(kept.timesSent());
+        timesFailed.set(kept.timesFailed());
+        lastNotification = kept.lastNotification();
+        lastSuccess = kept.lastSuccess();
+        lastFailure = kept.lastFailure();
+        // the last outcome is as kept: failing until a notification succeeds again
+        failing = kept.lastFailure() > kept.lastSuccess();
+    }
+
+    /** Its times and counters now, with {@code modifiedAt} as given (what a keeper keeps). */
+    SubscriptionKeeper.Status keptStatus(long modified) {
+        return new SubscriptionKeeper.Status(createdAt, modified, timesSent.get(), timesFailed.get(), lastNotification,
+                lastSuccess, lastFailure);
+    }
+
     public Subscription definition() {
         return def;
     }

@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.EntityStore;
@@ -32,7 +34,9 @@ import dev.cor.rest.CorRest;
  * so). Periodic subscriptions tick on the deadlines of the loop that created them.
  * <p>
  * Shared by every loop and worker. A change to a tenant's subscriptions publishes a new immutable
- * index (compare-and-set, no lock); a write reads the index it finds.
+ * index (compare-and-set, no lock); a write reads the index it finds. With a
+ * {@link SubscriptionKeeper} (the durable store), a change and its record share a short
+ * section under the tenant's monitor, so that the kept order is the order of the changes.
  */
 public final class Subscriptions {
     private static final System.Logger LOG = System.getLogger(Subscriptions.class.getName());
@@ -46,6 +50,10 @@ public final class Subscriptions {
     private final EntityStore store;
     private final int queueBound;
     private final Map<String, Tenant> tenants = new ConcurrentHashMap<>();
+    /** Periodic subscriptions that have no loop to tick on yet (restored at start, or created off a loop). */
+    private final ConcurrentLinkedQueue<LiveSubscription> homeless = new ConcurrentLinkedQueue<>();
+    private volatile SubscriptionKeeper keeper;
+    private volatile LdContexts contexts;
 
     public Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound) {
         this.clock = clock;
@@ -113,14 +121,95 @@ public final class Subscriptions {
         return tenants.computeIfAbsent(name, k -> new Tenant());
     }
 
+    // ---------------------------------------------------------------- keeping them
+
+    /**
+     * From now on every change is recorded by {@code keeper} before it is in force (the journal's
+     * order is the order requests saw), and a snapshot sees every subscription through it.
+     * Returns what the keeper kept from before, for the broker to {@link #restore}. Called once,
+     * by the broker as it is built, before any request.
+     */
+    public List<SubscriptionKeeper.Kept> keepWith(SubscriptionKeeper keeper, LdContexts contexts) {
+        this.contexts = contexts;
+        this.keeper = keeper;
+        return keeper.attachSubscriptions(this::kept);
+    }
+
+    /** Every subscription in force, as a keeper keeps it (a snapshot's view). */
+    private List<SubscriptionKeeper.Kept> kept() {
+        List<SubscriptionKeeper.Kept> out = new ArrayList<>();
+        for (Tenant t : tenants.values()) {
+            for (LiveSubscription s : t.byId.values()) {
+                out.add(kept(s.def, s.keptStatus(s.modifiedAt)));
+            }
+        }
+        return out;
+    }
+
+    private SubscriptionKeeper.Kept kept(Subscription d, SubscriptionKeeper.Status status) {
+        return new SubscriptionKeeper.Kept(d.tenant(), d.id(), d.document(), d.context().echo(),
+                contexts.remoteDocuments(d.context()), d.brokerUrl(), status);
+    }
+
+    /**
+     * Puts a subscription kept from before a restart in force again, with its times and counters
+     * as kept. A periodic one ticks once it has a loop ({@link #tickOn}). Called by the broker as
+     * it is built, before any request; not recorded again.
+     */
+    public void restore(Subscription def, SubscriptionKeeper.Status status) {
+        Tenant t = tenant(def.tenant());
+        LiveSubscription s = new LiveSubscription(def, status);
+        t.byId.put(def.id(), s);
+        t.reindex();
+        if (def.timeIntervalMs() > 0) {
+            homeless.add(s);
+        }
+    }
+
+    /**
+     * Gives the periodic subscriptions that have no loop yet (those restored at start) loops to
+     * tick on, one after the other. A server calls it once it has started; until then, the first
+     * request a loop serves takes them ({@link #adopt}).
+     */
+    public void tickOn(List<CorCoLoop> loops) {
+        int i = 0;
+        LiveSubscription s;
+        while (!loops.isEmpty() && (s = homeless.poll()) != null) {
+            LiveSubscription periodic = s;
+            loops.get(i++ % loops.size()).execute(() -> startPeriodic(periodic));
+        }
+    }
+
+    /** On a loop: starts the periodic subscriptions that have none yet. One volatile read when there are none. */
+    public void adopt() {
+        if (!homeless.isEmpty() && CorCoLoop.current() != null) {
+            LiveSubscription s;
+            while ((s = homeless.poll()) != null) {
+                startPeriodic(s);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- the resource
 
     /** Adds a subscription; {@code null} when its id is taken (the caller answers 409). */
     public LiveSubscription add(Subscription def) {
         Tenant t = tenant(def.tenant());
         LiveSubscription s = new LiveSubscription(def, clock.millis());
-        if (t.byId.putIfAbsent(def.id(), s) != null) {
-            return null;
+        SubscriptionKeeper k = keeper;
+        if (k == null) {
+            if (t.byId.putIfAbsent(def.id(), s) != null) {
+                return null;
+            }
+        } else {
+            // the record and the change under one monitor of the tenant's: held for a map operation
+            // and a queue append (never across a yield), so the journal's order is the order of the changes
+            synchronized (t) {
+                if (t.byId.containsKey(def.id())) {
+                    return null;
+                }
+                k.keep(kept(def, s.keptStatus(s.modifiedAt)), () -> t.byId.put(def.id(), s));
+            }
         }
         t.reindex();
         startPeriodic(s);
@@ -142,14 +231,29 @@ public final class Subscriptions {
     /** Puts {@code def} in place of the subscription's definition, keeping its status; {@code false} if it is gone. */
     public boolean update(LiveSubscription s, Subscription def) {
         Tenant t = tenant(def.tenant());
-        if (s.removed || t.byId.get(def.id()) != s) {
-            return false;
+        SubscriptionKeeper k = keeper;
+        long now = clock.millis();
+        if (k == null) {
+            if (s.removed || t.byId.get(def.id()) != s) {
+                return false;
+            }
+            publish(s, def, now);
+        } else {
+            synchronized (t) {
+                if (s.removed || t.byId.get(def.id()) != s) {
+                    return false;
+                }
+                k.keep(kept(def, s.keptStatus(now)), () -> publish(s, def, now));
+            }
         }
-        s.def = def; // two updates at once: the last one stands, each one whole
-        s.modifiedAt = clock.millis();
         t.reindex();
         restartPeriodic(s);
         return true;
+    }
+
+    private static void publish(LiveSubscription s, Subscription def, long now) {
+        s.def = def; // two updates at once: the last one stands, each one whole
+        s.modifiedAt = now;
     }
 
     /** Removes a subscription; {@code false} when there is none of that id. */
@@ -158,7 +262,17 @@ public final class Subscriptions {
         if (t == null) {
             return false;
         }
-        LiveSubscription s = t.byId.remove(id);
+        SubscriptionKeeper k = keeper;
+        LiveSubscription s;
+        if (k == null) {
+            s = t.byId.remove(id);
+        } else {
+            LiveSubscription[] gone = {null};
+            synchronized (t) {
+                k.forget(tenant, id, () -> (gone[0] = t.byId.remove(id)) != null);
+            }
+            s = gone[0];
+        }
         if (s == null) {
             return false;
         }
@@ -434,8 +548,7 @@ public final class Subscriptions {
         }
         CorCoLoop loop = CorCoLoop.current();
         if (loop == null) {
-            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: periodic subscription " + d.id()
-                    + " created off a loop: it has no loop to tick on");
+            homeless.add(s); // the next request on a loop, or tickOn, gives it one
             return;
         }
         int generation = s.generation.incrementAndGet();

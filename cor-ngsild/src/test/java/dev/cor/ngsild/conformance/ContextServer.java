@@ -24,7 +24,7 @@ import com.sun.net.httpserver.HttpServer;
  * Counts the requests per path. Its handlers run on a small pool of its own; safe to use from any
  * thread.
  */
-final class ContextServer implements AutoCloseable {
+public final class ContextServer implements AutoCloseable {
     /** The user context of the tests: entity types and attribute names under {@code https://cor.test/model#}. */
     static final String MODEL = "/model.jsonld";
     /** [{@link #MODEL}, the core context]: a context that names the core one, which must never be downloaded. */
@@ -51,7 +51,7 @@ final class ContextServer implements AutoCloseable {
         this.server = server;
     }
 
-    static ContextServer start() {
+    public static ContextServer start() {
         try {
             HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
             ContextServer c = new ContextServer(s);
@@ -73,12 +73,12 @@ final class ContextServer implements AutoCloseable {
     }
 
     /** The absolute URL of {@code path}. */
-    String url(String path) {
+    public String url(String path) {
         return origin() + path;
     }
 
     /** Serves {@code json} at {@code path} as {@code application/ld+json}. */
-    void serve(String path, String json) {
+    public void serve(String path, String json) {
         reply(path, 200, "application/ld+json", json);
     }
 

@@ -23,13 +23,13 @@ import com.sun.net.httpserver.HttpServer;
  * resets every connection, or it refuses (nothing listens). It keeps every notification it took
  * with its headers and arrival time; {@link #next} waits for one with a deadline.
  */
-final class NotificationReceiver implements AutoCloseable {
+public final class NotificationReceiver implements AutoCloseable {
     /** What the receiver does with a notification. */
     enum Mode { ANSWER, HANG, RESET }
 
     /** One notification as it arrived. */
-    record Received(String path, Map<String, List<String>> headers, byte[] body, long arrivedNanos) {
-        String header(String name) {
+    public record Received(String path, Map<String, List<String>> headers, byte[] body, long arrivedNanos) {
+        public String header(String name) {
             for (Map.Entry<String, List<String>> e : headers.entrySet()) {
                 if (e.getKey().equalsIgnoreCase(name)) {
                     return e.getValue().get(0);
@@ -38,7 +38,7 @@ final class NotificationReceiver implements AutoCloseable {
             return null;
         }
 
-        JsonNode json() {
+        public JsonNode json() {
             return Json.parse(new String(body, StandardCharsets.UTF_8));
         }
     }
@@ -122,7 +122,7 @@ final class NotificationReceiver implements AutoCloseable {
         }
     }
 
-    static NotificationReceiver start() {
+    public static NotificationReceiver start() {
         return start(Mode.ANSWER);
     }
 
@@ -143,12 +143,12 @@ final class NotificationReceiver implements AutoCloseable {
         }
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + (http != null ? http.getAddress().getPort() : raw.getLocalPort()) + "/notify";
     }
 
     /** The next notification, waiting up to {@code ms}; fails the test when none comes. */
-    Received next(long ms) {
+    public Received next(long ms) {
         try {
             Received r = received.poll(ms, TimeUnit.MILLISECONDS);
             if (r == null) {
@@ -162,7 +162,7 @@ final class NotificationReceiver implements AutoCloseable {
     }
 
     /** The next notification within {@code ms}, or {@code null}: for "none comes" (with the wait a notification takes when it does). */
-    Received poll(long ms) {
+    public Received poll(long ms) {
         try {
             return received.poll(ms, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

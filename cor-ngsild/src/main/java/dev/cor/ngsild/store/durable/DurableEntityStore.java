@@ -29,12 +29,13 @@ import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.StoreUnavailableException;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
  * The durable embedded store: a {@link MemoryEntityStore} that every read is served from, and a
  * data directory that keeps everything it acknowledged - a write-ahead {@link Journal} and
- * snapshots ({@code doc/storage.md}). Entities, tenants and Hosted {@code @context}s (it is the
- * broker's {@link ContextKeeper}) survive a restart.
+ * snapshots ({@code doc/storage.md}). Entities, tenants, Hosted {@code @context}s (it is the
+ * broker's {@link ContextKeeper}) and subscriptions (its {@link SubscriptionKeeper}) survive a restart.
  * <p>
  * A write changes the memory store inside its per-id critical section, and inside that same
  * section appends its record to the journal's queue - so the journal's order is the order of
@@ -48,7 +49,7 @@ import dev.cor.ngsild.store.StoreUnavailableException;
  * {@link #close()} writes what is left and takes a last snapshot. Thread-safe: every loop and
  * worker shares one.
  */
-public final class DurableEntityStore implements EntityStore, ContextKeeper, AutoCloseable {
+public final class DurableEntityStore implements EntityStore, ContextKeeper, SubscriptionKeeper, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DurableEntityStore.class.getName());
 
     private final Path dir;
@@ -61,13 +62,14 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final List<HostedContext> recoveredContexts;
+    private final List<SubscriptionKeeper.Kept> recoveredSubscriptions;
     private final long recoveryMillis;
     private final Recovery.Outcome recovered;
     private final String recoverySummary;
     private boolean closed;
 
     private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
-            long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
+            List<SubscriptionKeeper.Kept> subscriptions, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
         this.recoverySummary = recoverySummary;
         this.dir = b.dir;
         this.files = b.files;
@@ -76,6 +78,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.recoveredContexts = contexts;
+        this.recoveredSubscriptions = subscriptions;
         this.recoveryMillis = recoveryMillis;
         this.recovered = r;
         List<Path> kept = new ArrayList<>(r.segments);
@@ -208,10 +211,20 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
 
     @Override
     public void host(HostedContext context, Runnable publish) {
+        recordThen(Format.CONTEXT_PUT, null, context, publish);
+    }
+
+    @Override
+    public boolean remove(String id, BooleanSupplier remove) {
+        return recordIf(remove, Format.CONTEXT_DELETE, null, id);
+    }
+
+    /** Appends a record, then runs {@code publish}: both inside the gate, so a snapshot sees both or neither. */
+    private void recordThen(int type, String tenant, Object value, Runnable publish) {
         journal.checkWritable();
         int epoch = gate.enter();
         try {
-            journal.append(Format.CONTEXT_PUT, null, context);
+            journal.append(type, tenant, value);
             publish.run();
         } finally {
             gate.exit(epoch);
@@ -219,20 +232,38 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
         }
     }
 
-    @Override
-    public boolean remove(String id, BooleanSupplier remove) {
+    /** Runs {@code remove}, and appends a record when it removed something; inside the gate. */
+    private boolean recordIf(BooleanSupplier remove, int type, String tenant, Object value) {
         journal.checkWritable();
         int epoch = gate.enter();
         try {
             boolean removed = remove.getAsBoolean();
             if (removed) {
-                journal.append(Format.CONTEXT_DELETE, null, id);
+                journal.append(type, tenant, value);
             }
             return removed;
         } finally {
             gate.exit(epoch);
             journal.signal();
         }
+    }
+
+    // ---------------------------------------------------------------- subscriptions
+
+    @Override
+    public List<SubscriptionKeeper.Kept> attachSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> current) {
+        snapshotter.subscriptions(current);
+        return recoveredSubscriptions;
+    }
+
+    @Override
+    public void keep(SubscriptionKeeper.Kept s, Runnable publish) {
+        recordThen(Format.SUBSCRIPTION_PUT, s.tenant(), s, publish);
+    }
+
+    @Override
+    public boolean forget(String tenant, String id, BooleanSupplier remove) {
+        return recordIf(remove, Format.SUBSCRIPTION_DELETE, tenant, id);
     }
 
     // ---------------------------------------------------------------- health, counters
@@ -449,7 +480,8 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
                 long began = System.nanoTime();
                 MemoryEntityStore memory = new MemoryEntityStore();
                 Map<String, HostedContext> contexts = new LinkedHashMap<>();
-                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts), true).run();
+                Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
+                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions), true).run();
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
                 long entities = 0;
                 for (String t : memory.tenants()) {
@@ -457,10 +489,11 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
                 }
                 String from = r.snapshot == null ? "no snapshot" : "snapshot " + r.snapshot.getFileName();
                 String summary = entities + " entities, " + memory.tenants().size() + " tenant(s), " + contexts.size()
-                        + " hosted @context(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
+                        + " hosted @context(s), " + subscriptions.size() + " subscription(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
                         + r.replayed + " journal records)";
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
-                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()), millis, summary,
+                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()),
+                        List.copyOf(subscriptions.values()), millis, summary,
                         lockChannel, lock);
             } catch (IOException e) {
                 closeQuietly(lockChannel);
@@ -489,14 +522,28 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Aut
         }
     }
 
-    /** Applies recovered records to the memory store and the hosted contexts. */
+    /** Applies recovered records to the memory store, the hosted contexts and the subscriptions. */
     static final class Apply implements Format.Apply {
         private final MemoryEntityStore memory;
         private final Map<String, HostedContext> contexts;
+        /** By tenant and id, joined by a NUL (which neither holds). */
+        private final Map<String, SubscriptionKeeper.Kept> subscriptions;
 
-        Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts) {
+        Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts,
+                Map<String, SubscriptionKeeper.Kept> subscriptions) {
             this.memory = memory;
             this.contexts = contexts;
+            this.subscriptions = subscriptions;
+        }
+
+        @Override
+        public void subscribed(SubscriptionKeeper.Kept s) {
+            subscriptions.put(s.tenant() + '\0' + s.id(), s);
+        }
+
+        @Override
+        public void unsubscribed(String tenant, String id) {
+            subscriptions.remove(tenant + '\0' + id);
         }
 
         @Override

@@ -3,10 +3,17 @@ package dev.cor.ngsild.store.durable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32C;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import dev.cor.ngsild.ld.HostedContext;
+import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
  * The store's on-disk format, version {@value #VERSION} ({@code doc/storage.md} says it in
@@ -32,7 +39,7 @@ final class Format {
     /** The largest body a reader takes as plausible. */
     static final int MAX_BODY = 256 << 20;
 
-    // record types (doc/storage.md, "Records"); 6-9 are kept for subscriptions and registrations
+    // record types (doc/storage.md, "Records"); 8-9 are kept for registrations
     static final int TENANT = 1;
     static final int ENTITY_PUT = 2;
     static final int ENTITY_DELETE = 3;
@@ -86,7 +93,8 @@ final class Format {
             case ENTITY_DELETE -> "entity deletion";
             case CONTEXT_PUT -> "hosted @context";
             case CONTEXT_DELETE -> "hosted @context deletion";
-            case SUBSCRIPTION_PUT, SUBSCRIPTION_DELETE -> "subscription";
+            case SUBSCRIPTION_PUT -> "subscription";
+            case SUBSCRIPTION_DELETE -> "subscription deletion";
             case REGISTRATION_PUT, REGISTRATION_DELETE -> "registration";
             case SNAPSHOT_END -> "end of snapshot";
             default -> "type " + type;
@@ -201,15 +209,73 @@ final class Format {
                 EntityCodec.writeJson(out, c.context());
             }
             case CONTEXT_DELETE -> out.string((String) value);
+            case SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
+            case SUBSCRIPTION_DELETE -> {
+                out.string(tenant);
+                out.string((String) value);
+            }
             case SNAPSHOT_END -> {
                 long[] counts = (long[]) value;
-                for (long n : counts) {
-                    out.varlong(n);
+                for (int i = 0; i < 3; i++) {
+                    out.varlong(counts[i]);
+                }
+                if (counts.length > 3 && counts[3] > 0) {
+                    out.varlong(counts[3]); // only then: a snapshot without subscriptions is as version 1 began
                 }
             }
             default -> throw new IllegalArgumentException("no record type " + type);
         }
         endFrame(out, start, crc);
+    }
+
+    /**
+     * A subscription: tenant, id, createdAt and modifiedAt (zigzag), timesSent and timesFailed
+     * (varlong), lastNotification, lastSuccess, lastFailure (zigzag, -1 for none), the broker URL
+     * (nullable string), the subscriber's {@code @context} (JSON), the document (JSON), then the
+     * number of remote context documents (varlong) and each one's URL, URL after redirects, and
+     * {@code @context} (JSON).
+     */
+    private static void writeSubscription(ByteSink out, SubscriptionKeeper.Kept k) {
+        SubscriptionKeeper.Status st = k.status();
+        out.string(k.tenant());
+        out.string(k.id());
+        out.zigzag(st.createdAt());
+        out.zigzag(st.modifiedAt());
+        out.varlong(st.timesSent());
+        out.varlong(st.timesFailed());
+        out.zigzag(st.lastNotification());
+        out.zigzag(st.lastSuccess());
+        out.zigzag(st.lastFailure());
+        out.nullableString(k.brokerUrl());
+        EntityCodec.writeJson(out, k.context());
+        EntityCodec.writeJson(out, k.document());
+        out.varlong(k.documents().size());
+        for (LdContexts.RemoteDocument d : k.documents()) {
+            out.string(d.url());
+            out.string(d.documentUrl());
+            EntityCodec.writeJson(out, d.context());
+        }
+    }
+
+    private static SubscriptionKeeper.Kept readSubscription(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        String tenant = codec.name(in.string());
+        String id = in.string();
+        SubscriptionKeeper.Status st = new SubscriptionKeeper.Status(in.zigzag(), in.zigzag(), in.varlong(), in.varlong(),
+                in.zigzag(), in.zigzag(), in.zigzag());
+        String brokerUrl = in.nullableString();
+        JsonNode context = codec.readJson(in, 0);
+        if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
+            throw new ByteSource.Malformed("a subscription's document is not a JSON object");
+        }
+        long n = in.varlong();
+        if (n < 0 || n > in.remaining()) {
+            throw new ByteSource.Malformed("a subscription names " + n + " context documents");
+        }
+        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
+        for (long i = 0; i < n; i++) {
+            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
+        }
+        return new SubscriptionKeeper.Kept(tenant, id, document, context, List.copyOf(docs), brokerUrl, st);
     }
 
     /** Where the records read are applied (the recovery), or just counted (the check). */
@@ -223,6 +289,10 @@ final class Format {
         void hosted(HostedContext context);
 
         void unhosted(String id);
+
+        void subscribed(SubscriptionKeeper.Kept subscription);
+
+        void unsubscribed(String tenant, String id);
     }
 
     /**
@@ -247,8 +317,20 @@ final class Format {
                 apply.hosted(new HostedContext(id, tenant, codec.readJson(in, 0), created));
             }
             case CONTEXT_DELETE -> apply.unhosted(in.string());
+            case SUBSCRIPTION_PUT -> apply.subscribed(readSubscription(in, codec));
+            case SUBSCRIPTION_DELETE -> {
+                String tenant = codec.name(in.string());
+                apply.unsubscribed(tenant, in.string());
+            }
             case SNAPSHOT_END -> {
-                return new long[] {in.varlong(), in.varlong(), in.varlong()};
+                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0};
+                if (in.remaining() > 0) {
+                    counts[3] = in.varlong(); // subscriptions, written when there are some
+                }
+                if (in.remaining() != 0) {
+                    throw new ByteSource.Malformed(in.remaining() + " bytes left over after a record of " + typeName(type));
+                }
+                return counts;
             }
             default -> throw new ByteSource.Malformed("a record of " + typeName(type)
                     + ", which this broker does not know (written by a newer one?)");

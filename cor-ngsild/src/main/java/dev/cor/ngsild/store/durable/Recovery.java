@@ -28,6 +28,7 @@ final class Recovery {
         long snapshotEntities;
         long snapshotTenants;
         long snapshotContexts;
+        long snapshotSubscriptions;
         /** The last record read from the journal (0: none). */
         long journalSeq;
         /** Records applied from the journal (those after the snapshot). */
@@ -124,6 +125,7 @@ final class Recovery {
             long tenants = 0;
             long entities = 0;
             long contexts = 0;
+            long subscriptions = 0;
             while (true) {
                 long at = r.offset();
                 int status = r.next();
@@ -149,13 +151,15 @@ final class Recovery {
                     case Format.TENANT -> tenants++;
                     case Format.ENTITY_PUT -> entities++;
                     case Format.CONTEXT_PUT -> contexts++;
+                    case Format.SUBSCRIPTION_PUT -> subscriptions++;
                     case Format.SNAPSHOT_END -> { }
                     default -> throw damaged(file, at, "a snapshot holds no record of " + Format.typeName(type));
                 }
                 if (end != null) {
-                    if (end[0] != tenants || end[1] != entities || end[2] != contexts) {
-                        throw damaged(file, at, "its last record counts " + end[0] + " tenants, " + end[1] + " entities and "
-                                + end[2] + " @contexts, and it holds " + tenants + ", " + entities + " and " + contexts);
+                    if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions) {
+                        throw damaged(file, at, "its last record counts " + end[0] + " tenants, " + end[1] + " entities, "
+                                + end[2] + " @contexts and " + end[3] + " subscriptions, and it holds " + tenants + ", "
+                                + entities + ", " + contexts + " and " + subscriptions);
                     }
                     if (r.offset() != r.size()) {
                         throw damaged(file, r.offset(), (r.size() - r.offset()) + " bytes after its last record");
@@ -168,6 +172,7 @@ final class Recovery {
             out.snapshotTenants = tenants;
             out.snapshotEntities = entities;
             out.snapshotContexts = contexts;
+            out.snapshotSubscriptions = subscriptions;
         }
     }
 

@@ -14,11 +14,12 @@ import java.util.zip.CRC32C;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
  * Takes snapshots in the background, on a thread of its own: when the journal has grown by the
  * threshold since the last one, it passes the {@link WriteGate}'s barrier (the loops go on
- * writing), reads every tenant, entity and hosted {@code @context} of the live store into a new
+ * writing), reads every tenant, entity, hosted {@code @context} and subscription of the live store into a new
  * file, makes it durable, renames it into place, and then deletes the older snapshot and the
  * journal segments it covers. A snapshot that fails is logged and tried again at the next
  * threshold; the journal still holds everything. {@link #snapshotNow} takes the last one at stop.
@@ -35,6 +36,7 @@ final class Snapshotter implements Journal.Progress {
     private final long thresholdBytes;
     private final Thread thread;
     private volatile Supplier<Collection<HostedContext>> contexts = List::of;
+    private volatile Supplier<Collection<SubscriptionKeeper.Kept>> subscriptions = List::of;
 
     private volatile boolean stopping;
     private volatile boolean requested;
@@ -63,6 +65,10 @@ final class Snapshotter implements Journal.Progress {
 
     void contexts(Supplier<Collection<HostedContext>> hosted) {
         this.contexts = hosted;
+    }
+
+    void subscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> inForce) {
+        this.subscriptions = inForce;
     }
 
     void start() {
@@ -184,8 +190,13 @@ final class Snapshotter implements Journal.Progress {
                 Format.writeRecord(out, ++ordinal[0], Format.CONTEXT_PUT, null, c, codec, crc);
                 hosted++;
             }
+            long subscribed = 0;
+            for (SubscriptionKeeper.Kept k : subscriptions.get()) {
+                Format.writeRecord(out, ++ordinal[0], Format.SUBSCRIPTION_PUT, null, k, codec, crc);
+                subscribed++;
+            }
             Format.writeRecord(out, ++ordinal[0], Format.SNAPSHOT_END, null,
-                    new long[] {tenants.size(), entities, hosted}, codec, crc);
+                    new long[] {tenants.size(), entities, hosted, subscribed}, codec, crc);
             pos[0] = spill(f, out, pos[0]);
             f.force();
             return pos[0];

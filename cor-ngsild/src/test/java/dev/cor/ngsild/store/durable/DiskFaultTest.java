@@ -183,6 +183,31 @@ class DiskFaultTest {
         }
     }
 
+    @Test
+    void subscriptionChangesAnswer503WhileTheDiskFailsAndChangeNothing(@TempDir Path dir) throws Exception {
+        FaultyFiles disk = new FaultyFiles();
+        String sub = "{\"id\": \"urn:ngsi-ld:Subscription:ID\", \"type\": \"Subscription\", \"entities\": [{\"type\": \"F\"}],"
+                + " \"notification\": {\"endpoint\": {\"uri\": \"http://127.0.0.1:9/n\"}}}";
+        try (DurableBroker b = DurableBroker.open(dir, s -> s.files(disk).retryMs(50), s -> { })) {
+            assertEquals(201, b.http.postJson("/subscriptions", sub.replace("ID", "kept")).statusCode());
+            disk.fault = FaultyFiles.Fault.FULL;
+            // the first change meets the failure at its fsync: answered 503, not acknowledged
+            assertEquals(503, b.http.postJson("/subscriptions", sub.replace("ID", "first")).statusCode());
+            assertFalse(b.store.writable());
+            // from then on a change is refused before it changes anything
+            assertEquals(503, b.http.postJson("/subscriptions", sub.replace("ID", "F")).statusCode());
+            assertEquals(404, b.http.get("/subscriptions/urn:ngsi-ld:Subscription:F").statusCode(), "refused, not created");
+            assertEquals(503, b.http.send("PATCH", "/subscriptions/urn:ngsi-ld:Subscription:kept", "application/json",
+                    "{\"isActive\": false}").statusCode());
+            assertEquals(503, b.http.send("DELETE", "/subscriptions/urn:ngsi-ld:Subscription:kept", null, null).statusCode());
+            String kept = b.http.get("/subscriptions/urn:ngsi-ld:Subscription:kept").body();
+            assertTrue(kept.contains("\"isActive\":true"), "neither updated nor deleted: " + kept);
+            disk.fault = FaultyFiles.Fault.NONE;
+            awaitTrue(b.store::writable, "writes taken again");
+            assertEquals(201, b.http.postJson("/subscriptions", sub.replace("ID", "F")).statusCode());
+        }
+    }
+
     static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (!condition.getAsBoolean()) {
