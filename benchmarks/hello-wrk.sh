@@ -7,6 +7,7 @@
 # of on and off alternates from round to round.
 #   benchmarks/hello-wrk.sh [duration-seconds] [warmup-seconds]     ROUNDS=3 by default
 # JFR=1 compares a JFR recording running (the default settings, which enable cor's events) with
+# (JFR_SETTINGS=FILE.jfc: a recording with other settings, e.g. benchmarks/jfr-cor-only.jfc)
 # none instead, coroutines on in both: "on" is then without the recording, "off" with it.
 # Installs wrk (Debian) if missing; targets 127.0.0.1 only; stops everything it started.
 set -euo pipefail
@@ -49,7 +50,7 @@ for round in $(seq "$rounds"); do
     jvm=(); args=(--coroutines $co)
     if [ "${JFR:-0}" = 1 ]; then
       args=(--coroutines 1024)
-      [ "$co" = 0 ] && jvm=("-XX:StartFlightRecording=settings=default,filename=${TMPDIR:-/tmp}/hello-wrk-$$.jfr")
+      [ "$co" = 0 ] && jvm=("-XX:StartFlightRecording=settings=${JFR_SETTINGS:-default},filename=${TMPDIR:-/tmp}/hello-wrk-$$.jfr")
     fi
     taskset -c 0 "$here/cor" java "${jvm[@]}" -jar "$here/examples/hello/target/cor-hello.jar" --host 127.0.0.1 --port $port \
       --httpLoops 1 "${args[@]}" --workers 4 >/dev/null 2>&1 &
@@ -63,7 +64,7 @@ for round in $(seq "$rounds"); do
   done
 done
 
-[ "${JFR:-0}" = 1 ] && echo "JFR=1: 'on' = no recording, 'off' = a recording running (settings=default)"
+[ "${JFR:-0}" = 1 ] && echo "JFR=1: 'on' = no recording, 'off' = a recording running (settings=${JFR_SETTINGS:-default})"
 echo "hello-wrk.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), ${duration}s per cell"
 printf '\n%-6s %-11s %-6s %11s %9s %9s %12s\n' round coroutines conns "req/s" p50 p99 "cpu us/req"
 for round in $(seq "$rounds"); do
