@@ -52,7 +52,8 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).open()
                 : null;
         EntityStore store = durable != null ? durable : new MemoryEntityStore();
-        CorNgsild broker = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout()).build();
+        CorNgsild broker = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
+                .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue()).build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable);
         CorHttpServer http;

@@ -120,6 +120,8 @@ final class ServerApplication implements CorRestApplication {
             f.putNull("coStack");
         }
         f.put("contextTimeout", o.contextTimeout());
+        f.put("notificationTimeout", o.notificationTimeout());
+        f.put("notificationQueue", o.notificationQueue());
         f.put("maxBody", o.maxBodyBytes());
         f.put("logLevel", o.logLevel());
         f.put("store", o.store());

@@ -18,6 +18,8 @@ import dev.cor.rest.CorArgs;
  * @param workers        worker threads for the hop
  * @param coStackBytes   the loop threads' stack size, or 0 for the JVM's default
  * @param contextTimeout milliseconds a remote {@code @context} may take to download
+ * @param notificationTimeout milliseconds a notification may take to be delivered
+ * @param notificationQueue notices a subscription may hold while its receiver is busy
  * @param maxBodyBytes   largest request body (413 past it)
  * @param logLevel       one of {@link #LOG_LEVELS}
  * @param store          {@code durable} (the default) or {@code memory}
@@ -28,7 +30,7 @@ import dev.cor.rest.CorArgs;
  * @param help           {@code --help} was given
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
-        int contextTimeout, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
+        int contextTimeout, int notificationTimeout, int notificationQueue, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
@@ -56,6 +58,9 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --coStack SIZE      stack size of the loop threads, on which coroutines run, e.g. 512k, 2m
                                   (default: the JVM's)
               --contextTimeout MS how long a remote @context may take to download (default 5000)
+              --notificationTimeout MS  how long a notification may take to be delivered (default 5000)
+              --notificationQueue N  notices a subscription holds while its receiver is busy; past them
+                                  they are counted as overflowed (default 1024)
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
               --logLevel LEVEL    error, warn, info, debug or trace (default info)
@@ -79,6 +84,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         int workers = 32;
         long coStack = 0;
         int contextTimeout = 5_000;
+        int notificationTimeout = 5_000;
+        int notificationQueue = 1024;
         int maxBody = DEFAULT_MAX_BODY;
         String logLevel = "info";
         String store = "durable";
@@ -99,6 +106,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--workers" -> workers = a.number(1, 4096);
                 case "--coStack" -> coStack = bytes(flag, a.value(), MIN_STACK, MAX_STACK);
                 case "--contextTimeout" -> contextTimeout = a.number(1, 3_600_000);
+                case "--notificationTimeout" -> notificationTimeout = a.number(1, 3_600_000);
+                case "--notificationQueue" -> notificationQueue = a.number(1, 1_000_000);
                 case "--maxBody" -> maxBody = (int) bytes(flag, a.value(), 1, MAX_BODY);
                 case "--logLevel" -> logLevel = logLevel(flag, a.value());
                 case "--store" -> store = store(flag, a.value());
@@ -109,7 +118,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 default -> throw a.unknown();
             }
         }
-        return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout, maxBody,
+        return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
+                notificationTimeout, notificationQueue, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
     }
 

@@ -30,6 +30,8 @@ class ServerOptionsTest {
         assertEquals(32, o.workers());
         assertEquals(0, o.coStackBytes(), "the JVM's default stack");
         assertEquals(5_000, o.contextTimeout());
+        assertEquals(5_000, o.notificationTimeout());
+        assertEquals(1024, o.notificationQueue());
         assertEquals(1024 * 1024, o.maxBodyBytes());
         assertEquals("info", o.logLevel());
         assertEquals(Level.INFO, o.julLevel());
@@ -46,6 +48,7 @@ class ServerOptionsTest {
     void everyFlagIsParsed() {
         ServerOptions o = ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--corPort", "9090",
             "--httpLoops", "3", "--coroutines", "0", "--workers", "7", "--coStack", "512k", "--contextTimeout", "250",
+            "--notificationTimeout", "750", "--notificationQueue", "16",
             "--maxBody", "8m", "--logLevel", "debug", "--store", "memory", "--dataDir", "/var/lib/cor", "--fsync",
             "interval=10", "--snapshotEvery", "256m"});
         assertEquals("127.0.0.1", o.host());
@@ -56,6 +59,8 @@ class ServerOptionsTest {
         assertEquals(7, o.workers());
         assertEquals(512 * 1024, o.coStackBytes());
         assertEquals(250, o.contextTimeout());
+        assertEquals(750, o.notificationTimeout());
+        assertEquals(16, o.notificationQueue());
         assertEquals(8 * 1024 * 1024, o.maxBodyBytes());
         assertEquals("debug", o.logLevel());
         assertEquals(Level.FINE, o.julLevel());
@@ -102,6 +107,7 @@ class ServerOptionsTest {
         assertEquals("--coroutines takes a number from 0 to 1000000, not -1", refused("--coroutines", "-1"));
         assertEquals("--workers takes a number from 1 to 4096, not 0", refused("--workers", "0"));
         assertEquals("--contextTimeout takes a number from 1 to 3600000, not 0", refused("--contextTimeout", "0"));
+        assertEquals("--notificationQueue takes a number from 1 to 1000000, not 0", refused("--notificationQueue", "0"));
         assertEquals("--coStack takes a size from 64k to 1g (bytes, or with k, m or g), not 16k",
                 refused("--coStack", "16k"));
         assertEquals("--coStack takes a size from 64k to 1g (bytes, or with k, m or g), not 2g", refused("--coStack", "2g"));
