@@ -8,6 +8,7 @@ import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.subscription.Notifier;
@@ -69,7 +70,7 @@ public final class CorNgsild implements AutoCloseable {
         this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions));
+                b.contextTimeoutMs, b.limits, subscriptions, RegistrationLookup.NONE));
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));

@@ -12,6 +12,7 @@ import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
@@ -37,7 +38,7 @@ public final class NgsildApplication implements CorRestApplication {
 
     /** What the application works with. */
     public record Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
-            long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions) {
+            long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations) {
     }
 
     private final Config config;

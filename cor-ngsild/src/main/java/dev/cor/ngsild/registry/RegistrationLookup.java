@@ -10,6 +10,18 @@ import java.util.Set;
  * registrations must cost next to nothing.
  */
 public interface RegistrationLookup {
+    /** No registrations at all: until the registry is wired in. */
+    RegistrationLookup NONE = new RegistrationLookup() {
+        @Override
+        public List<Registration> matching(String tenant, Want want, long nowMs) {
+            return List.of();
+        }
+
+        @Override
+        public boolean any(String tenant) {
+            return false;
+        }
+    };
 
     /**
      * The registrations of {@code tenant} in force at {@code nowMs} (not expired) that serve
