@@ -42,7 +42,7 @@ final class CorProtoTransport implements Transport {
         CorProtoResponse r;
         try {
             r = client.proto().send(req.method(), req.host, req.port, path, query, req.headers(), tree, body,
-                    client.responseTimeoutMs);
+                    req.responseTimeoutMs(client.responseTimeoutMs));
         } catch (CorProtoException e) {
             throw new CorRestClientException(kind(e), "cor://" + req.host + ":" + req.port + ": " + e.getMessage(), e);
         }

@@ -19,6 +19,7 @@ public final class CorRestClientRequest {
     private final String url;
     private final CorRestHeaders headers;
     private final byte[] body;
+    private final long timeoutMs;
 
     // The URL taken apart once; the transport reads these.
     final String scheme;
@@ -32,6 +33,7 @@ public final class CorRestClientRequest {
         this.url = b.url;
         this.headers = b.headers;
         this.body = b.body;
+        this.timeoutMs = b.timeoutMs;
         Url u = Url.parse(b.url);
         this.scheme = u.scheme;
         this.host = u.host;
@@ -101,6 +103,24 @@ public final class CorRestClientRequest {
         return body;
     }
 
+    /**
+     * This request's own deadline (ms) for the connect and for the whole response, or 0 for the
+     * client's: a forward to a context source is bounded by its registration's timeout.
+     */
+    public long timeoutMs() {
+        return timeoutMs;
+    }
+
+    /** The deadline of the response: this request's own, or else {@code clientDefault}. */
+    long responseTimeoutMs(long clientDefault) {
+        return timeoutMs > 0 ? timeoutMs : clientDefault;
+    }
+
+    /** The deadline of a connect: the client's, shortened to this request's own if that is shorter. */
+    long connectTimeoutMs(long clientDefault) {
+        return timeoutMs > 0 ? Math.min(timeoutMs, clientDefault) : clientDefault;
+    }
+
     /** The URL's scheme, lower case: what picks the transport. */
     public String scheme() {
         return scheme;
@@ -125,6 +145,7 @@ public final class CorRestClientRequest {
         private final String url;
         private final CorRestHeaders headers = new CorRestHeaders();
         private byte[] body = EMPTY;
+        private long timeoutMs;
 
         private Builder(String method, String url) {
             this.method = Objects.requireNonNull(method, "method");
@@ -154,6 +175,15 @@ public final class CorRestClientRequest {
 
         public Builder body(byte[] body) {
             this.body = body != null ? body : EMPTY;
+            return this;
+        }
+
+        /** A deadline of this request's own (ms, at least 1) instead of the client's, for the connect and the response. */
+        public Builder timeoutMs(long ms) {
+            if (ms < 1) {
+                throw new IllegalArgumentException("timeoutMs must be >= 1: " + ms);
+            }
+            this.timeoutMs = ms;
             return this;
         }
 

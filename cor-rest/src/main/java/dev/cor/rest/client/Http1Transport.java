@@ -79,7 +79,7 @@ final class Http1Transport implements Transport {
     /** Resolves, connects and (https) handshakes a new connection; every wait has its deadline. */
     private void open(CorRestClient client, Connection c, CorRestClientRequest req) throws IOException {
         Origin origin = c.origin;
-        long connectMs = client.connectTimeoutMs;
+        long connectMs = req.connectTimeoutMs(client.connectTimeoutMs);
         // the connect timeout covers the name lookup too: a slow resolver cannot stretch it
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectMs);
         InetAddress address = client.resolver.resolve(req.host, connectMs);
@@ -114,7 +114,7 @@ final class Http1Transport implements Transport {
         }
         engine.setSSLParameters(params);
         TlsConduit conduit = new TlsConduit(ch, engine);
-        long handshakeMs = client.handshakeTimeoutMs;
+        long handshakeMs = req.connectTimeoutMs(client.handshakeTimeoutMs);
         long hsDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(handshakeMs);
         try {
             conduit.handshake(hsDeadline, () -> "TLS handshake with " + origin + " did not finish within " + handshakeMs + " ms");
@@ -130,7 +130,7 @@ final class Http1Transport implements Transport {
 
     private Http1.Result send(CorRestClient client, Connection c, CorRestClientRequest req) throws IOException {
         c.received = 0;
-        long responseMs = client.responseTimeoutMs;
+        long responseMs = req.responseTimeoutMs(client.responseTimeoutMs);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(responseMs);
         Waits.Phase phase = () -> "no complete response from " + c.origin + " to " + req.method() + " " + req.target
                 + " within " + responseMs + " ms";
