@@ -8,6 +8,7 @@ import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
@@ -53,6 +54,8 @@ public final class CorNgsild implements AutoCloseable {
     private final CorRestClient notificationClient;
     private final Notifier notifier;
     private final Subscriptions subscriptions;
+    private final CorRestClient forwardClient;
+    private final Forwarder forwarder;
 
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
@@ -69,8 +72,14 @@ public final class CorNgsild implements AutoCloseable {
                 .responseTimeoutMs(b.notificationTimeoutMs).build();
         this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
+        // forwards have a client of their own too: a source that hangs holds its connections, nobody else's
+        this.forwardClient = CorRestClient.builder().connectTimeoutMs(b.forwardTimeoutMs)
+                .responseTimeoutMs(b.forwardTimeoutMs).build();
+        this.forwarder = new Forwarder(forwardClient, b.brokerId != null ? b.brokerId
+                : "cor-" + Long.toHexString(new java.security.SecureRandom().nextLong()), b.forwardTimeoutMs, b.clock);
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, RegistrationLookup.NONE));
+                b.contextTimeoutMs, b.limits, subscriptions, b.registrations != null ? b.registrations
+                        : RegistrationLookup.NONE), forwarder);
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
@@ -139,12 +148,18 @@ public final class CorNgsild implements AutoCloseable {
         return notificationClient;
     }
 
+    /** Sends the forwards of distributed operations (§ 4.3.6); names this broker in {@code Via} headers. */
+    public Forwarder forwarder() {
+        return forwarder;
+    }
+
     /** Releases what the broker opened (its HTTP clients, unless given; its MQTT connections). Idempotent. */
     @Override
     public void close() {
         subscriptions.close();
         notifier.close();
         notificationClient.close();
+        forwardClient.close();
         if (ownsClient) {
             client.close();
         }
@@ -159,8 +174,44 @@ public final class CorNgsild implements AutoCloseable {
         private NgsildLimits limits = NgsildLimits.defaults();
         private long notificationTimeoutMs = 5_000;
         private int notificationQueue = 1024;
+        private long forwardTimeoutMs = 5_000;
+        private String brokerId;
+        private RegistrationLookup registrations;
 
         private Builder() {
+        }
+
+        /**
+         * How long a forward to a context source may take (connect and answer) when its
+         * registration names no {@code management.timeout} (default 5 000 ms): past it, the
+         * source failed and the answer says so (§ 6.3.17).
+         */
+        public Builder forwardTimeoutMs(long ms) {
+            if (ms < 1) {
+                throw new IllegalArgumentException("forwardTimeoutMs must be >= 1: " + ms);
+            }
+            this.forwardTimeoutMs = ms;
+            return this;
+        }
+
+        /**
+         * This broker's name in the {@code Via} header of its forwards, by which it knows a
+         * request that went round a loop of brokers (§ 4.3.6.4); default: a random one per start.
+         * Visible ASCII, no spaces, commas or quotes.
+         */
+        public Builder brokerId(String id) {
+            this.brokerId = Objects.requireNonNull(id, "id");
+            return this;
+        }
+
+        /**
+         * Where the registrations of context sources come from (default: none - every request
+         * is answered here alone). The registry the broker keeps itself is the usual one; a host
+         * may give its own.
+         */
+        public Builder registrations(RegistrationLookup lookup) {
+            this.registrations = Objects.requireNonNull(lookup, "lookup");
+            return this;
         }
 
         /**

@@ -1,20 +1,27 @@
 package dev.cor.ngsild;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.function.Consumer;
 
 import dev.cor.http.CorHttpServer;
+import dev.cor.rest.proto.CorProtoServer;
 
 /**
  * A broker started for a test: {@link CorNgsild} behind a {@link CorHttpServer} on a free port of
- * 127.0.0.1, with the broker's own hooks. Tests talk to it over real sockets at {@link #baseUrl()}.
+ * 127.0.0.1, with the broker's own hooks, and - as the launcher's {@code --corPort} does - a
+ * {@link CorProtoServer} on the same loops and dispatcher, on another free port. Tests talk to it
+ * over real sockets at {@link #baseUrl()} (HTTP) or {@link #corUrl()} ({@code cor://}).
  */
 public final class TestBroker implements AutoCloseable {
     private final CorNgsild broker;
     private final CorHttpServer server;
+    private final CorProtoServer cor;
 
-    private TestBroker(CorNgsild broker, CorHttpServer server) {
+    private TestBroker(CorNgsild broker, CorHttpServer server, CorProtoServer cor) {
         this.broker = broker;
         this.server = server;
+        this.cor = cor;
     }
 
     /** A broker with the defaults, on two loops. */
@@ -33,8 +40,27 @@ public final class TestBroker implements AutoCloseable {
                 .finishCoroutineHook(broker.finishCoroutineHook());
         serverConfig.accept(s);
         CorHttpServer server = s.build().start();
+        CorProtoServer cor;
+        try {
+            cor = CorProtoServer.builder().host("127.0.0.1").port(0).name("test-broker")
+                    .loops(server.loops()).dispatcher(server.dispatcher()).build().start();
+        } catch (IOException e) {
+            server.stop();
+            broker.close();
+            throw new UncheckedIOException(e);
+        }
         broker.tickOn(server.loops());
-        return new TestBroker(broker, server);
+        return new TestBroker(broker, server, cor);
+    }
+
+    /** {@code cor://127.0.0.1:PORT} of its {@code cor://} server (no path): a registration's endpoint. */
+    public String corUrl() {
+        return "cor://127.0.0.1:" + cor.port();
+    }
+
+    /** {@code http://127.0.0.1:PORT} (no path): a registration's endpoint. */
+    public String origin() {
+        return "http://127.0.0.1:" + server.port();
     }
 
     /** {@code http://127.0.0.1:PORT/ngsi-ld/v1} (no trailing slash). */
@@ -56,6 +82,7 @@ public final class TestBroker implements AutoCloseable {
 
     @Override
     public void close() {
+        cor.stop();
         server.stop();
         broker.close();
     }

@@ -34,10 +34,12 @@ import dev.cor.rest.CorRestJson;
 final class EntityOperations {
     private final NgsildApplication app;
     private final Config config;
+    private final DistributedOperations distributed;
 
-    EntityOperations(NgsildApplication app, Config config) {
+    EntityOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
         this.app = app;
         this.config = config;
+        this.distributed = distributed;
     }
 
     /** The body of a single-entity operation: an object, or the request is invalid (not merely its data). */
@@ -72,7 +74,10 @@ final class EntityOperations {
     }
 
     void retrieve(Exchange x) {
-        EntityParser parser = parser(x);
+        if (x.forwards != null) {
+            answerEntity(x, distributed.retrieve(x));
+            return;
+        }
         // an id the store holds was checked when it was created: only a miss needs the id checked (400 before 404)
         Entity e = config.store().get(x.tenant, x.route.entityId());
         if (e == null) {
@@ -82,6 +87,15 @@ final class EntityOperations {
         if (type != null && !type.matches(e.types())) {
             throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
         }
+        answerEntity(x, e);
+    }
+
+    /**
+     * Answers with {@code e} in the representation the request asks for: the record's render
+     * cache serves the bytes of an unchanged entity (a merged one has a cache of its own).
+     */
+    void answerEntity(Exchange x, Entity e) {
+        EntityParser parser = parser(x);
         checkGeometryProperty(x, x.params);
         Representation rep = Representation.of(x.params, parser);
         if (!rep.showsAnything(e)) {
@@ -368,10 +382,16 @@ final class EntityOperations {
         checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
         Page asked = Page.of(params, config.limits());
+        EntityQuery.Page page = x.forwards != null ? distributed.query(x, params, query, asked)
+                : query.run(config.store(), x.tenant, asked.offset(), asked.limit(), asked.count());
+        answerPage(x, rep, asked, page);
+    }
+
+    /** Answers with one page of a query's entities, its count and its prev/next links (§ 5.7.2, 4.12). */
+    private void answerPage(Exchange x, Representation rep, Page asked, EntityQuery.Page page) {
         int limit = asked.limit();
         int offset = asked.offset();
         boolean count = asked.count();
-        EntityQuery.Page page = query.run(config.store(), x.tenant, offset, limit, count);
         List<Entity> entities = page.entities();
         if (rep.selectsInstances()) {
             entities = new ArrayList<>(entities.size());

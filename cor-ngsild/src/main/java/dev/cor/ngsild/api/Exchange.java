@@ -38,6 +38,8 @@ final class Exchange {
     /** The context the request names ({@code null} for a batch in ld+json: each entity names its own). */
     ContextRef contextRef;
     LdContext context;
+    /** The registrations the request may be forwarded to (§ 4.3.6), or {@code null}: answered here alone. */
+    java.util.List<dev.cor.ngsild.registry.Registration> forwards;
 
     Exchange(CorRest request) {
         this.request = request;

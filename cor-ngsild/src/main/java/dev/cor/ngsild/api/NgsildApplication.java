@@ -12,6 +12,7 @@ import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
@@ -47,10 +48,18 @@ public final class NgsildApplication implements CorRestApplication {
     private final ContextOperations contextOps;
     private final DiscoveryOperations discovery;
     private final SubscriptionOperations subscriptionOps;
+    private final DistributedOperations distributed;
 
+    /** The application without forwarding: registrations never match ({@link RegistrationLookup#NONE} in the config). */
     public NgsildApplication(Config config) {
+        this(config, null);
+    }
+
+    /** The application; {@code forwarder} sends the forwards of distributed operations (§ 4.3.6). */
+    public NgsildApplication(Config config, Forwarder forwarder) {
         this.config = config;
-        this.entities = new EntityOperations(this, config);
+        this.distributed = forwarder == null ? null : new DistributedOperations(config, forwarder);
+        this.entities = new EntityOperations(this, config, distributed);
         this.batches = new BatchOperations(this, config);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(this, config);
@@ -81,6 +90,9 @@ public final class NgsildApplication implements CorRestApplication {
         Exchange x = prepare(request);
         if (x.failure != null || x.bareStatus != 0 || x.allow != null) {
             return false;
+        }
+        if (x.forwards != null) {
+            return true; // a registration matches: it asks other brokers (§ 4.3.6)
         }
         if (!x.operation().isRead() && config.store().writesWait()) {
             return true; // its answer waits for the store's journal
@@ -146,6 +158,75 @@ public final class NgsildApplication implements CorRestApplication {
     }
 
     private void run(Exchange x) {
+        if (x.forwards != null && DistributedOperations.isEntityWrite(x.operation())) {
+            distributedWrite(x);
+            return;
+        }
+        runHere(x);
+    }
+
+    /**
+     * A write of one entity that registrations match (§ 5.6.x.4): the sources take their parts,
+     * this broker does the rest; a part a source did not take makes the answer a 207 whose
+     * UpdateResult names it (§ 5.2.18, with the registration, § 5.2.19). When only sources held
+     * the entity, its absence here is no error.
+     */
+    private void distributedWrite(Exchange x) {
+        DistributedOperations.WriteOutcome o = distributed.write(x);
+        boolean ranHere = false;
+        if (o.localToo() && (o.hasLocalAttributes() || o.forwarded() == 0
+                || x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY)) {
+            x.body = o.localBody();
+            try {
+                runHere(x);
+                ranHere = true;
+            } catch (NgsiLdException e) {
+                if (o.forwarded() == 0 || e.type() != ErrorType.RESOURCE_NOT_FOUND) {
+                    throw e;
+                }
+                // the entity is only at the sources, which took the write
+            }
+        }
+        if (!o.failures().isEmpty()) {
+            ObjectNode body = CorRestJson.mapper().createObjectNode();
+            var updated = body.putArray("updated");
+            if (x.body != null && x.body.isObject()) {
+                java.util.Set<String> failed = new java.util.HashSet<>();
+                for (String[] f : o.failures()) {
+                    failed.add(f[0]);
+                }
+                var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+                for (var m : x.body.properties()) {
+                    if (!java.util.Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())
+                            && !failed.contains(parser.attributeName(m.getKey()))) {
+                        updated.add(m.getKey());
+                    }
+                }
+            }
+            var notUpdated = body.putArray("notUpdated");
+            for (String[] f : o.failures()) {
+                ObjectNode d = notUpdated.addObject();
+                d.put("attributeName", f[0] == null ? "" : x.context.compactName(f[0]));
+                d.put("reason", f[1]);
+                d.put("registrationId", f[2]);
+            }
+            x.request.responseHeaders().remove("Location");
+            answerPlain(x, 207, body);
+            return;
+        }
+        if (!ranHere) {
+            if (o.forwarded() == 0) {
+                throw NgsiLdException.notFound("no entity " + x.route.entityId() + " here nor at the sources registered for it");
+            }
+            if (x.operation() == Operation.CREATE_ENTITY) {
+                created(x, dev.cor.ngsild.CorNgsild.BASE_PATH + "entities/" + x.body.path("id").asText());
+            } else {
+                noContent(x);
+            }
+        }
+    }
+
+    private void runHere(Exchange x) {
         switch (x.operation()) {
             case CREATE_ENTITY -> entities.create(x);
             case RETRIEVE_ENTITY -> entities.retrieve(x);
@@ -238,7 +319,8 @@ public final class NgsildApplication implements CorRestApplication {
         }
         x.params = QueryParams.parse(r.query(), op);
         if (op.isRead() || !createsTenant(op)) {
-            if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0) {
+            if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0
+                    && !config.registrations().any(x.tenant)) {
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
         }
@@ -246,6 +328,9 @@ public final class NgsildApplication implements CorRestApplication {
             x.body = x.parseBody();
         }
         x.contextRef = contextRef(x);
+        if (distributed != null) {
+            x.forwards = distributed.plan(x);
+        }
     }
 
     /** Operations that may create a tenant: they write new entities. */

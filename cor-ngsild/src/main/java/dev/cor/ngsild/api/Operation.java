@@ -8,7 +8,7 @@ import java.util.Set;
  * what {@code /metrics} counts requests by.
  */
 enum Operation {
-    CREATE_ENTITY("createEntity", false, Set.of()),
+    CREATE_ENTITY("createEntity", false, Set.of("local")),
     QUERY_ENTITIES("queryEntities", true, Set.of("id", "type", "idPattern", "attrs", "pick", "omit", "q", "scopeQ",
             "geoQ", "georel", "geometry", "coordinates", "geoproperty", "geometryProperty", "lang", "options",
             "format", "limit", "offset", "count", "csf", "local", "datasetId", "containedBy", "join", "joinLevel",

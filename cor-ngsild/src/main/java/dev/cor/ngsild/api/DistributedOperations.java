@@ -1,0 +1,699 @@
+package dev.cor.ngsild.api;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.ngsild.CorNgsild;
+import dev.cor.ngsild.api.NgsildApplication.Config;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.registry.EntityMerge;
+import dev.cor.ngsild.registry.Forwarder;
+import dev.cor.ngsild.registry.Registration;
+import dev.cor.ngsild.registry.RegistrationLookup;
+import dev.cor.rest.CorRestState;
+import dev.cor.rest.client.CorRestClientRequest;
+
+/**
+ * Retrieve Entity and Query Entities across this broker and the context sources registered for
+ * them (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4, § 5.7.2.4): which registrations a request reaches,
+ * the forwards (started together, awaited together: {@link Forwarder}), and the answers merged
+ * with what this broker holds ({@link EntityMerge}) before the usual representation is applied.
+ * Inclusive sources are merged with the local data; exclusive and redirect ones replace the local
+ * copy of what they register; auxiliary ones only fill in attributes nobody else gave. A source
+ * that fails leaves its NGSILD-Warning on the answer (§ 6.3.17), never a 500. Stateless; one per
+ * application.
+ */
+final class DistributedOperations {
+    /** The NGSILD-Warning header (§ 6.3.17). */
+    static final String WARNING_HEADER = "NGSILD-Warning";
+    /** How many entities a query asks each source for: its page is cut here, after the merge. */
+    private static final int SOURCE_LIMIT = 1000;
+
+    private final Config config;
+    private final Forwarder forwarder;
+
+    DistributedOperations(Config config, Forwarder forwarder) {
+        this.config = config;
+        this.forwarder = forwarder;
+    }
+
+    // ---------------------------------------------------------------- which requests
+
+    /** § 4.20's name of an operation that registrations can be asked about, or {@code null}. */
+    static String operationName(Operation op) {
+        return switch (op) {
+            case RETRIEVE_ENTITY -> "retrieveEntity";
+            case QUERY_ENTITIES -> "queryEntity";
+            case QUERY_ENTITIES_POST -> "queryBatch";
+            case CREATE_ENTITY -> "createEntity";
+            case UPDATE_ATTRIBUTES -> "updateEntity";
+            case APPEND_ATTRIBUTES -> "appendAttrs";
+            case PARTIAL_ATTRIBUTE_UPDATE -> "updateAttrs";
+            case DELETE_ATTRIBUTE -> "deleteAttrs";
+            case DELETE_ENTITY -> "deleteEntity";
+            case MERGE_ENTITY -> "mergeEntity";
+            case REPLACE_ENTITY -> "replaceEntity";
+            case REPLACE_ATTRIBUTE -> "replaceAttrs";
+            default -> null;
+        };
+    }
+
+    /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
+    static boolean isEntityWrite(Operation op) {
+        return !op.isRead() && operationName(op) != null;
+    }
+
+    /**
+     * On the loop, before the dispatch: the registrations the request may reach, or {@code null}
+     * - answered here alone. A tenant with no registration pays one map look-up; a request with
+     * {@code local=true}, or whose {@code Via} names this broker (a loop, § 4.3.6.4), is local.
+     * Types and attributes are not narrowed yet (the context may still have to be downloaded):
+     * the handler asks again, precisely ({@link #reach}).
+     */
+    List<Registration> plan(Exchange x) {
+        String op = operationName(x.operation());
+        if (op == null || !config.registrations().any(x.tenant) || localOnly(x)) {
+            return null;
+        }
+        if (forwarder.seenIn(x.headers().getAll("Via"))) {
+            return null;
+        }
+        String id = x.route.entityId() != null ? x.route.entityId()
+                : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
+        List<Registration> regs = config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
+        return regs.isEmpty() ? null : regs;
+    }
+
+    private static boolean localOnly(Exchange x) {
+        if (x.params == null) {
+            return true;
+        }
+        try {
+            return x.params.bool("local", false) || "*".equals(x.params.get("type"));
+        } catch (NgsiLdException e) {
+            return true; // the operation answers the malformed parameter itself
+        }
+    }
+
+    /** The registrations a request reaches, its types and attributes expanded: the handler's precise look. */
+    private List<Registration> reach(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs) {
+        return config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want(operationName(x.operation()), id, idPattern, types, attrs), config.clock().millis());
+    }
+
+    // ---------------------------------------------------------------- Retrieve Entity (§ 5.7.1.4)
+
+    /** The entity of {@code GET /entities/{id}} from here and its sources, merged; 404 when nobody has it. */
+    Entity retrieve(Exchange x) {
+        String id = EntityOperations.entityId(x);
+        TypeSelection type = x.params.get("type") == null ? null
+                : TypeSelection.parse(x.params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
+        Entity local = config.store().get(x.tenant, id);
+        if (local != null && type != null && !type.matches(local.types())) {
+            local = null;
+        }
+        Set<String> attrs = expandedAttrs(x, x.params);
+        Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
+        List<Registration> regs = reach(x, id, null, types, attrs);
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        List<Registration> asked = new ArrayList<>(regs.size());
+        for (Registration r : regs) {
+            Set<String> provided = provided(r, id, types);
+            Set<String> ask = narrow(provided, attrs);
+            if (ask != null && ask.isEmpty()) {
+                continue; // it provides none of the attributes asked for
+            }
+            if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
+                local = EntityMerge.without(local, provided); // § 4.3.6.3: what it registers is never served from here
+            }
+            StringBuilder q = new StringBuilder();
+            param(q, "type", compactTypes(r, type != null ? type.types() : typesOf(r, id)));
+            param(q, "attrs", compactNames(r, ask));
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "entities/" + encode(id), q)));
+            asked.add(r);
+        }
+        Entity merged = local;
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<Entity> auxiliary = new ArrayList<>();
+        for (Forwarder.Answer a : answers) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            Entity e = entityOf(x, a, a.body());
+            if (e == null || !e.id().equals(id)) {
+                if (e != null) {
+                    warn(x, forwarder.invalid(a, "answered another entity than " + id));
+                }
+                continue;
+            }
+            if (a.registration().mode() == Registration.Mode.AUXILIARY) {
+                auxiliary.add(e);
+            } else {
+                merged = EntityMerge.merge(merged, e, false);
+            }
+        }
+        for (Entity e : auxiliary) {
+            merged = EntityMerge.merge(merged, e, true);
+        }
+        if (merged == null) {
+            throw NgsiLdException.notFound("no entity " + id + " here nor at the " + asked.size()
+                    + " context source(s) registered for it");
+        }
+        return merged;
+    }
+
+    // ---------------------------------------------------------------- Query Entities (§ 5.7.2.4)
+
+    /**
+     * The page of a distributed query: every source asked for the entities its registration
+     * provides, the local matches added, each entity merged by id, the whole query checked again
+     * on the merged entity (a q on an attribute of one source, § 4.3.6.7), and the page cut from
+     * the union in id order - so {@code limit}, {@code offset} and {@code count} mean the union.
+     */
+    EntityQuery.Page query(Exchange x, QueryParams params, EntityQuery query, Page asked) {
+        List<String> ids = params.list("id");
+        String idPattern = params.get("idPattern");
+        TypeSelection type = params.get("type") == null ? null
+                : TypeSelection.parse(params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
+        Set<String> attrs = expandedAttrs(x, params);
+        List<Registration> regs = reach(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
+                type != null ? type.types() : Set.of(), attrs);
+        // the local matches: all of them when counted, else as many as the page can need
+        int need = asked.count() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) asked.offset() + asked.limit() + 1);
+        EntityQuery.Page local = query.run(config.store(), x.tenant, 0, need, asked.count());
+        TreeMap<String, Entity> byId = new TreeMap<>();
+        for (Entity e : local.entities()) {
+            byId.put(e.id(), e);
+        }
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        for (Registration r : regs) {
+            Set<String> provided = provided(r, null, type != null ? type.types() : Set.of());
+            Set<String> ask = narrow(provided, attrs);
+            if (ask != null && ask.isEmpty()) {
+                continue;
+            }
+            StringBuilder q = new StringBuilder();
+            Set<String> regTypes = typesOf(r, null);
+            Set<String> sendTypes = type != null ? type.types() : regTypes;
+            if (type == null && idPattern == null && ids.isEmpty() && ask == null && regTypes.isEmpty()) {
+                continue; // nothing bounds what it would be asked for: a query needs a type, attrs or an id pattern
+            }
+            param(q, "type", compactTypes(r, sendTypes));
+            if (!ids.isEmpty()) {
+                param(q, "id", String.join(",", ids));
+            }
+            param(q, "idPattern", idPattern);
+            param(q, "attrs", compactNames(r, ask));
+            if (sameContext(x.context, r.context())) {
+                // the same terms mean the same IRIs there: the source may filter for us (the merge checks again)
+                for (String p : List.of("q", "scopeQ", "georel", "geometry", "coordinates", "geoproperty")) {
+                    param(q, p, params.get(p));
+                }
+            }
+            param(q, "limit", Integer.toString(SOURCE_LIMIT));
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "entities", q)));
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        // proxied registrations: the local copy of what they register is not served (§ 4.3.6.3)
+        for (Forwarder.Answer a : answers) {
+            Registration r = a.registration();
+            if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
+                continue;
+            }
+            for (String id : new ArrayList<>(byId.keySet())) {
+                Entity e = byId.get(id);
+                if (covers(r, e)) {
+                    Entity left = EntityMerge.without(e, provided(r, id, new LinkedHashSet<>(e.types())));
+                    if (left == null) {
+                        byId.remove(id);
+                    } else {
+                        byId.put(id, left);
+                    }
+                }
+            }
+        }
+        List<Entity> auxiliary = new ArrayList<>();
+        for (Forwarder.Answer a : answers) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            if (!a.body().isArray()) {
+                warn(x, forwarder.invalid(a, "answered a query with no array of entities"));
+                continue;
+            }
+            for (JsonNode n : a.body()) {
+                Entity e = entityOf(x, a, n);
+                if (e == null) {
+                    break; // one invalid entity: the whole answer is not used
+                }
+                if (a.registration().mode() == Registration.Mode.AUXILIARY) {
+                    auxiliary.add(e);
+                } else {
+                    byId.merge(e.id(), e, (mine, theirs) -> EntityMerge.merge(mine, theirs, false));
+                }
+            }
+        }
+        for (Entity e : auxiliary) {
+            byId.merge(e.id(), e, (mine, theirs) -> EntityMerge.merge(mine, theirs, true));
+        }
+        List<Entity> all = new ArrayList<>(byId.size());
+        for (Entity e : byId.values()) {
+            if (query.test(e)) {
+                all.add(e);
+            }
+        }
+        int count = all.size();
+        if (asked.count() && local.count() > local.entities().size()) {
+            count += local.count() - local.entities().size(); // not reached: cannot be
+        }
+        int from = Math.min(asked.offset(), all.size());
+        int to = (int) Math.min((long) asked.offset() + asked.limit(), all.size());
+        return new EntityQuery.Page(new ArrayList<>(all.subList(from, to)), count,
+                (long) asked.offset() + asked.limit() < all.size());
+    }
+
+    // ---------------------------------------------------------------- writes of one entity (§ 5.6.x)
+
+    /**
+     * The outcome of a forwarded write: what this broker must still do itself, and who failed.
+     *
+     * @param localBody the body the local operation runs with (the registered attributes of
+     *                  proxied registrations taken out), or {@code null}: nothing is left to do here
+     * @param forwarded how many sources took their part
+     * @param failures  the attributes a source did not take: name (as the request wrote it) and why
+     */
+    record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures) {
+        /** Whether the body has attributes left for this broker (a write of the path's entity or attribute always has). */
+        boolean hasLocalAttributes() {
+            if (localBody == null || !localBody.isObject()) {
+                return true;
+            }
+            for (var m : localBody.properties()) {
+                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Forwards a write of one entity to the registrations that serve it (§ 5.6.x.4: "if the
+     * entity is registered exclusively or redirect, forward ... ; inclusive: forward and do it
+     * here too"; auxiliary registrations take no writes, § 4.3.6.2): each source gets the same
+     * request with only the attributes it registers, in the request's own terms and context
+     * (its body is written in them); the attributes of exclusive and redirect registrations are
+     * taken out of what this broker does itself.
+     */
+    WriteOutcome write(Exchange x) {
+        String id = x.route.entityId() != null ? EntityOperations.entityId(x)
+                : x.body != null && x.body.path("id").isTextual() ? x.body.path("id").asText() : null;
+        dev.cor.ngsild.model.EntityParser parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        Entity local = id == null ? null : config.store().get(x.tenant, id);
+        Set<String> types = new LinkedHashSet<>();
+        if (local != null) {
+            types.addAll(local.types());
+        }
+        JsonNode bodyType = x.body != null && x.body.isObject() ? x.body.get("type") : null;
+        if (bodyType != null) {
+            for (JsonNode t : bodyType.isArray() ? bodyType : List.of(bodyType)) {
+                if (t.isTextual()) {
+                    types.add(parser.typeName(t.asText()));
+                }
+            }
+        }
+        String pathAttr = x.route.attribute() == null ? null : parser.attributeName(x.route.attribute());
+        // the body's attribute members by their expanded names
+        java.util.Map<String, String> bodyAttrs = new java.util.LinkedHashMap<>();
+        if (x.body != null && x.body.isObject() && pathAttr == null) {
+            for (var m : x.body.properties()) {
+                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                    bodyAttrs.put(parser.attributeName(m.getKey()), m.getKey());
+                }
+            }
+        }
+        List<Registration> regs = reach(x, id, null, types,
+                pathAttr != null ? Set.of(pathAttr) : new LinkedHashSet<>(bodyAttrs.keySet()));
+        boolean wholeEntity = x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY
+                || x.operation() == Operation.REPLACE_ENTITY;
+        Set<String> keptOut = new HashSet<>();
+        boolean nothingLocal = false;
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        List<Set<String>> parts = new ArrayList<>();
+        for (Registration r : regs) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            Set<String> provided = provided(r, id, types);
+            Set<String> part;
+            if (pathAttr != null) {
+                if (provided != null && !provided.contains(pathAttr)) {
+                    continue;
+                }
+                part = Set.of(pathAttr);
+            } else if (provided == null) {
+                part = bodyAttrs.keySet();
+            } else {
+                part = new LinkedHashSet<>(bodyAttrs.keySet());
+                part.retainAll(provided);
+                if (part.isEmpty() && !wholeEntity) {
+                    continue; // none of the attributes written is its
+                }
+            }
+            boolean proxied = r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT;
+            if (proxied) {
+                // the whole entity, or the one attribute of the path, is the source's: nothing is done here
+                nothingLocal |= provided == null || pathAttr != null;
+                keptOut.addAll(part);
+            }
+            outs.add(new Forwarder.Outgoing(r, writeRequest(x, r, bodyAttrs, part, pathAttr != null)));
+            parts.add(part);
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<String[]> failures = new ArrayList<>();
+        int forwarded = 0;
+        for (int i = 0; i < answers.size(); i++) {
+            Forwarder.Answer a = answers.get(i);
+            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
+                forwarded++;
+                continue;
+            }
+            if (a.warning() == null && a.status() == 404) {
+                continue; // the source does not have it: no failure, and nothing done there
+            }
+            String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+            Set<String> part = parts.get(i);
+            if (part.isEmpty()) {
+                failures.add(new String[] {null, why, a.registration().id()});
+            }
+            for (String p : part) {
+                failures.add(new String[] {p, why, a.registration().id()});
+            }
+        }
+        if (nothingLocal) {
+            return new WriteOutcome(null, false, forwarded, failures);
+        }
+        JsonNode localBody = x.body;
+        if (!keptOut.isEmpty() && x.body != null && x.body.isObject() && pathAttr == null) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) x.body).deepCopy();
+            for (String iri : keptOut) {
+                o.remove(bodyAttrs.get(iri));
+            }
+            localBody = o;
+        }
+        return new WriteOutcome(localBody, true, forwarded, failures);
+    }
+
+    /** The forward of a write: the request's method, path and parameters, its context, only {@code part} of its body. */
+    private CorRestClientRequest writeRequest(Exchange x, Registration r, java.util.Map<String, String> bodyAttrs,
+            Set<String> part, boolean attributePath) {
+        String path = x.request.path().substring(CorNgsild.BASE_PATH.length());
+        StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
+        if (localOnly(r)) {
+            param(q, "local", "true");
+        }
+        String url = r.endpoint() + CorNgsild.BASE_PATH + path + (q.isEmpty() ? "" : "?" + q);
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder(x.request.method(), url).timeoutMs(forwarder.timeoutMs(r));
+        headers(x, r, b);
+        String link = x.headers().get("Link");
+        if (link != null) {
+            b.header("Link", link); // the body is written in the request's terms
+        }
+        if (x.body != null) {
+            JsonNode body = x.body;
+            if (!attributePath && body.isObject()) {
+                com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body).deepCopy();
+                for (var e : bodyAttrs.entrySet()) {
+                    if (!part.contains(e.getKey())) {
+                        o.remove(e.getValue());
+                    }
+                }
+                body = o;
+            }
+            b.header("Content-Type", x.contentType == MediaType.LD_JSON ? "application/ld+json" : "application/json");
+            b.body(body.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return b.build();
+    }
+
+
+    // ---------------------------------------------------------------- forwarding
+
+    /** Sends the forwards with the request's forward-depth guard held, and puts each failure's warning on the answer. */
+    private List<Forwarder.Answer> fanOut(Exchange x, List<Forwarder.Outgoing> outs) {
+        if (outs.isEmpty()) {
+            return List.of();
+        }
+        CorRestState state = x.request.state();
+        if (!state.enterForward(CorRestState.DEFAULT_MAX_FORWARD_DEPTH)) {
+            List<Forwarder.Answer> none = new ArrayList<>(outs.size());
+            for (Forwarder.Outgoing o : outs) {
+                Forwarder.Answer a = new Forwarder.Answer(o.registration(), 0, null,
+                        forwarder.warning(199, o.registration(), "not asked: forwards nested too deep (a loop)"));
+                warn(x, a);
+                none.add(a);
+            }
+            return none;
+        }
+        try {
+            List<Forwarder.Answer> answers = forwarder.send(outs);
+            for (Forwarder.Answer a : answers) {
+                if (a.warning() != null) {
+                    warn(x, a);
+                }
+            }
+            return answers;
+        } finally {
+            state.exitForward();
+        }
+    }
+
+    private static void warn(Exchange x, Forwarder.Answer a) {
+        x.request.responseHeaders().add(WARNING_HEADER, a.warning());
+    }
+
+    /** A source's entity read with its registration's context; {@code null} (and a 111 warning) if it is none. */
+    private Entity entityOf(Exchange x, Forwarder.Answer a, JsonNode json) {
+        try {
+            return EntityMerge.fromSource(json, a.registration().context(), config.limits());
+        } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
+            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity: " + e.getMessage()));
+            return null;
+        }
+    }
+
+    /**
+     * The forward of a read to {@code r}: {@code GET {endpoint}/ngsi-ld/v1/{path}?{query}} with
+     * the system attributes (§ 4.5.5.3 compares them), {@code local=true} when the registration
+     * is {@code localOnly} (§ 5.2.34), the registration's {@code contextSourceInfo} as headers
+     * (§ 4.3.6.5), its tenant, the {@code @context} it was made with, and {@code Via}.
+     */
+    private CorRestClientRequest request(Exchange x, Registration r, String path, StringBuilder query) {
+        param(query, "options", "sysAttrs");
+        if (localOnly(r)) {
+            param(query, "local", "true");
+        }
+        String url = r.endpoint() + CorNgsild.BASE_PATH + path + (query.isEmpty() ? "" : "?" + query);
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder("GET", url).timeoutMs(forwarder.timeoutMs(r));
+        headers(x, r, b);
+        b.header("Accept", "application/json");
+        if (r.context() != null && !r.context().isCore()) {
+            b.header("Link", "<" + config.contexts().linkUrlFor(r.context(), x.baseUrl(), x.tenantGiven ? x.tenant : null)
+                    + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
+        }
+        return b.build();
+    }
+
+    /** What every forward carries: contextSourceInfo (§ 4.3.6.5), the source's tenant, and Via (§ 4.3.6.4). */
+    private void headers(Exchange x, Registration r, CorRestClientRequest.Builder b) {
+        for (var kv : r.contextSourceInfo().entrySet()) {
+            String key = kv.getKey();
+            String value = kv.getValue();
+            if (key.equalsIgnoreCase("jsonldContext") || key.equalsIgnoreCase("Content-Length")
+                    || key.equalsIgnoreCase("Host") || key.equalsIgnoreCase(Exchange.TENANT_HEADER)
+                    || key.equalsIgnoreCase("Via") || key.equalsIgnoreCase("Link")) {
+                continue; // § 4.3.6.5: what sets up the connection, or the tenant, is not theirs to set
+            }
+            if (value.equals("urn:ngsi-ld:request")) {
+                value = x.headers().get(key); // § 4.3.6.5: taken from the request that caused the forward
+                if (value == null) {
+                    continue;
+                }
+            }
+            if (key.equalsIgnoreCase("Accept") || key.equalsIgnoreCase("Content-Type")) {
+                continue; // the broker reads JSON back whatever the source prefers
+            }
+            b.header(key, value);
+        }
+        if (r.sourceTenant() != null) {
+            b.header(Exchange.TENANT_HEADER, r.sourceTenant());
+        }
+        b.header("Via", forwarder.via(x.headers().getAll("Via")));
+    }
+
+    /** {@code management.localOnly} of the registration as given (§ 5.2.34), under either spelling of its names. */
+    private static boolean localOnly(Registration r) {
+        JsonNode doc = r.document();
+        if (doc == null) {
+            return false;
+        }
+        for (String m : List.of("management", "https://uri.etsi.org/ngsi-ld/management")) {
+            JsonNode mg = doc.get(m);
+            if (mg != null) {
+                for (String l : List.of("localOnly", "https://uri.etsi.org/ngsi-ld/localOnly")) {
+                    JsonNode v = mg.get(l);
+                    if (v != null && (v.asBoolean(false) || v.path("@value").asBoolean(false))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static void param(StringBuilder q, String name, String value) {
+        if (value == null || value.isEmpty()) {
+            return;
+        }
+        if (!q.isEmpty()) {
+            q.append('&');
+        }
+        q.append(name).append('=').append(encode(value));
+    }
+
+    // ---------------------------------------------------------------- what a registration provides
+
+    /**
+     * The attribute names (expanded) {@code r} provides for the entity {@code id} of
+     * {@code types} ({@code null} id: any its entities match), or {@code null}: every attribute.
+     */
+    static Set<String> provided(Registration r, String id, Set<String> types) {
+        Set<String> out = new HashSet<>();
+        for (Registration.Info info : r.information()) {
+            if (!infoCovers(info, id, types)) {
+                continue;
+            }
+            if (info.propertyNames().isEmpty() && info.relationshipNames().isEmpty()) {
+                return null;
+            }
+            out.addAll(info.propertyNames());
+            out.addAll(info.relationshipNames());
+        }
+        return out;
+    }
+
+    /** Whether {@code r} registers entity {@code e} (by id, pattern and type). */
+    private static boolean covers(Registration r, Entity e) {
+        for (Registration.Info info : r.information()) {
+            if (infoCovers(info, e.id(), new LinkedHashSet<>(e.types()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean infoCovers(Registration.Info info, String id, Set<String> types) {
+        if (info.entities().isEmpty()) {
+            return true;
+        }
+        for (Registration.EntityInfo ei : info.entities()) {
+            boolean idOk = id == null || ((ei.id() == null || ei.id().equals(id))
+                    && (ei.idPattern() == null || BoundedPattern.compile(ei.idPattern(), "idPattern").matches(id)));
+            boolean typeOk = ei.type() == null || types.isEmpty() || types.contains(ei.type());
+            if (idOk && typeOk) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The entity types {@code r} registers for {@code id} (any id when {@code null}). */
+    private static Set<String> typesOf(Registration r, String id) {
+        Set<String> out = new LinkedHashSet<>();
+        for (Registration.Info info : r.information()) {
+            for (Registration.EntityInfo ei : info.entities()) {
+                if (ei.type() != null && (id == null || ei.id() == null || ei.id().equals(id))) {
+                    out.add(ei.type());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** What to ask a source for: the attributes asked that it provides ({@code null}: all it has). */
+    private static Set<String> narrow(Set<String> provided, Set<String> asked) {
+        if (asked.isEmpty()) {
+            return provided;
+        }
+        if (provided == null) {
+            return asked;
+        }
+        Set<String> out = new LinkedHashSet<>(asked);
+        out.retainAll(provided);
+        return out;
+    }
+
+    /** The request's attrs (or pick's attributes) expanded; empty: all. */
+    private Set<String> expandedAttrs(Exchange x, QueryParams params) {
+        Set<String> out = new LinkedHashSet<>();
+        var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        for (String a : params.list("attrs")) {
+            out.add(parser.attributeName(a));
+        }
+        return out;
+    }
+
+    private static String compactTypes(Registration r, Set<String> types) {
+        return compact(r, types, true);
+    }
+
+    private static String compactNames(Registration r, Set<String> iris) {
+        return compact(r, iris, false);
+    }
+
+    /** Names or types as the registration's context writes them (the forward carries that context). */
+    private static String compact(Registration r, Set<String> iris, boolean types) {
+        if (iris == null || iris.isEmpty()) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        for (String iri : iris) {
+            if (!b.isEmpty()) {
+                b.append(',');
+            }
+            b.append(r.context() == null ? iri : types ? r.context().compactIri(iri) : r.context().compactName(iri));
+        }
+        return b.toString();
+    }
+
+    private static boolean sameContext(LdContext a, LdContext b) {
+        return a == b || (a != null && b != null && a.linkUrl() != null && a.linkUrl().equals(b.linkUrl()));
+    }
+
+    /** {@code s} percent-encoded as a path segment or a query value: everything but RFC 3986's unreserved characters and ':'. */
+    static String encode(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (byte by : s.getBytes(StandardCharsets.UTF_8)) {
+            int c = by & 0xFF;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+                    || c == '_' || c == '~' || c == ':') {
+                b.append((char) c);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+            }
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,491 @@
+package dev.cor.ngsild.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.Ngsi.Answer;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.registry.Registration;
+import dev.cor.ngsild.registry.Registration.Mode;
+
+/**
+ * Distributed operations (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4, § 5.7.2.4, § 6.3.17) between real
+ * brokers and misbehaving sources over real sockets: what each mode forwards and how the answers
+ * merge, Via and loops, {@code local=true}, failures and cooldown, the concurrent fan-out, and
+ * sixteen callers through a chain of three brokers over HTTP and over {@code cor://}.
+ * Registrations are put in place through the registry's contract ({@link FixedRegistrations}).
+ */
+class DistributedOperationsTest {
+    private static final AtomicLong SEQ = new AtomicLong();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        open.clear();
+    }
+
+    private record Node(TestBroker broker, FixedRegistrations regs, Ngsi api, LdContext core) {
+    }
+
+    private Node broker(String id) {
+        FixedRegistrations regs = new FixedRegistrations();
+        TestBroker b = TestBroker.start(c -> c.registrations(regs).brokerId(id).forwardTimeoutMs(3_000), s -> { });
+        open.add(b);
+        return new Node(b, regs, new Ngsi(b.baseUrl()), b.broker().contexts().resolve(ContextRef.none()));
+    }
+
+    private SourceStub stub(java.util.function.Function<SourceStub.Seen, SourceStub.Behaviour> b) {
+        SourceStub s = SourceStub.start(b);
+        open.add(s);
+        return s;
+    }
+
+    private static String fresh(String what) {
+        return "urn:ngsi-ld:" + what + ":" + SEQ.incrementAndGet() + "-" + System.nanoTime();
+    }
+
+    private static String vocab(String term) {
+        return "https://uri.etsi.org/ngsi-ld/default-context/" + term;
+    }
+
+    private static void create(Node n, String json) {
+        Answer a = n.api().post("/entities").query("local", "true").json(Json.parse(json)).send();
+        assertEquals(201, a.status(), a.toString());
+    }
+
+    private static Registration reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs) {
+        Registration r = FixedRegistrations.of(fresh("ContextSourceRegistration"), mode, endpoint, on.core(), entityId,
+                type == null ? null : vocab(type), attrs);
+        on.regs().add(r);
+        return r;
+    }
+
+    // ---------------------------------------------------------------- Retrieve Entity, § 5.7.1.4
+
+    /** D010_01_inc: an inclusive source's attributes are merged with the local ones. */
+    @Test
+    void retrieve_inclusive_merges_local_and_source_attributes() {
+        Node a = broker("A1");
+        Node b = broker("B1");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":80}}".formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals("Skoda", r.json().path("brand").path("value").asText());
+        assertEquals(80, r.json().path("speed").path("value").asInt());
+        assertNull(r.header("NGSILD-Warning"), r.toString());
+        // keyValues applies to the merged entity as to a local one
+        Answer kv = a.api().get(Ngsi.entity(id)).query("options", "keyValues").send();
+        assertEquals(Json.obj("{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":\"Skoda\",\"speed\":80}", id), kv.json());
+    }
+
+    /** § 5.7.1.4: an entity only a source has is found; one nobody has is ResourceNotFound. */
+    @Test
+    void retrieve_entity_held_only_by_the_source_and_404_when_nobody_has_it() {
+        Node a = broker("A2");
+        Node b = broker("B2");
+        String id = fresh("Vehicle");
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":5}}".formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(5, r.json().path("speed").path("value").asInt());
+        Answer none = a.api().get(Ngsi.entity(fresh("Vehicle"))).send();
+        assertEquals(404, none.status(), none.toString());
+        assertNull(none.header("NGSILD-Warning"), "a 404 from a source is not abnormal (§ 6.3.17): " + none);
+    }
+
+    /** § 4.5.5.3: for the same attribute instance, the newest observedAt wins, wherever it is. */
+    @Test
+    void retrieve_conflict_newest_observedAt_wins() {
+        Node a = broker("A3");
+        Node b = broker("B3");
+        String id = fresh("Vehicle");
+        create(a, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1,\"observedAt\":\"2024-01-01T00:00:00Z\"},"
+                + "\"fuel\":{\"type\":\"Property\",\"value\":\"local\",\"observedAt\":\"2024-06-01T00:00:00Z\"}}").formatted(id));
+        create(b, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2,\"observedAt\":\"2024-03-01T00:00:00Z\"},"
+                + "\"fuel\":{\"type\":\"Property\",\"value\":\"remote\",\"observedAt\":\"2024-02-01T00:00:00Z\"}}").formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
+        JsonNode e = a.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(2, e.path("speed").path("value").asInt(), "the source's is newer: " + e);
+        assertEquals("local", e.path("fuel").path("value").asText(), "the local one is newer: " + e);
+    }
+
+    /** § 4.3.6.3 (D010_01_exc): an exclusive registration's attributes are never served from the local copy. */
+    @Test
+    void retrieve_exclusive_takes_the_registered_attribute_from_the_source_only() {
+        Node a = broker("A4");
+        Node b = broker("B4");
+        String id = fresh("Vehicle");
+        create(a, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"},"
+                + "\"speed\":{\"type\":\"Property\",\"value\":999,\"observedAt\":\"2030-01-01T00:00:00Z\"}}").formatted(id));
+        create(b, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":7},"
+                + "\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}").formatted(id));
+        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of(vocab("speed")));
+        JsonNode e = a.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(7, e.path("speed").path("value").asInt(), "the local, newer speed is not used: " + e);
+        assertEquals("Skoda", e.path("brand").path("value").asText(), e.toString());
+        assertFalse(e.has("colour"), "only the registered attribute is asked for: " + e);
+    }
+
+    /** § 4.3.6.2 (D010_01_aux): an auxiliary source never overrides, only fills in. */
+    @Test
+    void retrieve_auxiliary_only_fills_in_missing_attributes() {
+        Node a = broker("A5");
+        Node b = broker("B5");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1,\"observedAt\":\"2020-01-01T00:00:00Z\"}}"
+                .formatted(id));
+        create(b, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2,\"observedAt\":\"2030-01-01T00:00:00Z\"},"
+                + "\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}").formatted(id));
+        reg(a, Mode.AUXILIARY, b.broker().origin(), id, "Vehicle", Set.of());
+        JsonNode e = a.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(1, e.path("speed").path("value").asInt(), e.toString());
+        assertEquals("red", e.path("colour").path("value").asText(), e.toString());
+    }
+
+    /** § 4.3.6.5: the forward carries the registration's context, tenant, contextSourceInfo and Via. */
+    @Test
+    void the_forward_names_this_broker_in_via_and_asks_for_sysAttrs() {
+        Node a = broker("A6");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":3}}".formatted(id), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).header("Via", "1.1 upstream").send();
+        assertEquals(200, r.status(), r.toString());
+        SourceStub.Seen f = s.seen().get(0);
+        assertTrue(f.target().startsWith("/ngsi-ld/v1/entities/" + id + "?"), f.target());
+        assertTrue(f.target().contains("options=sysAttrs"), f.target());
+        assertTrue(f.target().contains("type=Vehicle"), "§ 4.3.6.1: the registered type is added: " + f.target());
+        assertFalse(f.target().contains("local=true"), "no localOnly: the source may forward further: " + f.target());
+        assertEquals("1.1 upstream, 1.1 A6", f.header("Via"));
+    }
+
+    // ---------------------------------------------------------------- writes, § 5.6.x
+
+    /** § 5.6.2.4 with an exclusive registration: the registered attribute goes to the source only, the rest stays here. */
+    @Test
+    void update_attributes_sends_the_exclusive_attribute_to_its_source_and_keeps_the_rest() {
+        Node a = broker("W1");
+        Node b = broker("WB1");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
+        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of(vocab("speed")));
+        Answer r = a.api().patch(Ngsi.entity(id) + "/attrs")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},\"brand\":{\"type\":\"Property\",\"value\":\"VW\"}}"))
+                .send();
+        assertEquals(204, r.status(), r.toString());
+        JsonNode there = b.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(9, there.path("speed").path("value").asInt(), there.toString());
+        assertFalse(there.has("brand"), "only the registered attribute is forwarded: " + there);
+        JsonNode here = a.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+        assertEquals("VW", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "an exclusive attribute is never kept here: " + here);
+    }
+
+    /** § 5.6.6.4 (IOP_EXT_ERR_01_10): a delete of an entity registered redirect is done at the source; 204. */
+    @Test
+    void delete_of_a_redirected_entity_is_done_at_the_source() {
+        Node a = broker("W2");
+        Node b = broker("WB2");
+        String id = fresh("Vehicle");
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
+        reg(a, Mode.REDIRECT, b.broker().origin(), id, "Vehicle", Set.of());
+        Answer r = a.api().delete(Ngsi.entity(id)).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(404, b.api().get(Ngsi.entity(id)).send().status());
+        Answer again = a.api().delete(Ngsi.entity(id)).send();
+        assertEquals(404, again.status(), "nobody has it any more: " + again);
+    }
+
+    /** § 5.6.1.4 with an inclusive registration: the entity is created here and at the source. */
+    @Test
+    void create_with_an_inclusive_registration_creates_here_and_there() {
+        Node a = broker("W3");
+        Node b = broker("WB3");
+        String type = "Made" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entities")
+                .json(Json.parse("{\"id\":\"%s\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type)))
+                .send();
+        assertEquals(201, r.status(), r.toString());
+        assertEquals(200, a.api().get(Ngsi.entity(id)).query("local", "true").send().status());
+        assertEquals(200, b.api().get(Ngsi.entity(id)).send().status());
+    }
+
+    /** § 5.2.18/5.2.19 (IOP_EXT_ERR_01_11): a part a dead source could not take is named in a 207's notUpdated. */
+    @Test
+    void a_write_part_a_dead_source_cannot_take_is_a_207_naming_it() {
+        Node a = broker("W4");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        SourceStub dead = stub(req -> new SourceStub.Die());
+        Registration r = reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of(vocab("speed")));
+        Answer p = a.api().patch(Ngsi.entity(id) + "/attrs")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},\"brand\":{\"type\":\"Property\",\"value\":\"VW\"}}"))
+                .send();
+        assertEquals(207, p.status(), p.toString());
+        assertEquals(Json.parse("[\"brand\"]"), p.json().path("updated"), p.toString());
+        JsonNode nu = p.json().path("notUpdated").get(0);
+        assertEquals("speed", nu.path("attributeName").asText(), p.toString());
+        assertEquals(r.id(), nu.path("registrationId").asText(), p.toString());
+        assertEquals("VW", a.api().get(Ngsi.entity(id)).query("local", "true").send().json().path("brand").path("value").asText());
+    }
+
+    /** § 4.3.6.2: an auxiliary registration takes no writes. */
+    @Test
+    void an_auxiliary_source_is_never_written_to() {
+        Node a = broker("W5");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
+        SourceStub s = stub(req -> new SourceStub.Answer(204, null, 0));
+        reg(a, Mode.AUXILIARY, s.endpoint(), id, "Vehicle", Set.of());
+        Answer p = a.api().patch(Ngsi.entity(id) + "/attrs")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(204, p.status(), p.toString());
+        assertEquals(0, s.hits());
+    }
+
+    // ---------------------------------------------------------------- Query Entities, § 5.7.2.4
+
+    /** D011_01_inc: the union by id, pagination and count over the merged result. */
+    @Test
+    void query_merges_by_id_and_pages_and_counts_the_union() {
+        Node a = broker("A7");
+        Node b = broker("B7");
+        String type = "Car" + SEQ.incrementAndGet();
+        String p = "urn:ngsi-ld:" + type + ":";
+        for (int i : new int[] {1, 3, 5}) {
+            create(a, "{\"id\":\"%s%d\",\"type\":\"%s\",\"here\":{\"type\":\"Property\",\"value\":%d}}".formatted(p, i, type, i));
+        }
+        for (int i : new int[] {2, 4, 5}) {
+            create(b, "{\"id\":\"%s%d\",\"type\":\"%s\",\"there\":{\"type\":\"Property\",\"value\":%d}}".formatted(p, i, type, i));
+        }
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer all = a.api().get("/entities").query("type", type).query("count", "true").send();
+        assertEquals(200, all.status(), all.toString());
+        assertEquals("5", all.header("NGSILD-Results-Count"), all.toString());
+        assertEquals(5, all.json().size(), all.toString());
+        JsonNode five = all.json().get(4);
+        assertEquals(p + "5", five.path("id").asText());
+        assertTrue(five.has("here") && five.has("there"), "entity 5 is merged: " + five);
+        Answer page = a.api().get("/entities").query("type", type).query("limit", "2").query("offset", "2").send();
+        assertEquals(List.of(p + "3", p + "4"), ids(page.json()), page.toString());
+        assertNull(page.header("NGSILD-Warning"), page.toString());
+    }
+
+    /** § 6.3.18 / 4.3.6.4: local=true is answered from this broker alone; the source is not asked. */
+    @Test
+    void local_true_is_never_forwarded() {
+        Node a = broker("A8");
+        String type = "Local" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(200, "[]", 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().get("/entities").query("type", type).query("local", "true").send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().size());
+        assertEquals(0, s.hits(), "local=true asks nobody");
+        a.api().get("/entities").query("type", type).send();
+        assertEquals(1, s.hits(), "without it the source is asked");
+    }
+
+    // ---------------------------------------------------------------- the fan-out
+
+    /** Two sources that each take a second are asked at once: the answer takes about one second, not two. */
+    @Test
+    void cor_fanout_concurrent() {
+        Node a = broker("A9");
+        String id = fresh("Vehicle");
+        SourceStub one = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id), 1_000));
+        SourceStub two = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}".formatted(id), 1_000));
+        reg(a, Mode.INCLUSIVE, one.endpoint(), id, "Vehicle", Set.of());
+        reg(a, Mode.INCLUSIVE, two.endpoint(), id, "Vehicle", Set.of());
+        long t0 = System.nanoTime();
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().path("speed").path("value").asInt(), r.toString());
+        assertEquals("red", r.json().path("colour").path("value").asText(), r.toString());
+        assertTrue(ms < 1_800, "two 1 s sources answered in " + ms + " ms: they were asked one after the other");
+    }
+
+    // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
+
+    /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
+    @Test
+    void failing_sources_leave_a_partial_answer_with_a_warning_each() {
+        Node a = broker("A10");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Kept\"}}".formatted(id));
+        SourceStub hang = stub(req -> new SourceStub.Hang());
+        SourceStub die = stub(req -> new SourceStub.Die());
+        SourceStub garbage = stub(req -> new SourceStub.Answer(200, "GARBAGE-not-json", 0));
+        SourceStub error = stub(req -> new SourceStub.Answer(500, "{\"marker\":\"EVILBODY\"}", 0));
+        Registration hangs = FixedRegistrations.with(fresh("ContextSourceRegistration"), Mode.INCLUSIVE, hang.endpoint(), a.core(),
+                id, vocab("Vehicle"), Set.of(), 400, 0);
+        a.regs().add(hangs);
+        reg(a, Mode.INCLUSIVE, die.endpoint(), id, "Vehicle", Set.of());
+        reg(a, Mode.INCLUSIVE, garbage.endpoint(), id, "Vehicle", Set.of());
+        reg(a, Mode.INCLUSIVE, error.endpoint(), id, "Vehicle", Set.of());
+        long t0 = System.nanoTime();
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(200, r.status(), r.toString());
+        assertEquals("Kept", r.json().path("brand").path("value").asText(), r.toString());
+        assertFalse(r.text().contains("EVILBODY") || r.text().contains("GARBAGE"), r.toString());
+        List<String> warnings = r.headerValues("NGSILD-Warning");
+        assertEquals(4, warnings.size(), r.toString());
+        String all = String.join("\n", warnings);
+        assertTrue(all.contains("199 A10 \"registration " + hangs.id()), "the hung source times out as 199: " + all);
+        assertTrue(all.matches("(?s).*299 A10 .*" + error.endpoint().replace(".", "\\.") + ".*"), "the 500 is a 299: " + all);
+        assertTrue(all.matches("(?s).*111 A10 .*" + garbage.endpoint().replace(".", "\\.") + ".*"), "garbage is a 111: " + all);
+        assertTrue(all.matches("(?s).*199 A10 .*" + die.endpoint().replace(".", "\\.") + ".*"), "dying mid-answer is a 199: " + all);
+        assertTrue(ms < 2_500, "the hung source's 400 ms timeout bounds the answer, not the broker's 3 s: " + ms + " ms");
+    }
+
+    /** A query with a failing source answers the local part (IOP_EXT_ERR_01_01 in spirit). */
+    @Test
+    void query_with_a_failing_source_answers_the_local_part() {
+        Node a = broker("A11");
+        String type = "Part" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
+        SourceStub error = stub(req -> new SourceStub.Answer(500, "{\"marker\":\"EVILBODY\"}", 0));
+        reg(a, Mode.INCLUSIVE, error.endpoint(), null, type, Set.of());
+        Answer r = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().size(), r.toString());
+        assertTrue(r.header("NGSILD-Warning").startsWith("299 A11 "), r.toString());
+    }
+
+    /** § 5.2.34: after a failure the source is not asked again until its cooldown has passed. */
+    @Test
+    void cooldown_keeps_a_failed_source_unasked_until_it_passes() throws InterruptedException {
+        Node a = broker("A12");
+        String type = "Cool" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(500, "{}", 0));
+        a.regs().add(FixedRegistrations.with(fresh("ContextSourceRegistration"), Mode.INCLUSIVE, s.endpoint(), a.core(), null,
+                vocab(type), Set.of(), 0, 800));
+        assertEquals(200, a.api().get("/entities").query("type", type).send().status());
+        assertEquals(1, s.hits());
+        Answer second = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, second.status(), second.toString());
+        assertEquals(1, second.json().size());
+        assertTrue(second.header("NGSILD-Warning").startsWith("199 A12 "), "in cooldown: a timeout warning: " + second);
+        assertEquals(1, s.hits(), "not asked in its cooldown");
+        Thread.sleep(900);
+        a.api().get("/entities").query("type", type).send();
+        assertEquals(2, s.hits(), "asked again once the cooldown passed");
+    }
+
+    // ---------------------------------------------------------------- loops and chains, § 4.3.6.4
+
+    /** D018: A → B → C → A ends: the broker that finds itself in Via answers locally. */
+    @Test
+    void a_cycle_of_three_brokers_ends_by_via() {
+        Node a = broker("CA");
+        Node b = broker("CB");
+        Node c = broker("CC");
+        String id = fresh("Vehicle");
+        create(c, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":42}}".formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, "Vehicle", Set.of());
+        reg(b, Mode.INCLUSIVE, c.broker().origin(), null, "Vehicle", Set.of());
+        reg(c, Mode.INCLUSIVE, a.broker().origin(), null, "Vehicle", Set.of());
+        long t0 = System.nanoTime();
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(42, r.json().path("speed").path("value").asInt(), r.toString());
+        assertTrue(ms < 2_500, "no forward waited for a timeout: " + ms + " ms");
+        Answer q = b.api().get("/entities").query("type", "Vehicle").send();
+        assertEquals(200, q.status(), q.toString());
+        assertTrue(ids(q.json()).contains(id), q.toString());
+    }
+
+    @Test
+    void sixteen_callers_through_a_chain_of_three_brokers_over_http() throws Exception {
+        chain(false);
+    }
+
+    @Test
+    void sixteen_callers_through_a_chain_of_three_brokers_over_cor() throws Exception {
+        chain(true);
+    }
+
+    /**
+     * The seed's worst bugs showed only here (history § 8, § 11): 16 callers at once through
+     * A → B → C, each entity on C only, each answer checked to be its own entity's.
+     */
+    private void chain(boolean cor) throws Exception {
+        Node a = broker(cor ? "KA" : "HA");
+        Node b = broker(cor ? "KB" : "HB");
+        Node c = broker(cor ? "KC" : "HC");
+        String type = "Chain" + SEQ.incrementAndGet();
+        int entities = 32;
+        for (int i = 0; i < entities; i++) {
+            create(c, "{\"id\":\"urn:ngsi-ld:%s:%d\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":%d}}".formatted(type, i, type, i));
+        }
+        reg(a, Mode.INCLUSIVE, cor ? b.broker().corUrl() : b.broker().origin(), null, type, Set.of());
+        reg(b, Mode.INCLUSIVE, cor ? c.broker().corUrl() : c.broker().origin(), null, type, Set.of());
+        int callers = 16;
+        int each = 25;
+        List<java.util.concurrent.CompletableFuture<String>> done = new ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(callers)) {
+            for (int t = 0; t < callers; t++) {
+                int caller = t;
+                done.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    Ngsi api = new Ngsi(a.broker().baseUrl());
+                    for (int k = 0; k < each; k++) {
+                        int n = (caller * each + k) % entities;
+                        Answer r = api.get(Ngsi.entity("urn:ngsi-ld:" + type + ":" + n)).send();
+                        if (r.status() != 200 || r.json().path("n").path("value").asInt(-1) != n || r.has("NGSILD-Warning")) {
+                            return "caller " + caller + " asked for " + n + ": " + r;
+                        }
+                    }
+                    return null;
+                }, pool));
+            }
+            for (var f : done) {
+                String wrong = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertNull(wrong, wrong);
+            }
+        }
+        Answer q = a.api().get("/entities").query("type", type).query("count", "true").query("limit", "100").send();
+        assertEquals(String.valueOf(entities), q.header("NGSILD-Results-Count"), q.toString());
+    }
+
+    private static List<String> ids(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode e : array) {
+            out.add(e.path("id").asText());
+        }
+        assertNotNull(out);
+        return out;
+    }
+}
