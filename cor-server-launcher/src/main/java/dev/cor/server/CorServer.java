@@ -52,8 +52,13 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).open()
                 : null;
         EntityStore store = durable != null ? durable : new MemoryEntityStore();
-        CorNgsild broker = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
-                .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue()).build();
+        CorNgsild.Builder nb = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
+                .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
+                .forwardTimeoutMs(o.forwardTimeout());
+        if (o.brokerId() != null) {
+            nb.brokerId(o.brokerId());
+        }
+        CorNgsild broker = nb.build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable);
         CorHttpServer http;

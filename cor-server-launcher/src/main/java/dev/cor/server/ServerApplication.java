@@ -122,6 +122,7 @@ final class ServerApplication implements CorRestApplication {
         f.put("contextTimeout", o.contextTimeout());
         f.put("notificationTimeout", o.notificationTimeout());
         f.put("notificationQueue", o.notificationQueue());
+        f.put("forwardTimeout", o.forwardTimeout());
         f.put("maxBody", o.maxBodyBytes());
         f.put("logLevel", o.logLevel());
         f.put("store", o.store());

@@ -20,6 +20,8 @@ import dev.cor.rest.CorArgs;
  * @param contextTimeout milliseconds a remote {@code @context} may take to download
  * @param notificationTimeout milliseconds a notification may take to be delivered
  * @param notificationQueue notices a subscription may hold while its receiver is busy
+ * @param forwardTimeout milliseconds a forward to a context source may take when its registration names no timeout
+ * @param brokerId       this broker's name in the Via header of its forwards, or {@code null} for a random one
  * @param maxBodyBytes   largest request body (413 past it)
  * @param logLevel       one of {@link #LOG_LEVELS}
  * @param store          {@code durable} (the default) or {@code memory}
@@ -30,7 +32,7 @@ import dev.cor.rest.CorArgs;
  * @param help           {@code --help} was given
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
-        int contextTimeout, int notificationTimeout, int notificationQueue, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
+        int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
@@ -61,6 +63,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --notificationTimeout MS  how long a notification may take to be delivered (default 5000)
               --notificationQueue N  notices a subscription holds while its receiver is busy; past them
                                   they are counted as overflowed (default 1024)
+              --forwardTimeout MS how long a forward to a context source may take when its registration
+                                  gives no management.timeout (default 5000)
+              --brokerId ID       this broker's name in the Via header of its forwards, by which a loop of
+                                  brokers is caught (default: a random one per start)
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
               --logLevel LEVEL    error, warn, info, debug or trace (default info)
@@ -86,6 +92,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         int contextTimeout = 5_000;
         int notificationTimeout = 5_000;
         int notificationQueue = 1024;
+        int forwardTimeout = 5_000;
+        String brokerId = null;
         int maxBody = DEFAULT_MAX_BODY;
         String logLevel = "info";
         String store = "durable";
@@ -108,6 +116,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--contextTimeout" -> contextTimeout = a.number(1, 3_600_000);
                 case "--notificationTimeout" -> notificationTimeout = a.number(1, 3_600_000);
                 case "--notificationQueue" -> notificationQueue = a.number(1, 1_000_000);
+                case "--forwardTimeout" -> forwardTimeout = a.number(1, 3_600_000);
+                case "--brokerId" -> brokerId = brokerId(flag, a.value());
                 case "--maxBody" -> maxBody = (int) bytes(flag, a.value(), 1, MAX_BODY);
                 case "--logLevel" -> logLevel = logLevel(flag, a.value());
                 case "--store" -> store = store(flag, a.value());
@@ -119,8 +129,16 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
             }
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
-                notificationTimeout, notificationQueue, maxBody,
+                notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
+    }
+
+    /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */
+    private static String brokerId(String flag, String v) {
+        if (v.isEmpty() || !v.chars().allMatch(c -> c > 0x20 && c < 0x7F && c != ',' && c != '"')) {
+            throw new IllegalArgumentException(flag + " takes visible ASCII without spaces, commas or quotes, not '" + v + "'");
+        }
+        return v;
     }
 
     /** The {@code java.util.logging} level of a {@code --logLevel} name (the runtime logs through System.Logger). */

@@ -74,7 +74,7 @@ class CorServerProcessTest {
     void theJarServesTheBrokerWithVersionHealthAndMetricsAndExitsZeroOnSigterm() throws Exception {
         try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0", "--coroutines", "8",
                 "--workers", "3", "--coStack", "1m", "--contextTimeout", "1234", "--notificationTimeout", "2345", "--notificationQueue", "32",
-                "--maxBody", "64k", "--logLevel", "warn")) {
+                "--forwardTimeout", "3456", "--maxBody", "64k", "--logLevel", "warn")) {
             // GET /version: what runs, built from what, on which JDK, with which flags
             HttpResponse<String> vr = send(s, "GET", "/version", null);
             assertEquals(200, vr.statusCode());
@@ -96,6 +96,7 @@ class CorServerProcessTest {
             assertEquals(1234, f.get("contextTimeout").asInt());
             assertEquals(2345, f.get("notificationTimeout").asInt());
             assertEquals(32, f.get("notificationQueue").asInt());
+            assertEquals(3456, f.get("forwardTimeout").asInt());
             assertEquals(64 * 1024, f.get("maxBody").asInt());
             assertEquals("warn", f.get("logLevel").asText());
 
@@ -240,8 +241,8 @@ class CorServerProcessTest {
             assertEquals(0, help.process.exitValue(), help.toString());
             assertTrue(help.stdout().startsWith("usage: java -jar cor-server.jar"), help.stdout());
             for (String flag : new String[] {"--port", "--host", "--corPort", "--httpLoops", "--coroutines", "--workers",
-                "--coStack", "--contextTimeout", "--notificationTimeout", "--notificationQueue", "--maxBody", "--logLevel",
-                "--help"}) {
+                "--coStack", "--contextTimeout", "--notificationTimeout", "--notificationQueue", "--forwardTimeout",
+                "--brokerId", "--maxBody", "--logLevel", "--help"}) {
                 assertTrue(help.stdout().contains("  " + flag + " "), flag + " is in the usage");
             }
             assertEquals("", help.stderr());

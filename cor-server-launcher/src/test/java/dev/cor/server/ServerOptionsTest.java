@@ -2,6 +2,7 @@ package dev.cor.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,6 +33,8 @@ class ServerOptionsTest {
         assertEquals(5_000, o.contextTimeout());
         assertEquals(5_000, o.notificationTimeout());
         assertEquals(1024, o.notificationQueue());
+        assertEquals(5_000, o.forwardTimeout());
+        assertNull(o.brokerId(), "a random one per start");
         assertEquals(1024 * 1024, o.maxBodyBytes());
         assertEquals("info", o.logLevel());
         assertEquals(Level.INFO, o.julLevel());
@@ -48,7 +51,7 @@ class ServerOptionsTest {
     void everyFlagIsParsed() {
         ServerOptions o = ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--corPort", "9090",
             "--httpLoops", "3", "--coroutines", "0", "--workers", "7", "--coStack", "512k", "--contextTimeout", "250",
-            "--notificationTimeout", "750", "--notificationQueue", "16",
+            "--notificationTimeout", "750", "--notificationQueue", "16", "--forwardTimeout", "1500", "--brokerId", "broker-A",
             "--maxBody", "8m", "--logLevel", "debug", "--store", "memory", "--dataDir", "/var/lib/cor", "--fsync",
             "interval=10", "--snapshotEvery", "256m"});
         assertEquals("127.0.0.1", o.host());
@@ -61,6 +64,10 @@ class ServerOptionsTest {
         assertEquals(250, o.contextTimeout());
         assertEquals(750, o.notificationTimeout());
         assertEquals(16, o.notificationQueue());
+        assertEquals(1500, o.forwardTimeout());
+        assertEquals("broker-A", o.brokerId());
+        assertThrows(IllegalArgumentException.class, () -> ServerOptions.parse(new String[] {"--brokerId", "a,b"}),
+                "a comma would split its Via entry");
         assertEquals(8 * 1024 * 1024, o.maxBodyBytes());
         assertEquals("debug", o.logLevel());
         assertEquals(Level.FINE, o.julLevel());
