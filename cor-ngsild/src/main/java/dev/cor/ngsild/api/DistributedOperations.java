@@ -273,10 +273,7 @@ final class DistributedOperations {
                 all.add(e);
             }
         }
-        int count = all.size();
-        if (asked.count() && local.count() > local.entities().size()) {
-            count += local.count() - local.entities().size(); // not reached: cannot be
-        }
+        int count = all.size(); // counted, every local match is in the union (the local run was not cut)
         int from = Math.min(asked.offset(), all.size());
         int to = (int) Math.min((long) asked.offset() + asked.limit(), all.size());
         return new EntityQuery.Page(new ArrayList<>(all.subList(from, to)), count,

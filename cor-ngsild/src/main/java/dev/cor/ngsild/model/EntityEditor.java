@@ -401,7 +401,8 @@ public final class EntityEditor {
         return out;
     }
 
-    private static List<String> mergedTypes(List<String> current, List<String> added) {
+    /** {@code current} with what {@code added} has beyond it appended, each once (types, scopes). */
+    public static List<String> mergedTypes(List<String> current, List<String> added) {
         if (added == null || current.containsAll(added)) {
             return current;
         }

@@ -62,7 +62,8 @@ public final class EntityMerge {
             }
             attrs.put(a.getKey(), merged);
         }
-        return new Entity(base.id(), union(base.types(), more.types()), union(base.scopes(), more.scopes()),
+        return new Entity(base.id(), EntityEditor.mergedTypes(base.types(), more.types()),
+                EntityEditor.mergedTypes(base.scopes(), more.scopes()),
                 Collections.unmodifiableMap(attrs), Math.min(base.createdAt(), more.createdAt()),
                 Math.max(base.modifiedAt(), more.modifiedAt()));
     }
@@ -98,19 +99,6 @@ public final class EntityMerge {
         } catch (DateTimeParseException e) {
             return Long.MIN_VALUE;
         }
-    }
-
-    private static List<String> union(List<String> a, List<String> b) {
-        if (b.isEmpty() || a.containsAll(b)) {
-            return a;
-        }
-        List<String> out = new ArrayList<>(a);
-        for (String s : b) {
-            if (!out.contains(s)) {
-                out.add(s);
-            }
-        }
-        return out;
     }
 
     /**

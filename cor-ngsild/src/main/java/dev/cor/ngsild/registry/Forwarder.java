@@ -46,13 +46,13 @@ public final class Forwarder {
             }
 
             @Override
-            public void failure(Registration r, long nowMs) {
+            public void failure(Registration r, long nowMs, String reason) {
             }
         };
 
         void success(Registration r, long nowMs);
 
-        void failure(Registration r, long nowMs);
+        void failure(Registration r, long nowMs, String reason);
     }
 
     /**
@@ -169,7 +169,7 @@ public final class Forwarder {
                 }
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: forward to " + r.endpoint() + " (registration "
                         + r.id() + ") failed: " + a.warning());
-                listener.failure(r, done);
+                listener.failure(r, done, a.warning());
             } else {
                 cooldownUntil.remove(key(r));
                 listener.success(r, done);
@@ -213,10 +213,11 @@ public final class Forwarder {
     public Answer invalid(Answer a, String why) {
         Registration r = a.registration();
         Answer bad = new Answer(r, a.status(), null, warning(111, r, why));
+        long now = clock.millis();
         if (r.cooldownMs() > 0) {
-            cooldownUntil.put(key(r), clock.millis() + r.cooldownMs());
+            cooldownUntil.put(key(r), now + r.cooldownMs());
         }
-        return bad;
+        return bad; // the registry was told of a success already: the count of forwards stays one
     }
 
     /**
