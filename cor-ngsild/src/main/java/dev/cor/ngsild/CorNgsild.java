@@ -8,7 +8,7 @@ import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
-import dev.cor.ngsild.registry.RegistrationLookup;
+import dev.cor.ngsild.registry.Registrations;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.subscription.Notifier;
@@ -53,6 +53,7 @@ public final class CorNgsild implements AutoCloseable {
     private final CorRestClient notificationClient;
     private final Notifier notifier;
     private final Subscriptions subscriptions;
+    private final Registrations registrations;
 
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
@@ -69,8 +70,9 @@ public final class CorNgsild implements AutoCloseable {
                 .responseTimeoutMs(b.notificationTimeoutMs).build();
         this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
+        this.registrations = new Registrations(b.clock);
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, RegistrationLookup.NONE));
+                b.contextTimeoutMs, b.limits, subscriptions, registrations));
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
@@ -119,6 +121,14 @@ public final class CorNgsild implements AutoCloseable {
     /** The broker's {@code @context} service. */
     public LdContexts contexts() {
         return contexts;
+    }
+
+    /**
+     * The broker's context source registrations: the lookup the distributed operations ask, and
+     * where they report each forward's outcome ({@link Registrations#reportSuccess}).
+     */
+    public Registrations registrations() {
+        return registrations;
     }
 
     /** The broker's subscriptions (their status, for a host's own look). */
