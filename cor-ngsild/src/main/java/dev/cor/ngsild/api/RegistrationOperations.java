@@ -119,6 +119,17 @@ final class RegistrationOperations {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
         }
         app.answer(x, 200, x.accept, write(out), x.context);
+        if (page.limit() > 0) {
+            // 4.12, 6.3.10: the previous and the next page, as a query of entities links them
+            if (page.offset() > 0) {
+                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
+                        Math.max(0, page.offset() - page.limit()), "prev"));
+            }
+            if (page.offset() + page.limit() < hits.size()) {
+                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
+                        page.offset() + page.limit(), "next"));
+            }
+        }
     }
 
     void update(Exchange x) {
@@ -771,7 +782,8 @@ final class RegistrationOperations {
      * source has, not their values.
      */
     private record RegistrationQuery(Set<String> ids, String idPattern, TypeSelection types, Set<String> attrs,
-            Csf csf) {
+            Csf csf, dev.cor.ngsild.query.GeoQuery geo, dev.cor.ngsild.query.ScopeQuery scope, QueryExpression q,
+            dev.cor.ngsild.NgsildLimits limits) {
         static RegistrationQuery of(QueryParams p, LdContext ctx, dev.cor.ngsild.NgsildLimits limits) {
             EntityParser names = new EntityParser(ctx, limits);
             Set<String> ids = new LinkedHashSet<>();
@@ -796,13 +808,14 @@ final class RegistrationOperations {
                 attrs.add(names.attributeName(a));
             }
             String q = p.get("q");
-            if (q != null) {
-                QueryExpression.parse(q, ctx); // its 400; see above
-            }
+            QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
             String georel = p.get("georel");
+            dev.cor.ngsild.query.GeoQuery geo = null;
             if (georel != null || p.get("geometry") != null || p.get("coordinates") != null) {
-                dev.cor.ngsild.query.GeoQuery.parse(georel, p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), ctx);
+                geo = dev.cor.ngsild.query.GeoQuery.parse(georel, p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), ctx);
             }
+            String scopeQ = p.get("scopeQ");
+            dev.cor.ngsild.query.ScopeQuery scope = scopeQ == null ? null : dev.cor.ngsild.query.ScopeQuery.parse(scopeQ);
             if (p.get("timerel") != null) {
                 String rel = p.get("timerel");
                 if (!Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
@@ -814,17 +827,44 @@ final class RegistrationOperations {
             }
             Csf csf = p.get("csf") == null ? null : Csf.parse(p.get("csf"), ctx);
             if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty() && csf == null && q == null
-                    && georel == null && p.get("timerel") == null) {
+                    && geo == null && scope == null && p.get("timerel") == null) {
                 // § 5.10.2.4 (TP 037_02): neither entity types nor attribute names
                 throw NgsiLdException.badData("a query of registrations names entity types or attribute names (or an id,"
                         + " idPattern, csf)");
             }
-            return new RegistrationQuery(ids, idPattern, types, attrs, csf);
+            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits);
         }
 
         boolean test(Registration r, long now) {
             if (csf != null && !csf.test(r)) {
                 return false;
+            }
+            if (q != null && !q.test(asEntity(r, limits))) {
+                return false;
+            }
+            if (geo != null) {
+                // location, observationSpace or operationSpace (§ 5.10.2.4); a registration without it does not match
+                String g = geo.geoproperty();
+                String member = g.substring(Math.max(g.lastIndexOf('/'), g.lastIndexOf('#')) + 1);
+                JsonNode geometry = Set.of("location", "observationSpace", "operationSpace").contains(member)
+                        ? r.document().get(member) : null;
+                if (geometry == null || !geo.testGeometry(geometry)) {
+                    return false;
+                }
+            }
+            if (scope != null) {
+                List<String> scopes = new ArrayList<>();
+                JsonNode sc = r.document().get("scope");
+                if (sc != null) {
+                    if (sc.isArray()) {
+                        sc.forEach(x -> scopes.add(x.asText()));
+                    } else {
+                        scopes.add(sc.asText());
+                    }
+                }
+                if (!scope.testScopes(scopes)) {
+                    return false;
+                }
             }
             if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty()) {
                 return true;
@@ -863,6 +903,30 @@ final class RegistrationOperations {
                 }
             }
             return false;
+        }
+
+        /**
+         * The registration as an entity whose properties are its Context Source Properties (the
+         * registrant's own members): what a q is matched against (§ 5.10.2.4, TP 037_10_02).
+         */
+        private static Entity asEntity(Registration r, dev.cor.ngsild.NgsildLimits limits) {
+            ObjectNode e = JsonNodeFactory.instance.objectNode();
+            e.put("id", r.id());
+            e.put("type", TYPE);
+            for (Map.Entry<String, JsonNode> m : r.document().properties()) {
+                if (!MEMBERS.contains(m.getKey()) && !m.getKey().equals("information")) {
+                    ObjectNode p = e.putObject(m.getKey());
+                    p.put("type", "Property");
+                    p.set("value", m.getValue());
+                }
+            }
+            try {
+                return dev.cor.ngsild.model.EntityEditor.create(new EntityParser(r.context(), limits)
+                        .entity(e, true, EntityParser.Mode.WHOLE), 0);
+            } catch (NgsiLdException notAnEntity) {
+                return dev.cor.ngsild.model.EntityEditor.create(new EntityParser(r.context(), limits)
+                        .entity(JsonNodeFactory.instance.objectNode().put("id", r.id()).put("type", TYPE), true, EntityParser.Mode.WHOLE), 0);
+            }
         }
 
         private static Registration one(Registration.EntityInfo e) {

@@ -360,4 +360,79 @@ class RegistrationResourceTest extends ConformanceTest {
         Answer a = api.put("/csourceRegistrations/" + registrationId()).json(Json.obj("{}")).send();
         assertEquals(405, a.status());
     }
+
+    // ---------------------------------------------------------------- update (§ 5.9.3)
+
+    @Test
+    void update_merges_the_fragments_members_and_keeps_the_others_034_01() {
+        String id = registrationId();
+        registered(vehicles(id));
+        ObjectNode fragment = Json.obj("""
+                {"endpoint": "http://127.0.0.1:9/elsewhere", "registrationName": "fleet",
+                 "information": [{"entities": [{"type": "Vehicle"}], "propertyNames": ["fuelLevel"]}],
+                 "@context": "%s"}""", model);
+        Checks.noContent(api.patch(path(id)).ldJson(fragment).send());
+        JsonNode r = Checks.okJson(api.get(path(id)).link(model).query("options", "sysAttrs").send());
+        assertEquals("http://127.0.0.1:9/elsewhere", r.path("endpoint").asText());
+        assertEquals("fleet", r.path("registrationName").asText());
+        assertEquals(List.of("fuelLevel"), Json.texts(r.path("information").path(0).path("propertyNames")));
+        assertTrue(r.path("modifiedAt").asText().compareTo(r.path("createdAt").asText()) >= 0, r.toString());
+    }
+
+    @Test
+    void update_with_a_null_member_removes_it_and_a_mandatory_one_is_400_034_02_03() {
+        String id = registrationId();
+        ObjectNode reg = vehicles(id);
+        reg.put("registrationName", "fleet");
+        registered(reg);
+        Checks.noContent(api.patch(path(id)).json(Json.obj("{\"registrationName\": null}")).send());
+        assertFalse(Checks.okJson(api.get(path(id)).send()).has("registrationName"));
+        Checks.problem(api.patch(path(id)).json(Json.obj("{\"information\": null}")).send(), 400, "BadRequestData");
+        Checks.problem(api.patch(path(id)).json(Json.obj("{\"endpoint\": null}")).send(), 400, "BadRequestData");
+        // the failed updates changed nothing
+        assertEquals("http://127.0.0.1:9/source", Checks.okJson(api.get(path(id)).send()).path("endpoint").asText());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{}",
+        "{\"type\": \"Subscription\"}",
+        "{\"id\": \"urn:ngsi-ld:ContextSourceRegistration:other\"}",
+        "{\"mode\": \"sometimes\"}",
+        "{\"expiresAt\": \"2001-01-01T00:00:00Z\"}",
+        "{\"operations\": [\"nothing\"]}"
+    })
+    void an_invalid_fragment_is_400_034_02_034_04(String fragment) {
+        String id = registrationId();
+        registered(vehicles(id));
+        Checks.problem(api.patch(path(id)).json(Json.obj(fragment)).send(), 400, "BadRequestData");
+    }
+
+    @Test
+    void updating_an_unknown_registration_is_404_034_03() {
+        Checks.problem(api.patch(path(registrationId())).json(Json.obj("{\"registrationName\": \"x\"}")).send(), 404,
+                "ResourceNotFound");
+    }
+
+    @Test
+    void updating_by_an_id_that_is_no_uri_is_400_034_02_01() {
+        Checks.problem(api.patch(path("invalidURI")).json(Json.obj("{\"registrationName\": \"x\"}")).send(), 400,
+                "BadRequestData");
+    }
+
+    @Test
+    void updating_to_exclusive_over_an_attribute_held_here_is_409_and_changes_nothing_5_9_3_4() {
+        String tenant = freshTenant();
+        String vehicle = Entities.id("Vehicle");
+        Checks.status(api.post("/entities").ldJson(Entities.withContext(Entities.vehicle(vehicle), model)).tenant(tenant)
+                .send(), 201);
+        String id = registrationId();
+        ObjectNode reg = vehicles(id);
+        reg.set("information", Json.arr("[{\"entities\": [{\"type\": \"Vehicle\", \"id\": \"%s\"}],"
+                + " \"propertyNames\": [\"speed\"]}]", vehicle));
+        Checks.status(registerIn(tenant, reg), 201);
+        Checks.problem(api.patch(path(id)).json(Json.obj("{\"mode\": \"exclusive\"}")).tenant(tenant).send(), 409,
+                "Conflict");
+        assertFalse(Checks.okJson(api.get(path(id)).tenant(tenant).send()).has("mode"));
+    }
 }
