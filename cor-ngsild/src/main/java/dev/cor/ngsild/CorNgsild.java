@@ -9,7 +9,9 @@ import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.registry.Forwarder;
+import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationLookup;
+import dev.cor.ngsild.registry.Registrations;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.subscription.Notifier;
@@ -56,6 +58,7 @@ public final class CorNgsild implements AutoCloseable {
     private final Subscriptions subscriptions;
     private final CorRestClient forwardClient;
     private final Forwarder forwarder;
+    private final Registrations registrations;
 
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
@@ -72,14 +75,27 @@ public final class CorNgsild implements AutoCloseable {
                 .responseTimeoutMs(b.notificationTimeoutMs).build();
         this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
+        this.registrations = new Registrations(b.clock);
         // forwards have a client of their own too: a source that hangs holds its connections, nobody else's
         this.forwardClient = CorRestClient.builder().connectTimeoutMs(b.forwardTimeoutMs)
                 .responseTimeoutMs(b.forwardTimeoutMs).build();
         this.forwarder = new Forwarder(forwardClient, b.brokerId != null ? b.brokerId
                 : "cor-" + Long.toHexString(new java.security.SecureRandom().nextLong()), b.forwardTimeoutMs, b.clock);
+        // each forward's outcome goes to the registration's status members (timesSent, lastFailure, ...)
+        forwarder.listener(new Forwarder.FailureListener() {
+            @Override
+            public void success(Registration r, long nowMs) {
+                registrations.reportSuccess(r.tenant(), r.id(), nowMs);
+            }
+
+            @Override
+            public void failure(Registration r, long nowMs, String reason) {
+                registrations.reportFailure(r.tenant(), r.id(), nowMs, reason);
+            }
+        });
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, b.registrations != null ? b.registrations
-                        : RegistrationLookup.NONE), forwarder);
+                b.contextTimeoutMs, b.limits, subscriptions, b.registrations != null ? b.registrations : registrations),
+                forwarder);
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
@@ -128,6 +144,14 @@ public final class CorNgsild implements AutoCloseable {
     /** The broker's {@code @context} service. */
     public LdContexts contexts() {
         return contexts;
+    }
+
+    /**
+     * The broker's context source registrations: the lookup the distributed operations ask, and
+     * where they report each forward's outcome ({@link Registrations#reportSuccess}).
+     */
+    public Registrations registrations() {
+        return registrations;
     }
 
     /** The broker's subscriptions (their status, for a host's own look). */

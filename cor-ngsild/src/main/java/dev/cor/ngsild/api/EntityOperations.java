@@ -411,10 +411,10 @@ final class EntityOperations {
         if (x.operation() == Operation.QUERY_ENTITIES && limit > 0) {
             // 4.12, 6.3.10: links to the previous and the next page, beside the context's
             if (offset > 0) {
-                x.request.responseHeaders().add("Link", pageLink(x, limit, Math.max(0, offset - limit), "prev"));
+                x.request.responseHeaders().add("Link", pageLink(x, "entities", limit, Math.max(0, offset - limit), "prev"));
             }
             if (page.more()) {
-                x.request.responseHeaders().add("Link", pageLink(x, limit, offset + limit, "next"));
+                x.request.responseHeaders().add("Link", pageLink(x, "entities", limit, offset + limit, "next"));
             }
         }
     }
@@ -452,11 +452,12 @@ final class EntityOperations {
     }
 
     /** The request's own path and parameters (sorted by name, as given) with {@code offset} moved. */
-    private static String pageLink(Exchange x, int limit, int offset, String rel) {
+    /** The Link to another page of a listing of {@code resource} (4.12, 6.3.10): the request's parameters, paged. */
+    static String pageLink(Exchange x, String resource, int limit, int offset, String rel) {
         java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
         params.put("limit", Integer.toString(limit));
         params.put("offset", Integer.toString(offset));
-        StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append("entities");
+        StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append(resource);
         char sep = '?';
         for (java.util.Map.Entry<String, String> p : params.entrySet()) {
             b.append(sep).append(p.getKey()).append('=').append(linkValue(p.getValue()));

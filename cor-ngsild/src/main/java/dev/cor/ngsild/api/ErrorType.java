@@ -9,6 +9,8 @@ public enum ErrorType {
     INVALID_REQUEST("InvalidRequest", 400, "Invalid request"),
     BAD_REQUEST_DATA("BadRequestData", 400, "Bad request data"),
     ALREADY_EXISTS("AlreadyExists", 409, "Already exists"),
+    /** What a registration's mode forbids (§ 5.9.2.4, V1.8 and later): an exclusive or redirect one over data held here. */
+    CONFLICT("Conflict", 409, "Conflict"),
     OPERATION_NOT_SUPPORTED("OperationNotSupported", 422, "Operation not supported"),
     RESOURCE_NOT_FOUND("ResourceNotFound", 404, "Resource not found"),
     INTERNAL_ERROR("InternalError", 500, "Internal error"),

@@ -49,6 +49,7 @@ public final class NgsildApplication implements CorRestApplication {
     private final DiscoveryOperations discovery;
     private final SubscriptionOperations subscriptionOps;
     private final DistributedOperations distributed;
+    private final RegistrationOperations registrationOps;
 
     /** The application without forwarding: registrations never match ({@link RegistrationLookup#NONE} in the config). */
     public NgsildApplication(Config config) {
@@ -64,6 +65,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(this, config);
         this.subscriptionOps = new SubscriptionOperations(this, config);
+        this.registrationOps = new RegistrationOperations(this, config);
     }
 
     /**
@@ -248,6 +250,23 @@ public final class NgsildApplication implements CorRestApplication {
             case RETRIEVE_SUBSCRIPTION -> subscriptionOps.retrieve(x);
             case UPDATE_SUBSCRIPTION -> subscriptionOps.update(x);
             case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
+            case CREATE_CSR, QUERY_CSR, RETRIEVE_CSR, UPDATE_CSR, DELETE_CSR -> registration(x);
+            case CREATE_CSR_SUBSCRIPTION, QUERY_CSR_SUBSCRIPTIONS, RETRIEVE_CSR_SUBSCRIPTION, UPDATE_CSR_SUBSCRIPTION,
+                    DELETE_CSR_SUBSCRIPTION -> throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED,
+                            "the /csourceSubscriptions resources are not served by this broker yet");
+        }
+    }
+
+    private void registration(Exchange x) {
+        if (!registrationOps.served()) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "this broker keeps no context source registrations");
+        }
+        switch (x.operation()) {
+            case CREATE_CSR -> registrationOps.create(x);
+            case QUERY_CSR -> registrationOps.list(x);
+            case RETRIEVE_CSR -> registrationOps.retrieve(x);
+            case UPDATE_CSR -> registrationOps.update(x);
+            default -> registrationOps.delete(x);
         }
     }
 
@@ -336,7 +355,7 @@ public final class NgsildApplication implements CorRestApplication {
     /** Operations that may create a tenant: they write new entities. */
     private static boolean createsTenant(Operation op) {
         return switch (op) {
-            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION -> true;
+            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION, CREATE_CSR, CREATE_CSR_SUBSCRIPTION -> true;
             default -> false;
         };
     }

@@ -19,8 +19,7 @@ record Route(Operation operation, String entityId, String attribute, String cont
     }
 
     /** Resources of the specification the broker does not serve (yet): 501, not 404. */
-    private static final List<String> UNSUPPORTED = List.of("csourceRegistrations",
-            "csourceSubscriptions", "temporal", "entityMaps", "snapshots", "info");
+    private static final List<String> UNSUPPORTED = List.of("temporal", "entityMaps", "snapshots", "info");
 
     static Match match(String method, String path) {
         if (!path.startsWith(CorNgsild.BASE_PATH)) {
@@ -120,6 +119,26 @@ record Route(Operation operation, String entityId, String attribute, String cont
                         case "GET" -> new Route(Operation.RETRIEVE_SUBSCRIPTION, id, null, null);
                         case "PATCH" -> new Route(Operation.UPDATE_SUBSCRIPTION, id, null, null);
                         case "DELETE" -> new Route(Operation.DELETE_SUBSCRIPTION, id, null, null);
+                        default -> null;
+                    });
+                }
+                return new Match(null, null, null);
+            }
+            case "csourceRegistrations", "csourceSubscriptions" -> {
+                boolean regs = head.equals("csourceRegistrations");
+                if (n == 1) {
+                    return pick(method, "GET, POST", switch (method) {
+                        case "GET" -> new Route(regs ? Operation.QUERY_CSR : Operation.QUERY_CSR_SUBSCRIPTIONS, null, null, null);
+                        case "POST" -> new Route(regs ? Operation.CREATE_CSR : Operation.CREATE_CSR_SUBSCRIPTION, null, null, null);
+                        default -> null;
+                    });
+                }
+                if (n == 2) {
+                    String id = s.get(1);
+                    return pick(method, "GET, PATCH, DELETE", switch (method) {
+                        case "GET" -> new Route(regs ? Operation.RETRIEVE_CSR : Operation.RETRIEVE_CSR_SUBSCRIPTION, id, null, null);
+                        case "PATCH" -> new Route(regs ? Operation.UPDATE_CSR : Operation.UPDATE_CSR_SUBSCRIPTION, id, null, null);
+                        case "DELETE" -> new Route(regs ? Operation.DELETE_CSR : Operation.DELETE_CSR_SUBSCRIPTION, id, null, null);
                         default -> null;
                     });
                 }

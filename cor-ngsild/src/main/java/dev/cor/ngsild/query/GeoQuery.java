@@ -228,6 +228,12 @@ public final class GeoQuery {
         return false;
     }
 
+    /** Whether a GeoJSON geometry (a registration's location, say) stands in the relation; not one: false. */
+    public boolean testGeometry(JsonNode geometry) {
+        Geometry g = target(geometry);
+        return g != null && test(g);
+    }
+
     /** The relation on a target geometry. */
     boolean test(Geometry target) {
         return switch (relation) {

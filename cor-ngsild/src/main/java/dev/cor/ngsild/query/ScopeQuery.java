@@ -49,6 +49,11 @@ public final class ScopeQuery {
         return test(root, e.scopes());
     }
 
+    /** The query against a list of scopes (a registration's, § 5.10.2). */
+    public boolean testScopes(List<String> scopes) {
+        return test(root, scopes);
+    }
+
     private static boolean test(Node n, List<String> scopes) {
         return switch (n) {
             case Pattern p -> {
