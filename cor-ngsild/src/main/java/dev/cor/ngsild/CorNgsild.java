@@ -10,7 +10,6 @@ import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.Registration;
-import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.registry.Registrations;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
@@ -94,7 +93,7 @@ public final class CorNgsild implements AutoCloseable {
             }
         });
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, b.registrations != null ? b.registrations : registrations),
+                b.contextTimeoutMs, b.limits, subscriptions, registrations),
                 forwarder);
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
@@ -200,7 +199,6 @@ public final class CorNgsild implements AutoCloseable {
         private int notificationQueue = 1024;
         private long forwardTimeoutMs = 5_000;
         private String brokerId;
-        private RegistrationLookup registrations;
 
         private Builder() {
         }
@@ -228,15 +226,6 @@ public final class CorNgsild implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Where the registrations of context sources come from (default: none - every request
-         * is answered here alone). The registry the broker keeps itself is the usual one; a host
-         * may give its own.
-         */
-        public Builder registrations(RegistrationLookup lookup) {
-            this.registrations = Objects.requireNonNull(lookup, "lookup");
-            return this;
-        }
 
         /**
          * Where entities are kept; default: a new in-memory store. A store that is also a

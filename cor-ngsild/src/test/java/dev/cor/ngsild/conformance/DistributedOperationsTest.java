@@ -18,9 +18,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
-import dev.cor.ngsild.ld.ContextRef;
-import dev.cor.ngsild.ld.LdContext;
-import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.Registration.Mode;
 
 /**
@@ -28,7 +25,7 @@ import dev.cor.ngsild.registry.Registration.Mode;
  * brokers and misbehaving sources over real sockets: what each mode forwards and how the answers
  * merge, Via and loops, {@code local=true}, failures and cooldown, the concurrent fan-out, and
  * sixteen callers through a chain of three brokers over HTTP and over {@code cor://}.
- * Registrations are put in place through the registry's contract ({@link FixedRegistrations}).
+ * Registrations are created as a client would: {@code POST /csourceRegistrations}.
  */
 class DistributedOperationsTest {
     private static final AtomicLong SEQ = new AtomicLong();
@@ -42,14 +39,13 @@ class DistributedOperationsTest {
         open.clear();
     }
 
-    private record Node(TestBroker broker, FixedRegistrations regs, Ngsi api, LdContext core) {
+    private record Node(TestBroker broker, Ngsi api) {
     }
 
     private Node broker(String id) {
-        FixedRegistrations regs = new FixedRegistrations();
-        TestBroker b = TestBroker.start(c -> c.registrations(regs).brokerId(id).forwardTimeoutMs(3_000), s -> { });
+        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000), s -> { });
         open.add(b);
-        return new Node(b, regs, new Ngsi(b.baseUrl()), b.broker().contexts().resolve(ContextRef.none()));
+        return new Node(b, new Ngsi(b.baseUrl()));
     }
 
     private SourceStub stub(java.util.function.Function<SourceStub.Seen, SourceStub.Behaviour> b) {
@@ -62,20 +58,37 @@ class DistributedOperationsTest {
         return "urn:ngsi-ld:" + what + ":" + SEQ.incrementAndGet() + "-" + System.nanoTime();
     }
 
-    private static String vocab(String term) {
-        return "https://uri.etsi.org/ngsi-ld/default-context/" + term;
-    }
-
     private static void create(Node n, String json) {
         Answer a = n.api().post("/entities").query("local", "true").json(Json.parse(json)).send();
         assertEquals(201, a.status(), a.toString());
     }
 
-    private static Registration reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs) {
-        Registration r = FixedRegistrations.of(fresh("ContextSourceRegistration"), mode, endpoint, on.core(), entityId,
-                type == null ? null : vocab(type), attrs);
-        on.regs().add(r);
-        return r;
+    /**
+     * Registers {@code endpoint} on {@code on} through {@code POST /csourceRegistrations} (§ 5.9.2):
+     * the entity (by id and type, or by type), the attributes (none: all), the mode, every
+     * operation the modes forward; {@code management} a JSON object or {@code null}. Its id.
+     */
+    private static String reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs,
+            String management) {
+        String id = fresh("ContextSourceRegistration");
+        StringBuilder entity = new StringBuilder("{\"type\":\"").append(type).append('"');
+        if (entityId != null) {
+            entity.append(",\"id\":\"").append(entityId).append('"');
+        }
+        entity.append('}');
+        String props = attrs.isEmpty() ? "" : ",\"propertyNames\":[\"" + String.join("\",\"", attrs) + "\"]";
+        String ops = mode == Mode.AUXILIARY ? "[\"retrieveOps\"]" : "[\"redirectionOps\",\"queryBatch\"]";
+        String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[%s]%s}],"
+                + "\"mode\":\"%s\",\"operations\":%s,\"endpoint\":\"%s\"%s}").formatted(id, entity, props,
+                        mode.name().toLowerCase(java.util.Locale.ROOT), ops, endpoint,
+                        management == null ? "" : ",\"management\":" + management);
+        Answer a = on.api().post("/csourceRegistrations").json(Json.parse(body)).send();
+        assertEquals(201, a.status(), body + "\n" + a);
+        return id;
+    }
+
+    private static String reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs) {
+        return reg(on, mode, endpoint, entityId, type, attrs, null);
     }
 
     // ---------------------------------------------------------------- Retrieve Entity, § 5.7.1.4
@@ -137,11 +150,12 @@ class DistributedOperationsTest {
         Node a = broker("A4");
         Node b = broker("B4");
         String id = fresh("Vehicle");
+        // registered first (with the entity here, the registry refuses it, § 5.9.2.4); a local=true create then puts a stale copy here
+        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of("speed"));
         create(a, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"},"
                 + "\"speed\":{\"type\":\"Property\",\"value\":999,\"observedAt\":\"2030-01-01T00:00:00Z\"}}").formatted(id));
         create(b, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":7},"
                 + "\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}").formatted(id));
-        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of(vocab("speed")));
         JsonNode e = a.api().get(Ngsi.entity(id)).send().json();
         assertEquals(7, e.path("speed").path("value").asInt(), "the local, newer speed is not used: " + e);
         assertEquals("Skoda", e.path("brand").path("value").asText(), e.toString());
@@ -192,7 +206,7 @@ class DistributedOperationsTest {
         String id = fresh("Vehicle");
         create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
         create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
-        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of(vocab("speed")));
+        reg(a, Mode.EXCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of("speed"));
         Answer r = a.api().patch(Ngsi.entity(id) + "/attrs")
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},\"brand\":{\"type\":\"Property\",\"value\":\"VW\"}}"))
                 .send();
@@ -243,7 +257,7 @@ class DistributedOperationsTest {
         String id = fresh("Vehicle");
         create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
         SourceStub dead = stub(req -> new SourceStub.Die());
-        Registration r = reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of(vocab("speed")));
+        String r = reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of("speed"));
         Answer p = a.api().patch(Ngsi.entity(id) + "/attrs")
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},\"brand\":{\"type\":\"Property\",\"value\":\"VW\"}}"))
                 .send();
@@ -251,7 +265,7 @@ class DistributedOperationsTest {
         assertEquals(Json.parse("[\"brand\"]"), p.json().path("updated"), p.toString());
         JsonNode nu = p.json().path("notUpdated").get(0);
         assertEquals("speed", nu.path("attributeName").asText(), p.toString());
-        assertEquals(r.id(), nu.path("registrationId").asText(), p.toString());
+        assertEquals(r, nu.path("registrationId").asText(), p.toString());
         assertEquals("VW", a.api().get(Ngsi.entity(id)).query("local", "true").send().json().path("brand").path("value").asText());
     }
 
@@ -347,9 +361,7 @@ class DistributedOperationsTest {
         SourceStub die = stub(req -> new SourceStub.Die());
         SourceStub garbage = stub(req -> new SourceStub.Answer(200, "GARBAGE-not-json", 0));
         SourceStub error = stub(req -> new SourceStub.Answer(500, "{\"marker\":\"EVILBODY\"}", 0));
-        Registration hangs = FixedRegistrations.with(fresh("ContextSourceRegistration"), Mode.INCLUSIVE, hang.endpoint(), a.core(),
-                id, vocab("Vehicle"), Set.of(), 400, 0);
-        a.regs().add(hangs);
+        String hangs = reg(a, Mode.INCLUSIVE, hang.endpoint(), id, "Vehicle", Set.of(), "{\"timeout\":400}");
         reg(a, Mode.INCLUSIVE, die.endpoint(), id, "Vehicle", Set.of());
         reg(a, Mode.INCLUSIVE, garbage.endpoint(), id, "Vehicle", Set.of());
         reg(a, Mode.INCLUSIVE, error.endpoint(), id, "Vehicle", Set.of());
@@ -362,7 +374,7 @@ class DistributedOperationsTest {
         List<String> warnings = r.headerValues("NGSILD-Warning");
         assertEquals(4, warnings.size(), r.toString());
         String all = String.join("\n", warnings);
-        assertTrue(all.contains("199 A10 \"registration " + hangs.id()), "the hung source times out as 199: " + all);
+        assertTrue(all.contains("199 A10 \"registration " + hangs), "the hung source times out as 199: " + all);
         assertTrue(all.matches("(?s).*299 A10 .*" + error.endpoint().replace(".", "\\.") + ".*"), "the 500 is a 299: " + all);
         assertTrue(all.matches("(?s).*111 A10 .*" + garbage.endpoint().replace(".", "\\.") + ".*"), "garbage is a 111: " + all);
         assertTrue(all.matches("(?s).*199 A10 .*" + die.endpoint().replace(".", "\\.") + ".*"), "dying mid-answer is a 199: " + all);
@@ -390,15 +402,18 @@ class DistributedOperationsTest {
         String type = "Cool" + SEQ.incrementAndGet();
         create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
         SourceStub s = stub(req -> new SourceStub.Answer(500, "{}", 0));
-        a.regs().add(FixedRegistrations.with(fresh("ContextSourceRegistration"), Mode.INCLUSIVE, s.endpoint(), a.core(), null,
-                vocab(type), Set.of(), 0, 800));
+        String r = reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of(), "{\"cooldown\":800}");
         assertEquals(200, a.api().get("/entities").query("type", type).send().status());
         assertEquals(1, s.hits());
+        JsonNode status = a.api().get("/csourceRegistrations/" + r).send().json();
+        assertEquals(1, status.path("timesFailed").asInt(), "the failure is reported to the registry: " + status);
         Answer second = a.api().get("/entities").query("type", type).send();
         assertEquals(200, second.status(), second.toString());
         assertEquals(1, second.json().size());
         assertTrue(second.header("NGSILD-Warning").startsWith("199 A12 "), "in cooldown: a timeout warning: " + second);
         assertEquals(1, s.hits(), "not asked in its cooldown");
+        assertEquals(1, a.api().get("/csourceRegistrations/" + r).send().json().path("timesSent").asInt(),
+                "a forward not sent is not counted");
         Thread.sleep(900);
         a.api().get("/entities").query("type", type).send();
         assertEquals(2, s.hits(), "asked again once the cooldown passed");
