@@ -176,7 +176,9 @@ public final class NgsildApplication implements CorRestApplication {
     private void distributedWrite(Exchange x) {
         DistributedOperations.WriteOutcome o = distributed.write(x);
         boolean ranHere = false;
-        if (o.localToo() && (o.hasLocalAttributes() || o.forwarded() == 0
+        // here too: what the sources did not take, a whole-entity write, or - nobody having taken any of it - the
+        // local operation's own answer (a 404, say)
+        if (o.localToo() && (o.hasLocalAttributes() || (o.forwarded() == 0 && o.failures().isEmpty())
                 || x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY)) {
             x.body = o.localBody();
             try {

@@ -267,6 +267,12 @@ class DistributedOperationsTest {
         assertEquals("speed", nu.path("attributeName").asText(), p.toString());
         assertEquals(r, nu.path("registrationId").asText(), p.toString());
         assertEquals("VW", a.api().get(Ngsi.entity(id)).query("local", "true").send().json().path("brand").path("value").asText());
+        // nothing of the write is this broker's: still a 207 naming it, not an error of the empty rest
+        Answer only = a.api().patch(Ngsi.entity(id) + "/attrs")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":10}}")).send();
+        assertEquals(207, only.status(), only.toString());
+        assertEquals(0, only.json().path("updated").size(), only.toString());
+        assertEquals("speed", only.json().path("notUpdated").get(0).path("attributeName").asText(), only.toString());
     }
 
     /** § 4.3.6.2: an auxiliary registration takes no writes. */
@@ -347,6 +353,45 @@ class DistributedOperationsTest {
         assertEquals(1, r.json().path("speed").path("value").asInt(), r.toString());
         assertEquals("red", r.json().path("colour").path("value").asText(), r.toString());
         assertTrue(ms < 1_800, "two 1 s sources answered in " + ms + " ms: they were asked one after the other");
+    }
+
+    /** The fan-out over cor:// (history § 11): two brokers, each in front of a 1 s source, asked at once over one multiplexed client. */
+    @Test
+    void cor_fanout_concurrent_over_cor() {
+        Node a = broker("A13");
+        Node b1 = broker("B13a");
+        Node b2 = broker("B13b");
+        String id = fresh("Vehicle");
+        SourceStub one = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id), 1_000));
+        SourceStub two = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}".formatted(id), 1_000));
+        reg(b1, Mode.INCLUSIVE, one.endpoint(), id, "Vehicle", Set.of());
+        reg(b2, Mode.INCLUSIVE, two.endpoint(), id, "Vehicle", Set.of());
+        reg(a, Mode.INCLUSIVE, b1.broker().corUrl(), id, "Vehicle", Set.of());
+        reg(a, Mode.INCLUSIVE, b2.broker().corUrl(), id, "Vehicle", Set.of());
+        long t0 = System.nanoTime();
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().path("speed").path("value").asInt(), r.toString());
+        assertEquals("red", r.json().path("colour").path("value").asText(), r.toString());
+        assertTrue(ms < 1_800, "two cor:// sources of 1 s each answered in " + ms + " ms: not concurrent");
+    }
+
+    /** § 5.7.2 (queryBatch): POST /entityOperations/query is distributed like GET /entities. */
+    @Test
+    void query_post_is_distributed_too() {
+        Node a = broker("A14");
+        Node b = broker("B14");
+        String type = "Batch" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
+        create(b, "{\"id\":\"urn:ngsi-ld:%s:2\",\"type\":\"%s\"}".formatted(type, type));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/query")
+                .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"%s\"}]}".formatted(type))).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(List.of("urn:ngsi-ld:" + type + ":1", "urn:ngsi-ld:" + type + ":2"), ids(r.json()), r.toString());
     }
 
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
