@@ -30,10 +30,12 @@ import dev.cor.rest.CorRestJson;
 final class BatchOperations {
     private final NgsildApplication app;
     private final Config config;
+    private final DistributedOperations distributed;
 
-    BatchOperations(NgsildApplication app, Config config) {
+    BatchOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
         this.app = app;
         this.config = config;
+        this.distributed = distributed;
     }
 
     /** One entity's outcome. */
@@ -71,15 +73,29 @@ final class BatchOperations {
         if (options.contains("replace") && options.contains("update")) {
             throw NgsiLdException.invalid("options replace and update exclude each other");
         }
+        // registered entities: the sources take their parts first (§ 5.6.7.4 ff.), this broker does the rest
+        DistributedOperations.BatchPlan plan = x.forwards != null && distributed != null
+                ? distributed.batch(x, body, item -> context(x, item)) : null;
         List<Outcome> outcomes = new ArrayList<>(body.size());
         long now = config.clock().millis();
-        for (JsonNode item : body) {
+        for (int i = 0; i < body.size(); i++) {
+            JsonNode item = body.get(i);
             String id = item.isTextual() ? item.asText() : item.path("id").isTextual() ? item.get("id").asText() : null;
-            try {
-                outcomes.add(op == Operation.BATCH_DELETE ? delete(x, item) : write(x, op, options, item, now));
-            } catch (NgsiLdException e) {
-                outcomes.add(new Outcome(id, false, e));
+            JsonNode here = plan == null ? item : plan.local().get(i);
+            boolean remote = plan != null && plan.done().contains(id);
+            Outcome o;
+            if (here == null) {
+                o = new Outcome(id, op == Operation.BATCH_CREATE || op == Operation.BATCH_UPSERT, null);
+            } else {
+                try {
+                    o = op == Operation.BATCH_DELETE ? delete(x, here) : write(x, op, options, here, now);
+                } catch (NgsiLdException e) {
+                    // an entity only the sources held is no error here once they took the write
+                    o = remote && e.type() == ErrorType.RESOURCE_NOT_FOUND ? new Outcome(id, false, null) : new Outcome(id, false, e);
+                }
             }
+            NgsiLdException failed = plan == null || id == null ? null : plan.failed().get(id);
+            outcomes.add(failed != null ? new Outcome(id, false, failed) : o);
         }
         answer(x, op, outcomes);
     }

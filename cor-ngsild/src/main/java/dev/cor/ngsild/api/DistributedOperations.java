@@ -64,13 +64,25 @@ final class DistributedOperations {
             case MERGE_ENTITY -> "mergeEntity";
             case REPLACE_ENTITY -> "replaceEntity";
             case REPLACE_ATTRIBUTE -> "replaceAttrs";
+            case BATCH_CREATE -> "createBatch";
+            case BATCH_UPSERT -> "upsertBatch";
+            case BATCH_UPDATE -> "updateBatch";
+            case BATCH_DELETE -> "deleteBatch";
+            case BATCH_MERGE -> "mergeBatch";
             default -> null;
         };
     }
 
     /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
     static boolean isEntityWrite(Operation op) {
-        return !op.isRead() && operationName(op) != null;
+        return !op.isRead() && operationName(op) != null && !isBatch(op);
+    }
+
+    static boolean isBatch(Operation op) {
+        return switch (op) {
+            case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> true;
+            default -> false;
+        };
     }
 
     /**
@@ -444,6 +456,182 @@ final class DistributedOperations {
         return b.build();
     }
 
+
+    // ---------------------------------------------------------------- batches (§ 5.6.7-5.6.10, 5.6.20)
+
+    /**
+     * What the sources did with a batch, and what is left for this broker.
+     *
+     * @param local  per item of the batch: what this broker does with it (the attributes of
+     *               proxied registrations taken out), or {@code null}: nothing, the sources have it
+     * @param done   the ids of entities some source took its part of
+     * @param failed the ids of entities some source did not take its part of, and why
+     */
+    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, NgsiLdException> failed) {
+    }
+
+    /**
+     * Forwards a batch: each matching registration (auxiliary ones take no writes) gets one batch
+     * request of the same operation with the entities it registers - only the attributes it
+     * provides - and the request's context; exclusive and redirect registrations' parts are
+     * taken out of what this broker does (an entity they register whole, entirely).
+     *
+     * @param contextOf the context an item of the batch is read with (the request's, or in ld+json its own)
+     */
+    BatchPlan batch(Exchange x, JsonNode body, java.util.function.Function<JsonNode, LdContext> contextOf) {
+        boolean delete = x.operation() == Operation.BATCH_DELETE;
+        int n = body.size();
+        String[] ids = new String[n];
+        List<Set<String>> types = new ArrayList<>(n);
+        List<java.util.Map<String, String>> attrs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            JsonNode item = body.get(i);
+            Set<String> t = new LinkedHashSet<>();
+            java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
+            try {
+                if (delete) {
+                    ids[i] = item.isTextual() ? item.asText() : null;
+                    Entity e = ids[i] == null ? null : config.store().get(x.tenant, ids[i]);
+                    if (e != null) {
+                        t.addAll(e.types());
+                    }
+                } else if (item.isObject() && item.path("id").isTextual()) {
+                    ids[i] = item.get("id").asText();
+                    var parser = new dev.cor.ngsild.model.EntityParser(contextOf.apply(item), config.limits());
+                    JsonNode type = item.get("type");
+                    for (JsonNode tn : type == null ? List.<JsonNode>of() : type.isArray() ? type : List.of(type)) {
+                        t.add(parser.typeName(tn.asText()));
+                    }
+                    Entity e = config.store().get(x.tenant, ids[i]);
+                    if (e != null) {
+                        t.addAll(e.types());
+                    }
+                    for (var m : item.properties()) {
+                        if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                            a.put(parser.attributeName(m.getKey()), m.getKey());
+                        }
+                    }
+                }
+            } catch (NgsiLdException e) {
+                ids[i] = null; // the local operation reports what is wrong with it
+            }
+            types.add(t);
+            attrs.add(a);
+        }
+        List<JsonNode> local = new ArrayList<>(n);
+        for (JsonNode item : body) {
+            local.add(item);
+        }
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        List<List<String>> sent = new ArrayList<>();
+        for (Registration r : reach(x, null, null, Set.of(), Set.of())) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            boolean proxied = r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT;
+            com.fasterxml.jackson.databind.node.ArrayNode part = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            List<String> partIds = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (ids[i] == null || !coversAny(r, ids[i], types.get(i))) {
+                    continue;
+                }
+                Set<String> provided = provided(r, ids[i], types.get(i));
+                if (delete) {
+                    part.add(ids[i]);
+                    if (proxied && provided == null) {
+                        local.set(i, null);
+                    }
+                } else {
+                    com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body.get(i)).deepCopy();
+                    boolean any = provided == null;
+                    for (var e : attrs.get(i).entrySet()) {
+                        if (provided != null && !provided.contains(e.getKey())) {
+                            o.remove(e.getValue());
+                        } else {
+                            any = true;
+                        }
+                    }
+                    if (!any && x.operation() != Operation.BATCH_CREATE && x.operation() != Operation.BATCH_UPSERT) {
+                        continue; // none of the attributes written is its
+                    }
+                    part.add(o);
+                    if (proxied) {
+                        if (provided == null) {
+                            local.set(i, null);
+                        } else if (local.get(i) != null) {
+                            com.fasterxml.jackson.databind.node.ObjectNode rest = ((com.fasterxml.jackson.databind.node.ObjectNode) local.get(i)).deepCopy();
+                            for (var e : attrs.get(i).entrySet()) {
+                                if (provided.contains(e.getKey())) {
+                                    rest.remove(e.getValue());
+                                }
+                            }
+                            local.set(i, rest);
+                        }
+                    }
+                }
+                partIds.add(ids[i]);
+            }
+            if (part.isEmpty()) {
+                continue;
+            }
+            String kind = x.request.path().substring(x.request.path().lastIndexOf('/') + 1);
+            StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
+            if (localOnly(r)) {
+                param(q, "local", "true");
+            }
+            CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", r.endpoint() + CorNgsild.BASE_PATH
+                    + "entityOperations/" + kind + (q.isEmpty() ? "" : "?" + q)).timeoutMs(forwarder.timeoutMs(r));
+            headers(x, r, b);
+            String link = x.headers().get("Link");
+            if (link != null) {
+                b.header("Link", link);
+            }
+            b.header("Content-Type", x.contentType == MediaType.LD_JSON ? "application/ld+json" : "application/json");
+            b.body(part.toString().getBytes(StandardCharsets.UTF_8));
+            outs.add(new Forwarder.Outgoing(r, b.build()));
+            sent.add(partIds);
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        Set<String> done = new HashSet<>();
+        java.util.Map<String, NgsiLdException> failed = new java.util.HashMap<>();
+        for (int k = 0; k < answers.size(); k++) {
+            Forwarder.Answer a = answers.get(k);
+            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
+                Set<String> bad = new HashSet<>();
+                if (a.status() == 207 && a.body() != null) {
+                    for (JsonNode e : a.body().path("errors")) {
+                        String eid = e.path("entityId").asText(null);
+                        if (eid != null) {
+                            bad.add(eid);
+                            failed.put(eid, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
+                                    + a.registration().id() + ": " + e.path("error").path("detail").asText(e.path("error").toString())));
+                        }
+                    }
+                }
+                for (String id : sent.get(k)) {
+                    if (!bad.contains(id)) {
+                        done.add(id);
+                    }
+                }
+            } else {
+                String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+                for (String id : sent.get(k)) {
+                    failed.put(id, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
+                            + a.registration().id() + ": " + why));
+                }
+            }
+        }
+        return new BatchPlan(local, done, failed);
+    }
+
+    private static boolean coversAny(Registration r, String id, Set<String> types) {
+        for (Registration.Info info : r.information()) {
+            if (infoCovers(info, id, types)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     // ---------------------------------------------------------------- forwarding
 

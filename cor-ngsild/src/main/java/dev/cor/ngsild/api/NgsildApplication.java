@@ -61,7 +61,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.config = config;
         this.distributed = forwarder == null ? null : new DistributedOperations(config, forwarder);
         this.entities = new EntityOperations(this, config, distributed);
-        this.batches = new BatchOperations(this, config);
+        this.batches = new BatchOperations(this, config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(this, config);
         this.subscriptionOps = new SubscriptionOperations(this, config);

@@ -77,7 +77,8 @@ class DistributedOperationsTest {
         }
         entity.append('}');
         String props = attrs.isEmpty() ? "" : ",\"propertyNames\":[\"" + String.join("\",\"", attrs) + "\"]";
-        String ops = mode == Mode.AUXILIARY ? "[\"retrieveOps\"]" : "[\"redirectionOps\",\"queryBatch\"]";
+        String ops = mode == Mode.AUXILIARY ? "[\"retrieveOps\"]"
+                : "[\"redirectionOps\",\"queryBatch\",\"createBatch\",\"upsertBatch\",\"updateBatch\",\"deleteBatch\",\"mergeBatch\"]";
         String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[%s]%s}],"
                 + "\"mode\":\"%s\",\"operations\":%s,\"endpoint\":\"%s\"%s}").formatted(id, entity, props,
                         mode.name().toLowerCase(java.util.Locale.ROOT), ops, endpoint,
@@ -287,6 +288,67 @@ class DistributedOperationsTest {
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
         assertEquals(204, p.status(), p.toString());
         assertEquals(0, s.hits());
+    }
+
+    /** D012_01_exc: a batch create of entities registered exclusively sends one batch with their registered attributes. */
+    @Test
+    void batch_create_sends_one_batch_of_the_registered_parts_to_an_exclusive_source() {
+        Node a = broker("W6");
+        String one = fresh("Vehicle");
+        String two = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(201, "[\"" + one + "\",\"" + two + "\"]", 0));
+        for (String id : List.of(one, two)) {
+            reg(a, Mode.EXCLUSIVE, s.endpoint(), id, "Vehicle", Set.of("speed"));
+        }
+        String entity = "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1},"
+                + "\"brand\":{\"type\":\"Property\",\"value\":\"Seat\"}}";
+        Answer r = a.api().post("/entityOperations/create")
+                .json(Json.parse("[" + entity.formatted(one) + "," + entity.formatted(two) + "]")).send();
+        assertEquals(201, r.status(), r.toString());
+        assertEquals(2, s.hits(), "one batch per registration (each names one entity): " + s.seen());
+        for (SourceStub.Seen f : s.seen()) {
+            assertEquals("/ngsi-ld/v1/entityOperations/create", f.target());
+        }
+        JsonNode here = a.api().get(Ngsi.entity(one)).query("local", "true").send().json();
+        assertEquals("Seat", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "the exclusive attribute is not kept here: " + here);
+    }
+
+    /** D015_01_inc: a batch delete with an inclusive registration deletes here and at the source. */
+    @Test
+    void batch_delete_with_an_inclusive_registration_deletes_here_and_there() {
+        Node a = broker("W7");
+        Node b = broker("WB7");
+        String type = "Gone" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        String onlyThere = "urn:ngsi-ld:" + type + ":2";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(onlyThere, type));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/delete").json(Json.parse("[\"%s\",\"%s\"]".formatted(id, onlyThere))).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(404, a.api().get(Ngsi.entity(id)).query("local", "true").send().status());
+        assertEquals(404, b.api().get(Ngsi.entity(id)).send().status());
+        assertEquals(404, b.api().get(Ngsi.entity(onlyThere)).send().status());
+    }
+
+    /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
+    @Test
+    void batch_update_with_a_dead_source_reports_its_entity_in_the_207() {
+        Node a = broker("W8");
+        String type = "Upd" + SEQ.incrementAndGet();
+        String mine = "urn:ngsi-ld:" + type + ":1";
+        String theirs = "urn:ngsi-ld:" + type + ":2";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":0}}".formatted(mine, type));
+        SourceStub dead = stub(req -> new SourceStub.Answer(500, "{}", 0));
+        reg(a, Mode.REDIRECT, dead.endpoint(), theirs, type, Set.of());
+        Answer r = a.api().post("/entityOperations/update").json(Json.parse(("[{\"id\":\"%s\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":1}},"
+                + "{\"id\":\"%s\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":1}}]").formatted(mine, type, theirs, type))).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(Json.parse("[\"" + mine + "\"]"), r.json().path("success"), r.toString());
+        assertEquals(theirs, r.json().path("errors").get(0).path("entityId").asText(), r.toString());
+        assertTrue(r.has("NGSILD-Warning"), r.toString());
     }
 
     // ---------------------------------------------------------------- Query Entities, § 5.7.2.4
