@@ -97,14 +97,22 @@ final class DistributedOperations {
         if (op == null || !config.registrations().any(x.tenant) || localOnly(x)) {
             return null;
         }
-        if (forwarder.seenIn(x.headers().getAll("Via"))) {
-            return null;
-        }
         String id = x.route.entityId() != null ? x.route.entityId()
                 : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
         List<Registration> regs = config.registrations().matching(x.tenant,
                 new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
-        return regs.isEmpty() ? null : regs;
+        if (regs.isEmpty()) {
+            return null;
+        }
+        if (forwarder.seenIn(x.headers().getAll("Via"))) {
+            // came round a loop: a read is answered from here alone; a write would go round again (§ 6.3.17: 508)
+            if (x.operation().isRead()) {
+                return null;
+            }
+            throw new NgsiLdException(ErrorType.LOOP_DETECTED, "the request's Via names this broker ("
+                    + forwarder.brokerId() + "): forwarding its write again would loop");
+        }
+        return regs;
     }
 
     private static boolean localOnly(Exchange x) {

@@ -28,6 +28,8 @@ public enum ErrorType {
     NOT_ACCEPTABLE("NotAcceptable", 406, "Not acceptable"),
     PAYLOAD_TOO_LARGE("PayloadTooLarge", 413, "Request entity too large"),
     NOT_IMPLEMENTED("NotImplemented", 501, "Not implemented"),
+    /** A write that came round a loop of brokers (its Via names this one) and would be forwarded again (§ 6.3.17, 6.3.18). */
+    LOOP_DETECTED("LoopDetected", 508, "Loop detected"),
     SERVICE_UNAVAILABLE("ServiceUnavailable", 503, "Service unavailable");
 
     private static final String PREFIX = "https://uri.etsi.org/ngsi-ld/errors/";

@@ -550,6 +550,30 @@ class DistributedOperationsTest {
         assertTrue(ids(q.json()).contains(id), q.toString());
     }
 
+    /** D018_01: a write whose Via already names this broker, which a registration would forward again, is 508. */
+    @Test
+    void a_write_that_came_round_a_loop_is_508() {
+        Node a = broker("L1");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of());
+        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
+        assertEquals(201, created.status(), created.toString());
+        String via = s.seen().get(0).header("Via");
+        assertEquals("1.1 L1", via);
+        Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
+        assertEquals(508, looped.status(), looped.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/LoopDetected", looped.json().path("type").asText());
+        assertEquals(1, s.hits(), "nothing was forwarded again");
+        Answer read = a.api().get(Ngsi.entity(id)).header("Via", via).send();
+        assertEquals(200, read.status(), "a read that came round is answered here: " + read);
+        assertEquals(1, s.hits());
+        // D018_03: a forward carries the incoming Via with this broker after it
+        Answer deleted = a.api().delete(Ngsi.entity(id)).header("Via", "1.1 upstream").send();
+        assertEquals(204, deleted.status(), deleted.toString());
+        assertEquals("1.1 upstream, 1.1 L1", s.seen().get(1).header("Via"));
+    }
+
     @Test
     void sixteen_callers_through_a_chain_of_three_brokers_over_http() throws Exception {
         chain(false);
