@@ -101,6 +101,9 @@ final class DistributedOperations {
                 : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
         List<Registration> regs = config.registrations().matching(x.tenant,
                 new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
+        if (regs.isEmpty() && x.operation() == Operation.RETRIEVE_ENTITY) {
+            regs = queryServers(x, id, Set.of(), Set.of(), List.of()); // a source that only answers queries serves it too
+        }
         if (regs.isEmpty()) {
             return null;
         }
@@ -126,6 +129,29 @@ final class DistributedOperations {
         }
     }
 
+    /**
+     * The registrations that serve {@code queryEntity} or {@code queryBatch} but not
+     * {@code retrieveEntity} for the entity: a retrieve asks them with a query by id (the suite's
+     * D010_03), leaving out those in {@code already}.
+     */
+    private List<Registration> queryServers(Exchange x, String id, Set<String> types, Set<String> attrs,
+            List<Registration> already) {
+        List<Registration> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Registration r : already) {
+            seen.add(r.id());
+        }
+        for (String op : List.of("queryEntity", "queryBatch")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, types, attrs), config.clock().millis())) {
+                if (seen.add(r.id())) {
+                    out.add(r);
+                }
+            }
+        }
+        return out;
+    }
+
     /** The registrations a request reaches, its types and attributes expanded: the handler's precise look. */
     private List<Registration> reach(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs) {
         return config.registrations().matching(x.tenant,
@@ -145,10 +171,13 @@ final class DistributedOperations {
         }
         Set<String> attrs = expandedAttrs(x, x.params);
         Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
-        List<Registration> regs = reach(x, id, null, types, attrs);
+        List<Registration> regs = new ArrayList<>(reach(x, id, null, types, attrs));
+        int retrievers = regs.size();
+        regs.addAll(queryServers(x, id, types, attrs, regs));
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         List<Registration> asked = new ArrayList<>(regs.size());
-        for (Registration r : regs) {
+        for (int k = 0; k < regs.size(); k++) {
+            Registration r = regs.get(k);
             Set<String> provided = provided(r, id, types);
             Set<String> ask = narrow(provided, attrs);
             if (ask != null && ask.isEmpty()) {
@@ -157,10 +186,38 @@ final class DistributedOperations {
             if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
                 local = EntityMerge.without(local, provided); // § 4.3.6.3: what it registers is never served from here
             }
+            Set<String> sendTypes = type != null ? type.types() : typesOf(r, id);
             StringBuilder q = new StringBuilder();
-            param(q, "type", compactTypes(r, type != null ? type.types() : typesOf(r, id)));
+            param(q, "type", compactTypes(r, sendTypes));
             param(q, "attrs", compactNames(r, ask));
-            outs.add(new Forwarder.Outgoing(r, request(x, r, "entities/" + encode(id), q)));
+            if (k < retrievers) {
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null)));
+            } else if (r.operations().contains("queryEntity")) {
+                if (sendTypes.isEmpty() && ask == null) {
+                    continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
+                }
+                param(q, "id", id);
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
+            } else {
+                // queryBatch: POST /entityOperations/query with a Query of this id (5.2.23)
+                com.fasterxml.jackson.databind.node.ObjectNode query = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+                query.put("type", "Query");
+                var sel = query.putArray("entities").addObject();
+                sel.put("id", id);
+                if (!sendTypes.isEmpty()) {
+                    sel.put("type", compactTypes(r, Set.of(sendTypes.iterator().next())));
+                } else {
+                    continue; // an EntitySelector names a type
+                }
+                if (ask != null) {
+                    var an = query.putArray("attrs");
+                    for (String iri : ask) {
+                        an.add(compactNames(r, Set.of(iri)));
+                    }
+                }
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", new StringBuilder(),
+                        query.toString().getBytes(StandardCharsets.UTF_8))));
+            }
             asked.add(r);
         }
         Entity merged = local;
@@ -170,7 +227,19 @@ final class DistributedOperations {
             if (!a.ok() || a.body() == null) {
                 continue;
             }
-            Entity e = entityOf(x, a, a.body());
+            JsonNode one = a.body();
+            if (one.isArray()) { // a source asked with a query answers an array
+                one = null;
+                for (JsonNode n : a.body()) {
+                    if (id.equals(n.path("id").asText())) {
+                        one = n;
+                    }
+                }
+                if (one == null) {
+                    continue; // not there
+                }
+            }
+            Entity e = entityOf(x, a, one);
             if (e == null || !e.id().equals(id)) {
                 if (e != null) {
                     warn(x, forwarder.invalid(a, "answered another entity than " + id));
@@ -242,7 +311,7 @@ final class DistributedOperations {
                 }
             }
             param(q, "limit", Integer.toString(SOURCE_LIMIT));
-            outs.add(new Forwarder.Outgoing(r, request(x, r, "entities", q)));
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
         }
         List<Forwarder.Answer> answers = fanOut(x, outs);
         // proxied registrations: the local copy of what they register is not served (§ 4.3.6.3)
@@ -692,14 +761,18 @@ final class DistributedOperations {
      * is {@code localOnly} (§ 5.2.34), the registration's {@code contextSourceInfo} as headers
      * (§ 4.3.6.5), its tenant, the {@code @context} it was made with, and {@code Via}.
      */
-    private CorRestClientRequest request(Exchange x, Registration r, String path, StringBuilder query) {
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body) {
         param(query, "options", "sysAttrs");
         if (localOnly(r)) {
             param(query, "local", "true");
         }
         String url = r.endpoint() + CorNgsild.BASE_PATH + path + (query.isEmpty() ? "" : "?" + query);
-        CorRestClientRequest.Builder b = CorRestClientRequest.builder("GET", url).timeoutMs(forwarder.timeoutMs(r));
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder(method, url).timeoutMs(forwarder.timeoutMs(r));
         headers(x, r, b);
+        if (body != null) {
+            b.header("Content-Type", "application/json").body(body);
+        }
         b.header("Accept", "application/json");
         if (r.context() != null && !r.context().isCore()) {
             b.header("Link", "<" + config.contexts().linkUrlFor(r.context(), x.baseUrl(), x.tenantGiven ? x.tenant : null)

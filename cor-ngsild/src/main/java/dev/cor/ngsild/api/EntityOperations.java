@@ -264,6 +264,11 @@ final class EntityOperations {
         if ("*".equals(type)) {
             type = null;
         }
+        if (x.forwards != null && p.has("orderBy")) {
+            // an order across sources would need every source's every match first (4.23; the suite's D011_05)
+            throw NgsiLdException.badData("orderBy is not served for a distributed query: add local=true to order this"
+                    + " broker's entities");
+        }
         boolean geo = p.has("georel") || p.has("geometry") || p.has("coordinates") || p.has("geoQ");
         if (!local && type == null && !p.has("attrs") && !p.has("idPattern") && !p.has("q") && !geo) {
             // 6.4.3.2: a query is bounded by a type, attributes, a pattern, q or a geo-query (or is local); ids alone are not enough

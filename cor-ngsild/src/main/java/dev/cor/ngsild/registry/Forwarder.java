@@ -180,6 +180,11 @@ public final class Forwarder {
 
     private Answer answer(Registration r, CorRestCall call) {
         Throwable error = call.error();
+        if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.TOO_LARGE
+                || e.kind() == CorRestClientException.Kind.MALFORMED)) {
+            // an answer came, but not one to use: too large, or not HTTP (§ 6.3.17: 111)
+            return new Answer(r, 0, null, warning(111, r, "answered what cannot be used: " + e.getMessage()));
+        }
         if (error != null) {
             String why = error instanceof CorRestClientException e
                     ? (e.kind() == CorRestClientException.Kind.TIMEOUT ? "no answer within " + timeoutMs(r) + " ms"

@@ -70,6 +70,12 @@ class DistributedOperationsTest {
      */
     private static String reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs,
             String management) {
+        return reg(on, mode, endpoint, entityId, type, attrs, management, null);
+    }
+
+    /** As above, with the operations given ({@code null}: every one the modes forward). */
+    private static String reg(Node on, Mode mode, String endpoint, String entityId, String type, Set<String> attrs,
+            String management, String operations) {
         String id = fresh("ContextSourceRegistration");
         StringBuilder entity = new StringBuilder("{\"type\":\"").append(type).append('"');
         if (entityId != null) {
@@ -77,7 +83,7 @@ class DistributedOperationsTest {
         }
         entity.append('}');
         String props = attrs.isEmpty() ? "" : ",\"propertyNames\":[\"" + String.join("\",\"", attrs) + "\"]";
-        String ops = mode == Mode.AUXILIARY ? "[\"retrieveOps\"]"
+        String ops = operations != null ? operations : mode == Mode.AUXILIARY ? "[\"retrieveOps\"]"
                 : "[\"redirectionOps\",\"queryBatch\",\"createBatch\",\"upsertBatch\",\"updateBatch\",\"deleteBatch\",\"mergeBatch\"]";
         String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[%s]%s}],"
                 + "\"mode\":\"%s\",\"operations\":%s,\"endpoint\":\"%s\"%s}").formatted(id, entity, props,
@@ -177,6 +183,58 @@ class DistributedOperationsTest {
         JsonNode e = a.api().get(Ngsi.entity(id)).send().json();
         assertEquals(1, e.path("speed").path("value").asInt(), e.toString());
         assertEquals("red", e.path("colour").path("value").asText(), e.toString());
+    }
+
+    /** D010_03_inc: a source that only answers queries (queryEntity, queryBatch) is asked for the entity with a query by id. */
+    @Test
+    void retrieve_asks_a_source_that_only_answers_queries_with_a_query() {
+        Node a = broker("A15");
+        String id = fresh("Vehicle");
+        String speed = "[{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":4}}]".formatted(id);
+        String colour = "[{\"id\":\"%s\",\"type\":\"Vehicle\",\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}]".formatted(id);
+        SourceStub byGet = stub(req -> new SourceStub.Answer(200, speed, 0));
+        SourceStub byPost = stub(req -> new SourceStub.Answer(200, colour, 0));
+        reg(a, Mode.INCLUSIVE, byGet.endpoint(), id, "Vehicle", Set.of(), null, "[\"queryEntity\"]");
+        reg(a, Mode.INCLUSIVE, byPost.endpoint(), id, "Vehicle", Set.of(), null, "[\"queryBatch\"]");
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(4, r.json().path("speed").path("value").asInt(), r.toString());
+        assertEquals("red", r.json().path("colour").path("value").asText(), r.toString());
+        SourceStub.Seen g = byGet.seen().get(0);
+        assertEquals("GET", g.method());
+        assertTrue(g.target().startsWith("/ngsi-ld/v1/entities?") && g.target().contains("id=" + id), g.target());
+        SourceStub.Seen p = byPost.seen().get(0);
+        assertEquals("POST", p.method());
+        assertTrue(p.target().startsWith("/ngsi-ld/v1/entityOperations/query"), p.target());
+    }
+
+    /** D011_05: orderBy cannot order a distributed query (400); with local=true it orders this broker's. */
+    @Test
+    void order_by_is_refused_for_a_distributed_query() {
+        Node a = broker("A16");
+        String type = "Ord" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":1}}".formatted(type, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(200, "[]", 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer refused = a.api().get("/entities").query("type", type).query("orderBy", "n").send();
+        assertEquals(400, refused.status(), refused.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/BadRequestData", refused.json().path("type").asText());
+        assertEquals(200, a.api().get("/entities").query("type", type).query("orderBy", "n").query("local", "true").send().status());
+    }
+
+    /** 6317_02_02: an answer larger than the client takes is not merged, and is reported as 111. */
+    @Test
+    void an_oversized_answer_is_a_111_and_not_merged() {
+        Node a = broker("A17");
+        String type = "Big" + SEQ.incrementAndGet();
+        String huge = "[{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":\"%s\"}}]"
+                .formatted(type, type, "x".repeat(17 * 1024 * 1024));
+        SourceStub s = stub(req -> new SourceStub.Answer(200, huge, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(0, r.json().size(), r.toString());
+        assertTrue(r.header("NGSILD-Warning").startsWith("111 A17 "), r.toString());
     }
 
     /** § 4.3.6.5: the forward carries the registration's context, tenant, contextSourceInfo and Via. */
