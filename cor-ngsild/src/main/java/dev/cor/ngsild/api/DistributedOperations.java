@@ -104,6 +104,9 @@ final class DistributedOperations {
         if (regs.isEmpty() && x.operation() == Operation.RETRIEVE_ENTITY) {
             regs = queryServers(x, id, Set.of(), Set.of(), List.of()); // a source that only answers queries serves it too
         }
+        if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
+            return List.of(); // no source takes it, but one holds it: write() answers the Conflict
+        }
         if (regs.isEmpty()) {
             return null;
         }
@@ -378,8 +381,10 @@ final class DistributedOperations {
      *                  proxied registrations taken out), or {@code null}: nothing is left to do here
      * @param forwarded how many sources took their part
      * @param failures  the attributes a source did not take: name (as the request wrote it) and why
+     * @param answers   every forward's answer
      */
-    record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures) {
+    record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures,
+            List<Forwarder.Answer> answers) {
         /** Whether the body has attributes left for this broker (a write of the path's entity or attribute always has). */
         boolean hasLocalAttributes() {
             if (localBody == null || !localBody.isObject()) {
@@ -406,6 +411,7 @@ final class DistributedOperations {
         String id = x.route.entityId() != null ? EntityOperations.entityId(x)
                 : x.body != null && x.body.path("id").isTextual() ? x.body.path("id").asText() : null;
         dev.cor.ngsild.model.EntityParser parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        validate(x, parser); // a malformed write goes nowhere (the suite's D001_02_inc)
         Entity local = id == null ? null : config.store().get(x.tenant, id);
         Set<String> types = new LinkedHashSet<>();
         if (local != null) {
@@ -431,6 +437,9 @@ final class DistributedOperations {
         }
         List<Registration> regs = reach(x, id, null, types,
                 pathAttr != null ? Set.of(pathAttr) : new LinkedHashSet<>(bodyAttrs.keySet()));
+        if (x.operation() == Operation.CREATE_ENTITY) {
+            conflicts(x, id, types, bodyAttrs.keySet(), regs);
+        }
         boolean wholeEntity = x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY
                 || x.operation() == Operation.REPLACE_ENTITY;
         Set<String> keptOut = new HashSet<>();
@@ -488,7 +497,7 @@ final class DistributedOperations {
             }
         }
         if (nothingLocal) {
-            return new WriteOutcome(null, false, forwarded, failures);
+            return new WriteOutcome(null, false, forwarded, failures, answers);
         }
         JsonNode localBody = x.body;
         if (!keptOut.isEmpty() && x.body != null && x.body.isObject() && pathAttr == null) {
@@ -498,7 +507,74 @@ final class DistributedOperations {
             }
             localBody = o;
         }
-        return new WriteOutcome(localBody, true, forwarded, failures);
+        return new WriteOutcome(localBody, true, forwarded, failures, answers);
+    }
+
+    /** Reads the write's body as the local operation will, so that one it refuses is forwarded nowhere. */
+    private void validate(Exchange x, dev.cor.ngsild.model.EntityParser parser) {
+        if (x.body == null) {
+            return;
+        }
+        dev.cor.ngsild.model.EntityParser.Mode whole = dev.cor.ngsild.model.EntityParser.Mode.WHOLE;
+        switch (x.operation()) {
+            case CREATE_ENTITY -> parser.entity(objectOf(x.body), true, whole);
+            case REPLACE_ENTITY, APPEND_ATTRIBUTES -> parser.entity(objectOf(x.body), false, whole);
+            case MERGE_ENTITY -> parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.MERGE);
+            case UPDATE_ATTRIBUTES -> parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.PATCH);
+            default -> {
+                // an attribute's body: its operation checks it (nothing of it was forwarded wrongly: one attribute, one source)
+            }
+        }
+    }
+
+    private static JsonNode objectOf(JsonNode body) {
+        if (!body.isObject()) {
+            throw NgsiLdException.invalid("the body is a JSON object (an entity or a fragment)");
+        }
+        return body;
+    }
+
+    /**
+     * § 5.6.1.4 (the suite's D001_02_exc, 5614_01): an entity whose registered attributes an
+     * exclusive or redirect registration holds, which does not take createEntity, cannot be
+     * created here either - Conflict, and nothing is forwarded.
+     */
+    private void conflicts(Exchange x, String id, Set<String> types, Set<String> attrs, List<Registration> creating) {
+        Set<String> ok = new HashSet<>();
+        for (Registration r : creating) {
+            ok.add(r.id());
+        }
+        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs", "replaceEntity",
+                "deleteEntity", "mergeEntity")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, types, Set.of()), config.clock().millis())) {
+                if (ok.contains(r.id()) || (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT)) {
+                    continue;
+                }
+                Set<String> provided = provided(r, id, types);
+                if (provided == null || provided.stream().anyMatch(attrs::contains)) {
+                    throw new NgsiLdException(ErrorType.CONFLICT, "entity " + id + " is registered " + r.mode().name()
+                            .toLowerCase(java.util.Locale.ROOT) + " by " + r.id() + ", whose source does not take createEntity:"
+                            + " it cannot be created here (§ 5.6.1.4)");
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether a create may meet a proxied registration that does not take it: such a create is
+     * handled by {@link #write}, which answers Conflict (§ 5.6.1.4).
+     */
+    private boolean proxiedElsewhere(Exchange x, String id) {
+        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis())) {
+                if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The forward of a write: the request's method, path and parameters, its context, only {@code part} of its body. */

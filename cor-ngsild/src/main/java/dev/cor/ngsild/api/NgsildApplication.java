@@ -175,6 +175,12 @@ public final class NgsildApplication implements CorRestApplication {
      */
     private void distributedWrite(Exchange x) {
         DistributedOperations.WriteOutcome o = distributed.write(x);
+        Operation op = x.operation();
+        if (!o.answers().isEmpty() && (op == Operation.CREATE_ENTITY || op == Operation.DELETE_ENTITY
+                || op == Operation.REPLACE_ENTITY || op == Operation.MERGE_ENTITY)) {
+            wholeEntityWrite(x, o);
+            return;
+        }
         boolean ranHere = false;
         // here too: what the sources did not take, a whole-entity write, or - nobody having taken any of it - the
         // local operation's own answer (a 404, say)
@@ -228,6 +234,90 @@ public final class NgsildApplication implements CorRestApplication {
                 noContent(x);
             }
         }
+    }
+
+    /**
+     * A write of a whole entity that went to sources (the suite's D001_03, D002_02): each part -
+     * here, and each source - succeeds or fails on its own; when one fails and another succeeded,
+     * or several failed, the answer is a 207 BatchOperationResult ({@code success}: the entity id,
+     * {@code errors}: one per failed part, a source's with its {@code registrationId}); a single
+     * failure of the only part is that part's own error.
+     */
+    private void wholeEntityWrite(Exchange x, DistributedOperations.WriteOutcome o) {
+        String id = x.route.entityId() != null ? x.route.entityId() : x.body.path("id").asText();
+        int successes = 0;
+        List<ObjectNode> errors = new java.util.ArrayList<>();
+        for (Forwarder.Answer a : o.answers()) {
+            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
+                successes++;
+            } else {
+                ObjectNode e = CorRestJson.mapper().createObjectNode();
+                e.put("entityId", id);
+                e.put("registrationId", a.registration().id());
+                e.set("error", sourceProblem(a));
+                errors.add(e);
+            }
+        }
+        boolean ranHere = false;
+        if (o.localToo() && (o.hasLocalAttributes() || x.operation() == Operation.DELETE_ENTITY
+                || x.operation() == Operation.CREATE_ENTITY)) {
+            x.body = o.localBody();
+            try {
+                runHere(x);
+                ranHere = true;
+                successes++;
+            } catch (NgsiLdException e) {
+                if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && errors.isEmpty()
+                        && x.operation() != Operation.DELETE_ENTITY)) {
+                    ObjectNode err = CorRestJson.mapper().createObjectNode();
+                    err.put("entityId", id);
+                    err.set("error", problem(e));
+                    errors.add(err);
+                }
+            }
+        }
+        if (errors.isEmpty()) {
+            if (!ranHere) {
+                if (x.operation() == Operation.CREATE_ENTITY) {
+                    created(x, dev.cor.ngsild.CorNgsild.BASE_PATH + "entities/" + id);
+                } else {
+                    noContent(x);
+                }
+            }
+            return;
+        }
+        x.request.responseHeaders().remove("Location");
+        if (successes == 0 && errors.size() == 1) {
+            JsonNode p = errors.get(0).get("error");
+            answerPlain(x, p.path("status").asInt(500), p);
+            return;
+        }
+        ObjectNode body = CorRestJson.mapper().createObjectNode();
+        var success = body.putArray("success");
+        if (successes > 0) {
+            success.add(id);
+        }
+        var errs = body.putArray("errors");
+        errors.forEach(errs::add);
+        answerPlain(x, 207, body);
+    }
+
+    /** A source's failed part as a ProblemDetails: its status (a 404, a 409, ...) or, with no answer, 504/502. */
+    private static ObjectNode sourceProblem(Forwarder.Answer a) {
+        int status = a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
+        ErrorType type = switch (status) {
+            case 400 -> ErrorType.BAD_REQUEST_DATA;
+            case 404 -> ErrorType.RESOURCE_NOT_FOUND;
+            case 409 -> ErrorType.ALREADY_EXISTS;
+            default -> ErrorType.SERVICE_UNAVAILABLE;
+        };
+        ObjectNode p = CorRestJson.mapper().createObjectNode();
+        p.put("type", type.uri());
+        p.put("title", type.title());
+        p.put("status", status);
+        p.put("detail", a.warning() != null ? a.warning() : "the context source (registration " + a.registration().id()
+                + ") answered " + status);
+        return p;
     }
 
     private void runHere(Exchange x) {

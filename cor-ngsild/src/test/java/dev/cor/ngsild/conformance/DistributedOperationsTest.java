@@ -309,6 +309,55 @@ class DistributedOperationsTest {
         assertEquals(200, b.api().get(Ngsi.entity(id)).send().status());
     }
 
+    /** D001_03_01_inc / D001_03_02_inc: a create that fails here (409) but not at the source is a 207; failing at both, two errors. */
+    @Test
+    void create_that_exists_here_or_there_is_a_207_with_each_failed_part() {
+        Node a = broker("W9");
+        String type = "Dup" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(201, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type);
+        Answer r = a.api().post("/entities").json(Json.parse(entity)).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(1, r.json().path("errors").size(), r.toString());
+        assertEquals(409, r.json().path("errors").get(0).path("error").path("status").asInt(), r.toString());
+        assertEquals(1, s.hits(), "the source got the create");
+        s.behaviour(req -> new SourceStub.Answer(409, "{}", 0));
+        Answer both = a.api().post("/entities").json(Json.parse(entity)).send();
+        assertEquals(207, both.status(), both.toString());
+        assertEquals(2, both.json().path("errors").size(), both.toString());
+        assertEquals(0, both.json().path("success").size(), both.toString());
+    }
+
+    /** D001_02_inc: a malformed create is refused before anything is forwarded. */
+    @Test
+    void a_malformed_create_is_forwarded_nowhere() {
+        Node a = broker("W10");
+        String type = "Bad" + SEQ.incrementAndGet();
+        SourceStub s = stub(req -> new SourceStub.Answer(201, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().post("/entities").json(Json.parse("{\"id\":\"not a uri\",\"type\":\"%s\"}".formatted(type))).send();
+        assertEquals(400, r.status(), r.toString());
+        assertEquals(0, s.hits());
+    }
+
+    /** D001_02_exc / 5614_01: an entity registered exclusively by a source that does not take createEntity: 409, nothing forwarded. */
+    @Test
+    void create_of_an_entity_held_by_a_source_that_takes_no_create_is_a_conflict() {
+        Node a = broker("W11");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(201, null, 0));
+        reg(a, Mode.EXCLUSIVE, s.endpoint(), id, "Vehicle", Set.of("speed"), null, "[\"retrieveOps\"]");
+        Answer r = a.api().post("/entities")
+                .json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id)))
+                .send();
+        assertEquals(409, r.status(), r.toString());
+        assertEquals(0, s.hits());
+        assertEquals(404, a.api().get(Ngsi.entity(id)).query("local", "true").send().status());
+    }
+
     /** § 5.2.18/5.2.19 (IOP_EXT_ERR_01_11): a part a dead source could not take is named in a 207's notUpdated. */
     @Test
     void a_write_part_a_dead_source_cannot_take_is_a_207_naming_it() {
