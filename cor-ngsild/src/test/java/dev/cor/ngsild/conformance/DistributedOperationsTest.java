@@ -151,6 +151,24 @@ class DistributedOperationsTest {
         assertEquals("local", e.path("fuel").path("value").asText(), "the local one is newer: " + e);
     }
 
+    /** § 4.5.5.3: without observedAt on either, the newer modifiedAt wins. */
+    @Test
+    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() throws InterruptedException {
+        Node a = broker("A19");
+        Node b = broker("B19");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
+        Thread.sleep(20);
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2}}".formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
+        assertEquals(2, a.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "the source's is newer");
+        Thread.sleep(20);
+        Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").query("local", "true")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":3}}")).send();
+        assertEquals(204, p.status(), p.toString());
+        assertEquals(3, a.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "now the local one is");
+    }
+
     /** § 4.3.6.3 (D010_01_exc): an exclusive registration's attributes are never served from the local copy. */
     @Test
     void retrieve_exclusive_takes_the_registered_attribute_from_the_source_only() {
@@ -456,6 +474,28 @@ class DistributedOperationsTest {
         assertEquals(Json.parse("[\"" + mine + "\"]"), r.json().path("success"), r.toString());
         assertEquals(theirs, r.json().path("errors").get(0).path("entityId").asText(), r.toString());
         assertTrue(r.has("NGSILD-Warning"), r.toString());
+    }
+
+    /** 436_04, 436_05, § 4.3.6.5: contextSourceInfo as headers (urn:ngsi-ld:request from the request), the tenant, localOnly. */
+    @Test
+    void the_forward_carries_context_source_info_the_tenant_and_local_only() {
+        Node a = broker("A18");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":3}}".formatted(id), 0));
+        String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"Vehicle\"}]}],"
+                + "\"endpoint\":\"%s\",\"tenant\":\"over-there\",\"management\":{\"localOnly\":true},"
+                + "\"contextSourceInfo\":[{\"key\":\"Authorization\",\"value\":\"Bearer abc\"},"
+                + "{\"key\":\"X-User\",\"value\":\"urn:ngsi-ld:request\"}]}").formatted(fresh("ContextSourceRegistration"), s.endpoint());
+        Answer created = a.api().post("/csourceRegistrations").json(Json.parse(body)).send();
+        assertEquals(201, created.status(), created.toString());
+        Answer r = a.api().get(Ngsi.entity(id)).header("X-User", "alice").send();
+        assertEquals(200, r.status(), r.toString());
+        SourceStub.Seen f = s.seen().get(0);
+        assertEquals("Bearer abc", f.header("Authorization"));
+        assertEquals("alice", f.header("X-User"), "urn:ngsi-ld:request takes the request's value");
+        assertEquals("over-there", f.header("NGSILD-Tenant"));
+        assertTrue(f.target().contains("local=true"), "localOnly: the source may not forward further: " + f.target());
     }
 
     // ---------------------------------------------------------------- Query Entities, § 5.7.2.4
