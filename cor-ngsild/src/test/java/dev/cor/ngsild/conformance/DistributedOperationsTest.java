@@ -692,6 +692,12 @@ class DistributedOperationsTest {
         assertEquals(200, r.status(), r.toString());
         assertEquals(42, r.json().path("speed").path("value").asInt(), r.toString());
         assertTrue(ms < 2_500, "no forward waited for a timeout: " + ms + " ms");
+        // each broker served the retrieve exactly once more than it was asked directly: A twice (the client's, then
+        // the one that came round), B and C once - the loop ended at its first return to A
+        assertEquals(2, a.broker().broker().metrics().requests("retrieveEntity", 200)
+                + a.broker().broker().metrics().requests("retrieveEntity", 404), "A: the client's and the looped one");
+        assertEquals(1, b.broker().broker().metrics().requests("retrieveEntity", 200), "B once");
+        assertEquals(1, c.broker().broker().metrics().requests("retrieveEntity", 200), "C once");
         Answer q = b.api().get("/entities").query("type", "Vehicle").send();
         assertEquals(200, q.status(), q.toString());
         assertTrue(ids(q.json()).contains(id), q.toString());
