@@ -8,6 +8,7 @@ import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.NgsildApplication;
 import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.Registrations;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
@@ -76,6 +77,9 @@ public final class CorNgsild implements AutoCloseable {
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
+        }
+        if (store instanceof RegistrationKeeper keeper) {
+            application.restoreRegistrations(keeper);
         }
     }
 

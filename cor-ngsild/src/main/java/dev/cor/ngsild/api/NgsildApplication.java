@@ -12,6 +12,7 @@ import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
@@ -71,6 +72,25 @@ public final class NgsildApplication implements CorRestApplication {
                 subscriptionOps.restore(k);
             } catch (NgsiLdException | StoreUnavailableException e) {
                 LOG.log(System.Logger.Level.WARNING, "cor-ngsild: subscription " + k.id() + " of tenant '" + k.tenant()
+                        + "' was kept but cannot be restored, and is left out: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Has {@code keeper} record every change of the registrations from now on, and puts the
+     * registrations it kept from before a restart in force again; one that no longer builds is
+     * left out with a warning that names it. Called once, by the broker as it is built.
+     */
+    public void restoreRegistrations(RegistrationKeeper keeper) {
+        if (!registrationOps.served()) {
+            return;
+        }
+        for (RegistrationKeeper.Kept k : registrationOps.keepWith(keeper)) {
+            try {
+                registrationOps.restore(k);
+            } catch (NgsiLdException | StoreUnavailableException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: registration " + k.id() + " of tenant '" + k.tenant()
                         + "' was kept but cannot be restored, and is left out: " + e.getMessage());
             }
         }

@@ -178,6 +178,11 @@ final class RegistrationOperations {
         regs.restore(build(k.id(), k.tenant(), k.document(), ctx, true), k.createdAt(), k.modifiedAt());
     }
 
+    /** Has {@code keeper} keep every registration from now on; returns what it kept from before. */
+    List<RegistrationKeeper.Kept> keepWith(RegistrationKeeper keeper) {
+        return regs.keepWith(keeper, this::kept);
+    }
+
     /** What the durable store keeps of {@code r}: its document, its context and the documents behind it. */
     RegistrationKeeper.Kept kept(Registration r, long createdAt, long modifiedAt) {
         return new RegistrationKeeper.Kept(r.tenant(), r.id(), r.document(), r.context().echo(),

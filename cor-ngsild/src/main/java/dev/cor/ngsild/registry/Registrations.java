@@ -207,7 +207,7 @@ public final class Registrations implements RegistrationLookup {
             if (k == null) {
                 t.byId.put(r.id(), l);
             } else {
-                k.keep(form.of(r, now, now), () -> t.byId.put(r.id(), l));
+                k.keepRegistration(form.of(r, now, now), () -> t.byId.put(r.id(), l));
             }
             t.republish();
         }
@@ -252,7 +252,7 @@ public final class Registrations implements RegistrationLookup {
             if (k == null) {
                 publish(l, r, now);
             } else {
-                k.keep(form.of(r, l.createdAt, now), () -> publish(l, r, now));
+                k.keepRegistration(form.of(r, l.createdAt, now), () -> publish(l, r, now));
             }
             t.republish();
         }
@@ -278,7 +278,7 @@ public final class Registrations implements RegistrationLookup {
                 gone = t.byId.remove(id);
             } else {
                 Live[] g = {null};
-                k.forget(tenant, id, () -> (g[0] = t.byId.remove(id)) != null);
+                k.forgetRegistration(tenant, id, () -> (g[0] = t.byId.remove(id)) != null);
                 gone = g[0];
             }
             if (gone == null) {

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
@@ -95,7 +96,8 @@ final class Format {
             case CONTEXT_DELETE -> "hosted @context deletion";
             case SUBSCRIPTION_PUT -> "subscription";
             case SUBSCRIPTION_DELETE -> "subscription deletion";
-            case REGISTRATION_PUT, REGISTRATION_DELETE -> "registration";
+            case REGISTRATION_PUT -> "registration";
+            case REGISTRATION_DELETE -> "registration deletion";
             case SNAPSHOT_END -> "end of snapshot";
             default -> "type " + type;
         };
@@ -210,17 +212,22 @@ final class Format {
             }
             case CONTEXT_DELETE -> out.string((String) value);
             case SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
-            case SUBSCRIPTION_DELETE -> {
+            case SUBSCRIPTION_DELETE, REGISTRATION_DELETE -> {
                 out.string(tenant);
                 out.string((String) value);
             }
+            case REGISTRATION_PUT -> writeRegistration(out, (RegistrationKeeper.Kept) value);
             case SNAPSHOT_END -> {
                 long[] counts = (long[]) value;
                 for (int i = 0; i < 3; i++) {
                     out.varlong(counts[i]);
                 }
-                if (counts.length > 3 && counts[3] > 0) {
+                boolean registrations = counts.length > 4 && counts[4] > 0;
+                if (counts.length > 3 && (counts[3] > 0 || registrations)) {
                     out.varlong(counts[3]); // only then: a snapshot without subscriptions is as version 1 began
+                }
+                if (registrations) {
+                    out.varlong(counts[4]); // and registrations after them, when there are some
                 }
             }
             default -> throw new IllegalArgumentException("no record type " + type);
@@ -249,12 +256,57 @@ final class Format {
         out.nullableString(k.brokerUrl());
         EntityCodec.writeJson(out, k.context());
         EntityCodec.writeJson(out, k.document());
-        out.varlong(k.documents().size());
-        for (LdContexts.RemoteDocument d : k.documents()) {
+        writeDocuments(out, k.documents());
+    }
+
+    /**
+     * A registration: tenant, id, createdAt and modifiedAt (zigzag), the registrant's
+     * {@code @context} (JSON), the document (JSON), then the remote context documents as a
+     * subscription's. Its forwards' counters are not kept: they count what this process sent.
+     */
+    private static void writeRegistration(ByteSink out, RegistrationKeeper.Kept k) {
+        out.string(k.tenant());
+        out.string(k.id());
+        out.zigzag(k.createdAt());
+        out.zigzag(k.modifiedAt());
+        EntityCodec.writeJson(out, k.context());
+        EntityCodec.writeJson(out, k.document());
+        writeDocuments(out, k.documents());
+    }
+
+    private static void writeDocuments(ByteSink out, List<LdContexts.RemoteDocument> documents) {
+        out.varlong(documents.size());
+        for (LdContexts.RemoteDocument d : documents) {
             out.string(d.url());
             out.string(d.documentUrl());
             EntityCodec.writeJson(out, d.context());
         }
+    }
+
+    private static List<LdContexts.RemoteDocument> readDocuments(ByteSource in, EntityCodec codec, String what)
+            throws ByteSource.Malformed {
+        long n = in.varlong();
+        if (n < 0 || n > in.remaining()) {
+            throw new ByteSource.Malformed("a " + what + " names " + n + " context documents");
+        }
+        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
+        for (long i = 0; i < n; i++) {
+            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
+        }
+        return List.copyOf(docs);
+    }
+
+    private static RegistrationKeeper.Kept readRegistration(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        String tenant = codec.name(in.string());
+        String id = in.string();
+        long createdAt = in.zigzag();
+        long modifiedAt = in.zigzag();
+        JsonNode context = codec.readJson(in, 0);
+        if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
+            throw new ByteSource.Malformed("a registration's document is not a JSON object");
+        }
+        return new RegistrationKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "registration"),
+                createdAt, modifiedAt);
     }
 
     private static SubscriptionKeeper.Kept readSubscription(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
@@ -267,15 +319,8 @@ final class Format {
         if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
             throw new ByteSource.Malformed("a subscription's document is not a JSON object");
         }
-        long n = in.varlong();
-        if (n < 0 || n > in.remaining()) {
-            throw new ByteSource.Malformed("a subscription names " + n + " context documents");
-        }
-        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
-        for (long i = 0; i < n; i++) {
-            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
-        }
-        return new SubscriptionKeeper.Kept(tenant, id, document, context, List.copyOf(docs), brokerUrl, st);
+        return new SubscriptionKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "subscription"),
+                brokerUrl, st);
     }
 
     /** Where the records read are applied (the recovery), or just counted (the check). */
@@ -293,6 +338,10 @@ final class Format {
         void subscribed(SubscriptionKeeper.Kept subscription);
 
         void unsubscribed(String tenant, String id);
+
+        void registered(RegistrationKeeper.Kept registration);
+
+        void unregistered(String tenant, String id);
     }
 
     /**
@@ -322,10 +371,18 @@ final class Format {
                 String tenant = codec.name(in.string());
                 apply.unsubscribed(tenant, in.string());
             }
+            case REGISTRATION_PUT -> apply.registered(readRegistration(in, codec));
+            case REGISTRATION_DELETE -> {
+                String tenant = codec.name(in.string());
+                apply.unregistered(tenant, in.string());
+            }
             case SNAPSHOT_END -> {
-                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0};
+                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0, 0};
                 if (in.remaining() > 0) {
-                    counts[3] = in.varlong(); // subscriptions, written when there are some
+                    counts[3] = in.varlong(); // subscriptions, written when there are some (or registrations)
+                }
+                if (in.remaining() > 0) {
+                    counts[4] = in.varlong(); // registrations, written when there are some
                 }
                 if (in.remaining() != 0) {
                     throw new ByteSource.Malformed(in.remaining() + " bytes left over after a record of " + typeName(type));

@@ -29,6 +29,7 @@ final class Recovery {
         long snapshotTenants;
         long snapshotContexts;
         long snapshotSubscriptions;
+        long snapshotRegistrations;
         /** The last record read from the journal (0: none). */
         long journalSeq;
         /** Records applied from the journal (those after the snapshot). */
@@ -126,6 +127,7 @@ final class Recovery {
             long entities = 0;
             long contexts = 0;
             long subscriptions = 0;
+            long registrations = 0;
             while (true) {
                 long at = r.offset();
                 int status = r.next();
@@ -152,14 +154,17 @@ final class Recovery {
                     case Format.ENTITY_PUT -> entities++;
                     case Format.CONTEXT_PUT -> contexts++;
                     case Format.SUBSCRIPTION_PUT -> subscriptions++;
+                    case Format.REGISTRATION_PUT -> registrations++;
                     case Format.SNAPSHOT_END -> { }
                     default -> throw damaged(file, at, "a snapshot holds no record of " + Format.typeName(type));
                 }
                 if (end != null) {
-                    if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions) {
+                    if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions
+                            || end[4] != registrations) {
                         throw damaged(file, at, "its last record counts " + end[0] + " tenants, " + end[1] + " entities, "
-                                + end[2] + " @contexts and " + end[3] + " subscriptions, and it holds " + tenants + ", "
-                                + entities + ", " + contexts + " and " + subscriptions);
+                                + end[2] + " @contexts, " + end[3] + " subscriptions and " + end[4] + " registrations, and it"
+                                + " holds " + tenants + ", " + entities + ", " + contexts + ", " + subscriptions + " and "
+                                + registrations);
                     }
                     if (r.offset() != r.size()) {
                         throw damaged(file, r.offset(), (r.size() - r.offset()) + " bytes after its last record");
@@ -173,6 +178,7 @@ final class Recovery {
             out.snapshotEntities = entities;
             out.snapshotContexts = contexts;
             out.snapshotSubscriptions = subscriptions;
+            out.snapshotRegistrations = registrations;
         }
     }
 
