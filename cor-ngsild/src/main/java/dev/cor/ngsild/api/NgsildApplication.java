@@ -49,6 +49,8 @@ public final class NgsildApplication implements CorRestApplication {
     private final DiscoveryOperations discovery;
     private final SubscriptionOperations subscriptionOps;
     private final RegistrationOperations registrationOps;
+    private final SubscriptionOperations csourceSubscriptionOps;
+    private final Subscriptions csourceSubscriptions;
 
     public NgsildApplication(Config config) {
         this.config = config;
@@ -58,6 +60,10 @@ public final class NgsildApplication implements CorRestApplication {
         this.discovery = new DiscoveryOperations(this, config);
         this.subscriptionOps = new SubscriptionOperations(this, config);
         this.registrationOps = new RegistrationOperations(this, config);
+        this.csourceSubscriptions = config.subscriptions().forContextSources();
+        registrationOps.notifyTo(csourceSubscriptions);
+        this.csourceSubscriptionOps = new SubscriptionOperations(this, config, csourceSubscriptions,
+                "csourceSubscriptions", registrationOps::initialNotification);
     }
 
     /**
@@ -114,7 +120,8 @@ public final class NgsildApplication implements CorRestApplication {
             return true;
         }
         // a subscription's jsonldContext is downloaded when it is created or updated
-        if ((x.operation() == Operation.CREATE_SUBSCRIPTION || x.operation() == Operation.UPDATE_SUBSCRIPTION)
+        if ((x.operation() == Operation.CREATE_SUBSCRIPTION || x.operation() == Operation.UPDATE_SUBSCRIPTION
+                || x.operation() == Operation.CREATE_CSR_SUBSCRIPTION || x.operation() == Operation.UPDATE_CSR_SUBSCRIPTION)
                 && x.body != null && x.body.isObject() && x.body.get("jsonldContext") instanceof JsonNode c
                 && c.isTextual() && config.contexts().needsDownload(ContextRef.link(c.asText()))) {
             return true;
@@ -191,8 +198,20 @@ public final class NgsildApplication implements CorRestApplication {
             case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
             case CREATE_CSR, QUERY_CSR, RETRIEVE_CSR, UPDATE_CSR, DELETE_CSR -> registration(x);
             case CREATE_CSR_SUBSCRIPTION, QUERY_CSR_SUBSCRIPTIONS, RETRIEVE_CSR_SUBSCRIPTION, UPDATE_CSR_SUBSCRIPTION,
-                    DELETE_CSR_SUBSCRIPTION -> throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED,
-                            "the /csourceSubscriptions resources are not served by this broker yet");
+                    DELETE_CSR_SUBSCRIPTION -> csourceSubscription(x);
+        }
+    }
+
+    private void csourceSubscription(Exchange x) {
+        if (!registrationOps.served()) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "this broker keeps no context source registrations");
+        }
+        switch (x.operation()) {
+            case CREATE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.create(x);
+            case QUERY_CSR_SUBSCRIPTIONS -> csourceSubscriptionOps.list(x);
+            case RETRIEVE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.retrieve(x);
+            case UPDATE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.update(x);
+            default -> csourceSubscriptionOps.delete(x);
         }
     }
 
@@ -278,7 +297,7 @@ public final class NgsildApplication implements CorRestApplication {
         x.params = QueryParams.parse(r.query(), op);
         if (op.isRead() || !createsTenant(op)) {
             if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0
-                    && !config.registrations().any(x.tenant)) {
+                    && !config.registrations().any(x.tenant) && csourceSubscriptions.count(x.tenant) == 0) {
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
         }

@@ -31,6 +31,9 @@ import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.registry.Registrations;
+import dev.cor.ngsild.subscription.LiveSubscription;
+import dev.cor.ngsild.subscription.Subscription;
+import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRestJson;
 
 /**
@@ -92,6 +95,7 @@ final class RegistrationOperations {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
         }
         app.created(x, CorNgsild.BASE_PATH + "csourceRegistrations/" + regId);
+        notifySubscribers(x, null, r);
     }
 
     void retrieve(Exchange x) {
@@ -159,14 +163,111 @@ final class RegistrationOperations {
             throw NgsiLdException.notFound("no registration " + old.id());
         }
         app.noContent(x);
+        notifySubscribers(x, old, r);
     }
 
     void delete(Exchange x) {
         String id = registrationId(x);
-        if (!regs.remove(x.tenant, id)) {
+        Registrations.Live l = regs.get(x.tenant, id);
+        if (l == null || !regs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no registration " + id);
         }
         app.noContent(x);
+        notifySubscribers(x, l.definition(), null);
+    }
+
+    // ---------------------------------------------------------------- csourceSubscriptions (§ 5.11)
+
+    private Subscriptions csourceSubscriptions;
+
+    /** Where the subscriptions to registrations are: each change of a registration notifies those it concerns. */
+    void notifyTo(Subscriptions subscriptions) {
+        this.csourceSubscriptions = subscriptions;
+    }
+
+    /**
+     * A registration changed ({@code before} null: created; {@code after} null: deleted): each
+     * csourceSubscription of the tenant it matched or matches is notified (§ 5.11.7) -
+     * newlyMatching, updated or noLongerMatching - with the registration compacted with the
+     * subscriber's context, sent after this request's answer through the subscriptions' sender.
+     */
+    private void notifySubscribers(Exchange x, Registration before, Registration after) {
+        Subscriptions subs = csourceSubscriptions;
+        if (subs == null || subs.count(x.tenant) == 0) {
+            return;
+        }
+        for (LiveSubscription s : subs.list(x.tenant)) {
+            Subscription d = s.definition();
+            boolean was = before != null && concerns(d, before);
+            boolean is = after != null && concerns(d, after);
+            if (!was && !is) {
+                continue;
+            }
+            String reason = !was ? "newlyMatching" : is ? "updated" : "noLongerMatching";
+            Registration shown = is ? after : before;
+            subs.notifyRendered(s, text(notified(shown, d)), reason, x.request);
+        }
+    }
+
+    /** A new csourceSubscription: its first notification, the registrations it matches now (TP 047_02, 047_03). */
+    void initialNotification(Exchange x, LiveSubscription s) {
+        Subscription d = s.definition();
+        StringBuilder data = new StringBuilder();
+        long now = config.clock().millis();
+        for (Registrations.Live l : regs.list(x.tenant)) {
+            if (l.live(now) && concerns(d, l.definition())) {
+                data.append(data.isEmpty() ? "" : ",").append(text(notified(l.definition(), d)));
+            }
+        }
+        if (!data.isEmpty()) {
+            csourceSubscriptions.notifyRendered(s, data.toString(), "newlyMatching", x.request);
+        }
+    }
+
+    private static ObjectNode notified(Registration r, Subscription d) {
+        return render(r, null, d.context(), false, false);
+    }
+
+    private static String text(ObjectNode n) {
+        return new String(write(n), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Whether a csourceSubscription concerns a registration: one of its entity selectors matches
+     * one of the registration's EntityInfo - by type, and by id or pattern where both name one
+     * (two patterns: yes) - and its watchedAttributes meet the registered attributes (none named on
+     * either side: all). A subscription without entities watches attributes alone.
+     */
+    static boolean concerns(Subscription d, Registration r) {
+        Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
+        for (Registration.Info info : r.information()) {
+            if (!Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
+                    0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), watched))) {
+                continue;
+            }
+            if (d.entities().isEmpty() || info.entities().isEmpty()) {
+                return true;
+            }
+            for (Subscription.Selector sel : d.entities()) {
+                for (Registration.EntityInfo e : info.entities()) {
+                    if (!sel.typeMatch().test(List.of(e.type()))) {
+                        continue;
+                    }
+                    if (sel.id() != null && e.id() != null && !sel.id().equals(e.id())) {
+                        continue;
+                    }
+                    if (sel.id() != null && e.idPattern() != null
+                            && !Pattern.compile(e.idPattern()).matcher(sel.id()).find()) {
+                        continue;
+                    }
+                    if (sel.idPattern() != null && e.id() != null && !sel.idPattern().matcher(e.id()).find()) {
+                        continue;
+                    }
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -703,7 +804,11 @@ final class RegistrationOperations {
 
     /** The registration compacted with {@code ctx}, with what the broker keeps of it (Table 5.2.9-2). */
     private ObjectNode render(Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
-        Registration r = l.definition();
+        return render(l.definition(), l, ctx, ldJson, sysAttrs);
+    }
+
+    /** As above; {@code l} null: a registration that is gone (a notification of its deletion), without status. */
+    private static ObjectNode render(Registration r, Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         out.put("id", r.id());
         out.put("type", TYPE);
@@ -717,7 +822,7 @@ final class RegistrationOperations {
                 out.set(ctx.compactName(k), m.getValue());
             }
         }
-        String status = l.status();
+        String status = l == null ? null : l.status();
         if (status != null) {
             out.put("status", status);
             out.put("timesSent", l.timesSent());
@@ -729,7 +834,7 @@ final class RegistrationOperations {
                 out.put("lastFailure", EntityRenderer.time(l.lastFailure()));
             }
         }
-        if (sysAttrs) {
+        if (sysAttrs && l != null) {
             out.put("createdAt", EntityRenderer.time(l.createdAt()));
             out.put("modifiedAt", EntityRenderer.time(l.modifiedAt()));
         }

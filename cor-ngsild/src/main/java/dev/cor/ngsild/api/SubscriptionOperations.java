@@ -56,11 +56,22 @@ final class SubscriptionOperations {
     private final NgsildApplication app;
     private final Config config;
     private final Subscriptions subs;
+    /** {@code subscriptions}, or {@code csourceSubscriptions} (§ 5.11: the same data type, of registrations). */
+    private final String resource;
+    /** What a created subscription does next (a csourceSubscription: its first notification). */
+    private final java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated;
 
     SubscriptionOperations(NgsildApplication app, Config config) {
+        this(app, config, config.subscriptions(), "subscriptions", (x, s) -> { });
+    }
+
+    SubscriptionOperations(NgsildApplication app, Config config, Subscriptions subs, String resource,
+            java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated) {
         this.app = app;
         this.config = config;
-        this.subs = config.subscriptions();
+        this.subs = subs;
+        this.resource = resource;
+        this.onCreated = onCreated;
     }
 
     // ---------------------------------------------------------------- the operations
@@ -82,10 +93,12 @@ final class SubscriptionOperations {
         }
         ObjectNode doc = expand(body, x.context, true);
         Subscription def = build(subId, x.tenant, doc, x.context, x.baseUrl(), false);
-        if (subs.add(def) == null) {
+        LiveSubscription live = subs.add(def);
+        if (live == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
-        app.created(x, CorNgsild.BASE_PATH + "subscriptions/" + subId);
+        app.created(x, CorNgsild.BASE_PATH + resource + "/" + subId);
+        onCreated.accept(x, live);
     }
 
     void retrieve(Exchange x) {

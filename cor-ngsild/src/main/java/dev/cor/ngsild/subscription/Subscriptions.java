@@ -54,13 +54,46 @@ public final class Subscriptions {
     private final ConcurrentLinkedQueue<LiveSubscription> homeless = new ConcurrentLinkedQueue<>();
     private volatile SubscriptionKeeper keeper;
     private volatile LdContexts contexts;
+    /** The csourceSubscriptions (§ 5.11): notified of registrations, never of writes, never periodic. */
+    private final boolean contextSources;
 
     public Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound) {
+        this(clock, notifier, metrics, store, queueBound, false);
+    }
+
+    private Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound,
+            boolean contextSources) {
         this.clock = clock;
         this.notifier = notifier;
         this.metrics = metrics;
         this.store = store;
         this.queueBound = queueBound;
+        this.contextSources = contextSources;
+    }
+
+    /**
+     * The subscriptions to context source registrations (§ 5.11) beside these: their own
+     * resource, the same sender, queues and counts ({@link #notifyRendered}). Called once, by the broker.
+     */
+    public Subscriptions forContextSources() {
+        return new Subscriptions(clock, notifier, metrics, store, queueBound, true);
+    }
+
+    /**
+     * Queues a context source notification (§ 5.3.2) whose data - the registrations, compacted
+     * with the subscriber's context - is rendered already, and has {@code request}'s
+     * post-response phase send it, as a write's notification is sent. Nothing when the
+     * subscription is not in force (paused, expired, deleted) or its throttle holds it back.
+     */
+    public void notifyRendered(LiveSubscription s, String data, String triggerReason, CorRest request) {
+        long now = clock.millis();
+        Subscription d = s.def;
+        if (!s.live(now) || !admit(s, d, now)) {
+            return;
+        }
+        if (enqueue(s, new Notice(data, triggerReason), now)) {
+            request.defer(r -> deliver(s));
+        }
     }
 
     /**
@@ -523,7 +556,7 @@ public final class Subscriptions {
      */
     private static List<Notice> coalesce(LiveSubscription s, Notice first) {
         Notice next = s.queue.peek();
-        if (next == null || s.def.timeIntervalMs() > 0) {
+        if (next == null || s.def.timeIntervalMs() > 0 || first.triggerReason != null) {
             return List.of(first);
         }
         List<Notice> batch = new ArrayList<>();
@@ -543,7 +576,7 @@ public final class Subscriptions {
 
     private void startPeriodic(LiveSubscription s) {
         Subscription d = s.def;
-        if (d.timeIntervalMs() <= 0) {
+        if (d.timeIntervalMs() <= 0 || contextSources) {
             return;
         }
         CorCoLoop loop = CorCoLoop.current();
