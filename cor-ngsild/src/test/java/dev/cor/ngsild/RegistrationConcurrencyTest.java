@@ -9,11 +9,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -57,33 +52,6 @@ class RegistrationConcurrencyTest {
                 + entityId + "\"") + "}], \"propertyNames\": [\"speed\"]}], \"endpoint\": \"http://127.0.0.1:9/s\"}";
     }
 
-    private interface Task<T> {
-        T run(int k) throws Exception;
-    }
-
-    private static <T> List<T> inParallel(int n, Task<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                int k = i;
-                futures.add(pool.submit(() -> {
-                    go.await();
-                    return task.run(k);
-                }));
-            }
-            go.countDown();
-            List<T> out = new ArrayList<>();
-            for (Future<T> f : futures) {
-                out.add(f.get(60, TimeUnit.SECONDS));
-            }
-            return out;
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
     @Test
     void sixteenClientsChangeRegistrationsWhileLookupsSeeAConsistentRegistry() throws Exception {
         Registrations regs = broker.broker().registrations();
@@ -118,7 +86,7 @@ class RegistrationConcurrencyTest {
         }
         List<List<String>> survivors;
         try {
-            survivors = inParallel(CLIENTS, k -> {
+            survivors = BrokerConcurrencyTest.inParallel(CLIENTS, k -> {
                 List<String> kept = new ArrayList<>();
                 for (int i = 0; i < PER_CLIENT; i++) {
                     String id = String.format("urn:ngsi-ld:ContextSourceRegistration:c%02d-%02d", k, i);
@@ -159,7 +127,7 @@ class RegistrationConcurrencyTest {
     @Test
     void ofSixteenExclusiveRegistrationsOfOneAttributeExactlyOneIsAccepted() throws Exception {
         String tenant = "exclusive";
-        List<Integer> statuses = inParallel(CLIENTS, k -> http.postJson("/csourceRegistrations",
+        List<Integer> statuses = BrokerConcurrencyTest.inParallel(CLIENTS, k -> http.postJson("/csourceRegistrations",
                 registration("urn:ngsi-ld:ContextSourceRegistration:x" + k, "exclusive", "urn:ngsi-ld:Car:9"),
                 "NGSILD-Tenant", tenant).statusCode());
         assertEquals(1, statuses.stream().filter(s -> s == 201).count(), statuses.toString());

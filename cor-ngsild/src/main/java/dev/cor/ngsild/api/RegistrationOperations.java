@@ -475,7 +475,7 @@ final class RegistrationOperations {
         for (JsonNode item : info) {
             infos.add(info(item));
         }
-        String endpoint = optionalText(doc, "endpoint");
+        String endpoint = SubscriptionOperations.optionalText(doc, "endpoint");
         if (endpoint == null) {
             throw NgsiLdException.badData("a registration has an endpoint (§ 5.2.9)");
         }
@@ -486,7 +486,7 @@ final class RegistrationOperations {
         while (endpoint.endsWith("/")) {
             endpoint = endpoint.substring(0, endpoint.length() - 1);
         }
-        String modeText = optionalText(doc, "mode");
+        String modeText = SubscriptionOperations.optionalText(doc, "mode");
         Registration.Mode mode = modeText == null ? Registration.Mode.INCLUSIVE : switch (modeText) {
             case "inclusive" -> Registration.Mode.INCLUSIVE;
             case "exclusive" -> Registration.Mode.EXCLUSIVE;
@@ -512,7 +512,7 @@ final class RegistrationOperations {
             }
         }
         long expiresAt = -1;
-        String expires = optionalText(doc, "expiresAt");
+        String expires = SubscriptionOperations.optionalText(doc, "expiresAt");
         if (expires != null) {
             if (!Syntax.isDateTime(expires)) {
                 throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
@@ -523,17 +523,17 @@ final class RegistrationOperations {
             }
         }
         Map<String, String> csi = new LinkedHashMap<>();
-        for (String[] kv : keyValues(doc, "contextSourceInfo")) {
+        for (String[] kv : SubscriptionOperations.keyValues(doc, "contextSourceInfo")) {
             csi.put(kv[0], kv[1]);
         }
-        String sourceTenant = optionalText(doc, "tenant");
+        String sourceTenant = SubscriptionOperations.optionalText(doc, "tenant");
         if (sourceTenant != null && (sourceTenant.isEmpty() || sourceTenant.length() > 256
                 || !sourceTenant.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
             throw NgsiLdException.badData("tenant names a tenant: up to 256 visible ASCII characters");
         }
         long[] management = management(doc);
         for (String m : List.of("registrationName", "description", "contextSourceAlias")) {
-            String s = optionalText(doc, m);
+            String s = SubscriptionOperations.optionalText(doc, m);
             if (s != null && s.isEmpty()) {
                 throw NgsiLdException.badData(m + " is a non-empty string");
             }
@@ -671,42 +671,6 @@ final class RegistrationOperations {
                 throw NgsiLdException.badData("scope is a scope or an array of scopes (§ 4.18), not " + s);
             }
         }
-    }
-
-    /** An array of KeyValuePairs (§ 5.2.22): both members strings that can travel as a header. */
-    private static List<String[]> keyValues(ObjectNode holder, String member) {
-        JsonNode n = holder.get(member);
-        List<String[]> out = new ArrayList<>();
-        if (n == null) {
-            return out;
-        }
-        if (!n.isArray()) {
-            throw NgsiLdException.badData(member + " is an array of {key, value} pairs");
-        }
-        for (JsonNode kv : n) {
-            JsonNode k = kv.get("key");
-            JsonNode v = kv.get("value");
-            if (!kv.isObject() || k == null || !k.isTextual() || k.asText().isEmpty() || v == null || !v.isTextual()) {
-                throw NgsiLdException.badData(member + " is an array of {key, value} pairs, both strings, not " + kv);
-            }
-            if (k.asText().chars().anyMatch(c -> c <= 0x20 || c >= 0x7F || "()<>@,;:\\\"/[]?={}".indexOf(c) >= 0)
-                    || v.asText().chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
-                throw NgsiLdException.badData(member + ": '" + k.asText() + "' cannot be a header field");
-            }
-            out.add(new String[] {k.asText(), v.asText()});
-        }
-        return out;
-    }
-
-    private static String optionalText(ObjectNode holder, String member) {
-        JsonNode n = holder.get(member);
-        if (n == null) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw NgsiLdException.badData(member + " is a string, not " + n);
-        }
-        return n.asText();
     }
 
     // ---------------------------------------------------------------- the mode's conflicts (§ 5.9.2.4)

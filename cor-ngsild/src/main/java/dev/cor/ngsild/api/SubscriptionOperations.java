@@ -497,8 +497,8 @@ final class SubscriptionOperations {
         return new Subscription.Endpoint(uri, "application/ld+json".equals(accept), List.copyOf(receiverInfo), qos);
     }
 
-    /** An array of KeyValuePairs (§ 5.2.22): both members strings. */
-    private static List<String[]> keyValues(ObjectNode holder, String member) {
+    /** An array of KeyValuePairs (§ 5.2.22): both members strings that can travel as header fields. */
+    static List<String[]> keyValues(ObjectNode holder, String member) {
         JsonNode n = holder.get(member);
         List<String[]> out = new ArrayList<>();
         if (n == null) {
@@ -587,7 +587,7 @@ final class SubscriptionOperations {
         return Math.max(1, Math.round(n.asDouble() * 1000));
     }
 
-    private static String optionalText(ObjectNode holder, String member) {
+    static String optionalText(ObjectNode holder, String member) {
         JsonNode n = holder.get(member);
         if (n == null) {
             return null;
