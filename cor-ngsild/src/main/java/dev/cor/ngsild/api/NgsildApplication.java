@@ -62,6 +62,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.registrationOps = new RegistrationOperations(this, config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
         registrationOps.notifyTo(csourceSubscriptions);
+        csourceSubscriptions.periodicData(registrationOps::matchingNow);
         this.csourceSubscriptionOps = new SubscriptionOperations(this, config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
     }

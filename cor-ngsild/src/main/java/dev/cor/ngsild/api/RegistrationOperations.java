@@ -198,30 +198,45 @@ final class RegistrationOperations {
         }
         for (LiveSubscription s : subs.list(x.tenant)) {
             Subscription d = s.definition();
-            boolean was = before != null && concerns(d, before);
-            boolean is = after != null && concerns(d, after);
+            boolean was = before != null && concerns(d, before) && filtered(d, before);
+            boolean is = after != null && concerns(d, after) && filtered(d, after);
             if (!was && !is) {
                 continue;
             }
             String reason = !was ? "newlyMatching" : is ? "updated" : "noLongerMatching";
+            // its q and geoQ against the registration's own members and location (TP 047_14, 047_15)
             Registration shown = is ? after : before;
             subs.notifyRendered(s, text(notified(shown, d)), reason, x.request);
         }
     }
 
-    /** A new csourceSubscription: its first notification, the registrations it matches now (TP 047_02, 047_03). */
+    /**
+     * A csourceSubscription created or updated: a notification of the registrations it matches
+     * now (TP 047_02, 047_03, 047_16).
+     */
     void initialNotification(Exchange x, LiveSubscription s) {
+        String data = matchingNow(s);
+        if (!data.isEmpty()) {
+            csourceSubscriptions.notifyRendered(s, data, "newlyMatching", x.request);
+        }
+    }
+
+    /** The registrations in force that {@code s} matches, as notification data (objects joined by commas). */
+    String matchingNow(LiveSubscription s) {
         Subscription d = s.definition();
         StringBuilder data = new StringBuilder();
         long now = config.clock().millis();
-        for (Registrations.Live l : regs.list(x.tenant)) {
-            if (l.live(now) && concerns(d, l.definition())) {
+        for (Registrations.Live l : regs.list(d.tenant())) {
+            if (l.live(now) && concerns(d, l.definition()) && filtered(d, l.definition())) {
                 data.append(data.isEmpty() ? "" : ",").append(text(notified(l.definition(), d)));
             }
         }
-        if (!data.isEmpty()) {
-            csourceSubscriptions.notifyRendered(s, data.toString(), "newlyMatching", x.request);
-        }
+        return data.toString();
+    }
+
+    private boolean filtered(Subscription d, Registration r) {
+        return d.filter() == dev.cor.ngsild.subscription.SubscriptionFilter.ALL
+                || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()));
     }
 
     private static ObjectNode notified(Registration r, Subscription d) {
@@ -983,7 +998,7 @@ final class RegistrationOperations {
          * The registration as an entity whose properties are its Context Source Properties (the
          * registrant's own members): what a q is matched against (§ 5.10.2.4, TP 037_10_02).
          */
-        private static Entity asEntity(Registration r, dev.cor.ngsild.NgsildLimits limits) {
+        static Entity asEntity(Registration r, dev.cor.ngsild.NgsildLimits limits) {
             ObjectNode e = JsonNodeFactory.instance.objectNode();
             e.put("id", r.id());
             e.put("type", TYPE);
@@ -991,6 +1006,10 @@ final class RegistrationOperations {
                 if (!MEMBERS.contains(m.getKey()) && !m.getKey().equals("information")) {
                     ObjectNode p = e.putObject(m.getKey());
                     p.put("type", "Property");
+                    p.set("value", m.getValue());
+                } else if (Set.of("location", "observationSpace", "operationSpace").contains(m.getKey())) {
+                    ObjectNode p = e.putObject(m.getKey()); // a geoQ of a csourceSubscription matches these
+                    p.put("type", "GeoProperty");
                     p.set("value", m.getValue());
                 }
             }

@@ -58,7 +58,7 @@ final class SubscriptionOperations {
     private final Subscriptions subs;
     /** {@code subscriptions}, or {@code csourceSubscriptions} (§ 5.11: the same data type, of registrations). */
     private final String resource;
-    /** What a created subscription does next (a csourceSubscription: its first notification). */
+    /** What a created or updated subscription does next (a csourceSubscription: a notification of what it matches). */
     private final java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated;
 
     SubscriptionOperations(NgsildApplication app, Config config) {
@@ -157,6 +157,7 @@ final class SubscriptionOperations {
             throw NgsiLdException.notFound("no subscription " + old.id());
         }
         app.noContent(x);
+        onCreated.accept(x, s);
     }
 
     void delete(Exchange x) {

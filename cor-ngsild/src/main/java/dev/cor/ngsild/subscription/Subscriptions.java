@@ -54,8 +54,10 @@ public final class Subscriptions {
     private final ConcurrentLinkedQueue<LiveSubscription> homeless = new ConcurrentLinkedQueue<>();
     private volatile SubscriptionKeeper keeper;
     private volatile LdContexts contexts;
-    /** The csourceSubscriptions (§ 5.11): notified of registrations, never of writes, never periodic. */
+    /** The csourceSubscriptions (§ 5.11): notified of registrations, never of writes. */
     private final boolean contextSources;
+    /** A periodic csourceSubscription's data on each tick: the registrations it matches, rendered. */
+    private volatile java.util.function.Function<LiveSubscription, String> registrationsOf = s -> "";
 
     public Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound) {
         this(clock, notifier, metrics, store, queueBound, false);
@@ -77,6 +79,11 @@ public final class Subscriptions {
      */
     public Subscriptions forContextSources() {
         return new Subscriptions(clock, notifier, metrics, store, queueBound, true);
+    }
+
+    /** What a periodic csourceSubscription notifies on each tick (the API renders the registrations). */
+    public void periodicData(java.util.function.Function<LiveSubscription, String> registrationsOf) {
+        this.registrationsOf = registrationsOf;
     }
 
     /**
@@ -576,7 +583,7 @@ public final class Subscriptions {
 
     private void startPeriodic(LiveSubscription s) {
         Subscription d = s.def;
-        if (d.timeIntervalMs() <= 0 || contextSources) {
+        if (d.timeIntervalMs() <= 0) {
             return;
         }
         CorCoLoop loop = CorCoLoop.current();
@@ -601,7 +608,12 @@ public final class Subscriptions {
         }
         Subscription d = s.def;
         long now = clock.millis();
-        if (s.live(now)) {
+        if (s.live(now) && contextSources) {
+            String registrations = registrationsOf.apply(s);
+            if (!registrations.isEmpty() && enqueue(s, new Notice(registrations, "newlyMatching"), now)) {
+                send(loop, s);
+            }
+        } else if (s.live(now)) {
             List<Notice.Change> data = new ArrayList<>();
             Map<Entity, Boolean> seen = new IdentityHashMap<>();
             for (Subscription.Selector sel : d.entities()) {
@@ -614,16 +626,21 @@ public final class Subscriptions {
                 }
             }
             if (!data.isEmpty() && enqueue(s, new Notice(List.copyOf(data)), now)) {
-                if (CorCo.start(() -> {
-                    deliver(s);
-                    return null;
-                }) == null) {
-                    loop.blockingExecutor().execute(() -> deliver(s)); // the loop's cap is reached: a helper thread sends
-                }
+                send(loop, s);
             }
         }
         if (!s.removed && s.generation.get() == generation) {
             loop.schedule(d.timeIntervalMs(), () -> tick(loop, s, generation));
+        }
+    }
+
+    /** A tick's notification leaves from a coroutine of the loop, or from a helper thread when the loop's cap is reached. */
+    private void send(CorCoLoop loop, LiveSubscription s) {
+        if (CorCo.start(() -> {
+            deliver(s);
+            return null;
+        }) == null) {
+            loop.blockingExecutor().execute(() -> deliver(s));
         }
     }
 

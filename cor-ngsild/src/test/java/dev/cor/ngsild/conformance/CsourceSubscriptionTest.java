@@ -184,4 +184,61 @@ class CsourceSubscriptionTest extends ConformanceTest {
         JsonNode s = Checks.okJson(api.get("/csourceSubscriptions/" + sub).tenant(tenant).send());
         assertEquals(1, s.path("notification").path("timesSent").asInt(), s.toString());
     }
+
+    @Test
+    void an_update_of_the_subscription_notifies_what_it_matches_now_047_16() {
+        String reg = registered("Vehicle");
+        String sub = SubscriptionResourceTest.subscriptionId();
+        Checks.status(subscribe(subscription(sub, "Building")), 201);
+        assertNull(receiver.poll(300), "nothing matches a Building subscription yet");
+        Checks.noContent(api.patch("/csourceSubscriptions/" + sub).ldJson(Json.obj("""
+                {"entities": [{"type": "Vehicle"}], "@context": "%s"}""", model)).tenant(tenant).send());
+        isNotification(receiver.next(5_000), sub, "newlyMatching", reg);
+    }
+
+    @Test
+    void a_geoQ_matches_the_registrations_location_047_14_047_15() {
+        String sub = SubscriptionResourceTest.subscriptionId();
+        ObjectNode s = subscription(sub, "Vehicle");
+        s.set("geoQ", Json.obj("{\"georel\": \"near;maxDistance==2000\", \"geometry\": \"Point\", \"coordinates\": [8.68, 49.41]}"));
+        Checks.status(subscribe(s), 201);
+        registered("Vehicle"); // no location: does not match
+        ObjectNode far = RegistrationResourceTest.vehicles(RegistrationResourceTest.registrationId());
+        far.set("location", Json.obj("{\"type\": \"Point\", \"coordinates\": [2.35, 48.85]}"));
+        Checks.status(RegistrationResourceTest.registerIn(tenant, far), 201);
+        assertNull(receiver.poll(500), "neither a registration without location nor one far away");
+        String near = RegistrationResourceTest.registrationId();
+        ObjectNode r = RegistrationResourceTest.vehicles(near);
+        r.set("location", Json.obj("{\"type\": \"Point\", \"coordinates\": [8.681, 49.411]}"));
+        Checks.status(RegistrationResourceTest.registerIn(tenant, r), 201);
+        isNotification(receiver.next(5_000), sub, "newlyMatching", near);
+    }
+
+    @Test
+    void q_matches_the_registrants_own_members_5_11() {
+        String sub = SubscriptionResourceTest.subscriptionId();
+        ObjectNode s = subscription(sub, "Vehicle");
+        s.put("q", "brandName==\"camera\"");
+        Checks.status(subscribe(s), 201);
+        registered("Vehicle");
+        assertNull(receiver.poll(400), "a registration without that member");
+        String id = RegistrationResourceTest.registrationId();
+        ObjectNode r = RegistrationResourceTest.vehicles(id);
+        r.put("brandName", "camera");
+        Checks.status(RegistrationResourceTest.registerIn(tenant, r), 201);
+        isNotification(receiver.next(5_000), sub, "newlyMatching", id);
+    }
+
+    @Test
+    void a_periodic_subscription_notifies_what_it_matches_at_once_and_on_every_period_047_01() {
+        String reg = registered("Vehicle");
+        String sub = SubscriptionResourceTest.subscriptionId();
+        ObjectNode s = subscription(sub, "Vehicle");
+        s.put("timeInterval", 0.3);
+        Checks.status(subscribe(s), 201);
+        for (int i = 0; i < 3; i++) {
+            isNotification(receiver.next(5_000), sub, "newlyMatching", reg);
+        }
+        Checks.noContent(api.delete("/csourceSubscriptions/" + sub).tenant(tenant).send());
+    }
 }
