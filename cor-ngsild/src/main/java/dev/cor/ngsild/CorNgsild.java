@@ -81,6 +81,9 @@ public final class CorNgsild implements AutoCloseable {
         if (store instanceof RegistrationKeeper keeper) {
             application.restoreRegistrations(keeper);
         }
+        if (store instanceof SubscriptionKeeper keeper) {
+            application.restoreCsourceSubscriptions(keeper.contextSources(), contexts);
+        }
     }
 
     public static Builder builder() {

@@ -85,6 +85,25 @@ public final class NgsildApplication implements CorRestApplication {
     }
 
     /**
+     * Has {@code keeper} record every change of the subscriptions to registrations from now on,
+     * and puts those it kept from before a restart in force again (one that no longer builds is
+     * left out with a warning). Called once, by the broker as it is built, after the registrations.
+     */
+    public void restoreCsourceSubscriptions(SubscriptionKeeper keeper, LdContexts contexts) {
+        if (keeper == null || !registrationOps.served()) {
+            return;
+        }
+        for (SubscriptionKeeper.Kept k : csourceSubscriptions.keepWith(keeper, contexts)) {
+            try {
+                csourceSubscriptionOps.restore(k);
+            } catch (NgsiLdException | StoreUnavailableException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: subscription to registrations " + k.id() + " of tenant '"
+                        + k.tenant() + "' was kept but cannot be restored, and is left out: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
      * Has {@code keeper} record every change of the registrations from now on, and puts the
      * registrations it kept from before a restart in force again; one that no longer builds is
      * left out with a warning that names it. Called once, by the broker as it is built.
@@ -142,6 +161,7 @@ public final class NgsildApplication implements CorRestApplication {
     @Override
     public void handle(CorRest request) {
         config.subscriptions().adopt(); // periodic subscriptions restored before the server had loops
+        csourceSubscriptions.adopt();
         Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
         int status;
         try {

@@ -66,13 +66,16 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     private final List<HostedContext> recoveredContexts;
     private final List<SubscriptionKeeper.Kept> recoveredSubscriptions;
     private final List<RegistrationKeeper.Kept> recoveredRegistrations;
+    private final List<SubscriptionKeeper.Kept> recoveredCsourceSubscriptions;
+    private final SubscriptionKeeper csourceKeeper = new CsourceSubscriptionKeeper();
     private final long recoveryMillis;
     private final Recovery.Outcome recovered;
     private final String recoverySummary;
     private boolean closed;
 
     private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
-            List<SubscriptionKeeper.Kept> subscriptions, List<RegistrationKeeper.Kept> registrations, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
+            List<SubscriptionKeeper.Kept> subscriptions, List<RegistrationKeeper.Kept> registrations,
+            List<SubscriptionKeeper.Kept> csourceSubscriptions, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
         this.recoverySummary = recoverySummary;
         this.dir = b.dir;
         this.files = b.files;
@@ -83,6 +86,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         this.recoveredContexts = contexts;
         this.recoveredSubscriptions = subscriptions;
         this.recoveredRegistrations = registrations;
+        this.recoveredCsourceSubscriptions = csourceSubscriptions;
         this.recoveryMillis = recoveryMillis;
         this.recovered = r;
         List<Path> kept = new ArrayList<>(r.segments);
@@ -268,6 +272,30 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     @Override
     public boolean forget(String tenant, String id, BooleanSupplier remove) {
         return recordIf(remove, Format.SUBSCRIPTION_DELETE, tenant, id);
+    }
+
+    @Override
+    public SubscriptionKeeper contextSources() {
+        return csourceKeeper;
+    }
+
+    /** The subscriptions to registrations (§ 5.11): subscription records under kinds 10 and 11. */
+    private final class CsourceSubscriptionKeeper implements SubscriptionKeeper {
+        @Override
+        public List<SubscriptionKeeper.Kept> attachSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> current) {
+            snapshotter.csourceSubscriptions(current);
+            return recoveredCsourceSubscriptions;
+        }
+
+        @Override
+        public void keep(SubscriptionKeeper.Kept s, Runnable publish) {
+            recordThen(Format.CSOURCE_SUBSCRIPTION_PUT, s.tenant(), s, publish);
+        }
+
+        @Override
+        public boolean forget(String tenant, String id, BooleanSupplier remove) {
+            return recordIf(remove, Format.CSOURCE_SUBSCRIPTION_DELETE, tenant, id);
+        }
     }
 
     // ---------------------------------------------------------------- registrations
@@ -504,8 +532,9 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 Map<String, HostedContext> contexts = new LinkedHashMap<>();
                 Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
                 Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
-                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions, registrations), true)
-                        .run();
+                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions = new LinkedHashMap<>();
+                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions, registrations,
+                        csourceSubscriptions), true).run();
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
                 long entities = 0;
                 for (String t : memory.tenants()) {
@@ -514,11 +543,12 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 String from = r.snapshot == null ? "no snapshot" : "snapshot " + r.snapshot.getFileName();
                 String summary = entities + " entities, " + memory.tenants().size() + " tenant(s), " + contexts.size()
                         + " hosted @context(s), " + subscriptions.size() + " subscription(s), " + registrations.size()
-                        + " registration(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
+                        + " registration(s), " + csourceSubscriptions.size() + " subscription(s) to registrations recovered from " + dir + " in " + millis + " ms (" + from + ", then "
                         + r.replayed + " journal records)";
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
                 return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()),
-                        List.copyOf(subscriptions.values()), List.copyOf(registrations.values()), millis, summary,
+                        List.copyOf(subscriptions.values()), List.copyOf(registrations.values()),
+                        List.copyOf(csourceSubscriptions.values()), millis, summary,
                         lockChannel, lock);
             } catch (IOException e) {
                 closeQuietly(lockChannel);
@@ -554,13 +584,26 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         /** By tenant and id, joined by a NUL (which neither holds). */
         private final Map<String, SubscriptionKeeper.Kept> subscriptions;
         private final Map<String, RegistrationKeeper.Kept> registrations;
+        private final Map<String, SubscriptionKeeper.Kept> csourceSubscriptions;
 
         Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts,
-                Map<String, SubscriptionKeeper.Kept> subscriptions, Map<String, RegistrationKeeper.Kept> registrations) {
+                Map<String, SubscriptionKeeper.Kept> subscriptions, Map<String, RegistrationKeeper.Kept> registrations,
+                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions) {
             this.memory = memory;
             this.contexts = contexts;
             this.subscriptions = subscriptions;
             this.registrations = registrations;
+            this.csourceSubscriptions = csourceSubscriptions;
+        }
+
+        @Override
+        public void csourceSubscribed(SubscriptionKeeper.Kept s) {
+            csourceSubscriptions.put(s.tenant() + '\0' + s.id(), s);
+        }
+
+        @Override
+        public void csourceUnsubscribed(String tenant, String id) {
+            csourceSubscriptions.remove(tenant + '\0' + id);
         }
 
         @Override

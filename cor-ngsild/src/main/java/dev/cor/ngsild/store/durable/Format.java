@@ -50,6 +50,8 @@ final class Format {
     static final int SUBSCRIPTION_DELETE = 7;
     static final int REGISTRATION_PUT = 8;
     static final int REGISTRATION_DELETE = 9;
+    static final int CSOURCE_SUBSCRIPTION_PUT = 10;
+    static final int CSOURCE_SUBSCRIPTION_DELETE = 11;
     /** The last record of a snapshot: what it holds, so that a snapshot cut short is seen as one. */
     static final int SNAPSHOT_END = 127;
 
@@ -97,6 +99,8 @@ final class Format {
             case SUBSCRIPTION_PUT -> "subscription";
             case SUBSCRIPTION_DELETE -> "subscription deletion";
             case REGISTRATION_PUT -> "registration";
+            case CSOURCE_SUBSCRIPTION_PUT -> "subscription to registrations";
+            case CSOURCE_SUBSCRIPTION_DELETE -> "subscription to registrations deletion";
             case REGISTRATION_DELETE -> "registration deletion";
             case SNAPSHOT_END -> "end of snapshot";
             default -> "type " + type;
@@ -211,8 +215,8 @@ final class Format {
                 EntityCodec.writeJson(out, c.context());
             }
             case CONTEXT_DELETE -> out.string((String) value);
-            case SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
-            case SUBSCRIPTION_DELETE, REGISTRATION_DELETE -> {
+            case SUBSCRIPTION_PUT, CSOURCE_SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
+            case SUBSCRIPTION_DELETE, REGISTRATION_DELETE, CSOURCE_SUBSCRIPTION_DELETE -> {
                 out.string(tenant);
                 out.string((String) value);
             }
@@ -222,12 +226,14 @@ final class Format {
                 for (int i = 0; i < 3; i++) {
                     out.varlong(counts[i]);
                 }
-                boolean registrations = counts.length > 4 && counts[4] > 0;
-                if (counts.length > 3 && (counts[3] > 0 || registrations)) {
-                    out.varlong(counts[3]); // only then: a snapshot without subscriptions is as version 1 began
+                // each later count only when it or one after it is not 0: a snapshot without subscriptions
+                // is as version 1 began, one without registrations as before them, and so on
+                int last = counts.length - 1;
+                while (last >= 3 && counts[last] == 0) {
+                    last--;
                 }
-                if (registrations) {
-                    out.varlong(counts[4]); // and registrations after them, when there are some
+                for (int i = 3; i <= last; i++) {
+                    out.varlong(counts[i]);
                 }
             }
             default -> throw new IllegalArgumentException("no record type " + type);
@@ -342,6 +348,10 @@ final class Format {
         void registered(RegistrationKeeper.Kept registration);
 
         void unregistered(String tenant, String id);
+
+        void csourceSubscribed(SubscriptionKeeper.Kept subscription);
+
+        void csourceUnsubscribed(String tenant, String id);
     }
 
     /**
@@ -376,13 +386,17 @@ final class Format {
                 String tenant = codec.name(in.string());
                 apply.unregistered(tenant, in.string());
             }
+            case CSOURCE_SUBSCRIPTION_PUT -> apply.csourceSubscribed(readSubscription(in, codec));
+            case CSOURCE_SUBSCRIPTION_DELETE -> {
+                String tenant = codec.name(in.string());
+                apply.csourceUnsubscribed(tenant, in.string());
+            }
             case SNAPSHOT_END -> {
-                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0, 0};
-                if (in.remaining() > 0) {
-                    counts[3] = in.varlong(); // subscriptions, written when there are some (or registrations)
-                }
-                if (in.remaining() > 0) {
-                    counts[4] = in.varlong(); // registrations, written when there are some
+                // tenants, entities, hosted contexts; then, as far as written: subscriptions, registrations,
+                // subscriptions to registrations
+                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0, 0, 0};
+                for (int i = 3; i < counts.length && in.remaining() > 0; i++) {
+                    counts[i] = in.varlong();
                 }
                 if (in.remaining() != 0) {
                     throw new ByteSource.Malformed(in.remaining() + " bytes left over after a record of " + typeName(type));

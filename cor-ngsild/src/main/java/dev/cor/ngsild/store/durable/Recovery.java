@@ -30,6 +30,7 @@ final class Recovery {
         long snapshotContexts;
         long snapshotSubscriptions;
         long snapshotRegistrations;
+        long snapshotCsourceSubscriptions;
         /** The last record read from the journal (0: none). */
         long journalSeq;
         /** Records applied from the journal (those after the snapshot). */
@@ -128,6 +129,7 @@ final class Recovery {
             long contexts = 0;
             long subscriptions = 0;
             long registrations = 0;
+            long csourceSubscriptions = 0;
             while (true) {
                 long at = r.offset();
                 int status = r.next();
@@ -155,16 +157,17 @@ final class Recovery {
                     case Format.CONTEXT_PUT -> contexts++;
                     case Format.SUBSCRIPTION_PUT -> subscriptions++;
                     case Format.REGISTRATION_PUT -> registrations++;
+                    case Format.CSOURCE_SUBSCRIPTION_PUT -> csourceSubscriptions++;
                     case Format.SNAPSHOT_END -> { }
                     default -> throw damaged(file, at, "a snapshot holds no record of " + Format.typeName(type));
                 }
                 if (end != null) {
                     if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions
-                            || end[4] != registrations) {
+                            || end[4] != registrations || end[5] != csourceSubscriptions) {
                         throw damaged(file, at, "its last record counts " + end[0] + " tenants, " + end[1] + " entities, "
-                                + end[2] + " @contexts, " + end[3] + " subscriptions and " + end[4] + " registrations, and it"
-                                + " holds " + tenants + ", " + entities + ", " + contexts + ", " + subscriptions + " and "
-                                + registrations);
+                                + end[2] + " @contexts, " + end[3] + " subscriptions, " + end[4] + " registrations and "
+                                + end[5] + " subscriptions to registrations, and it holds " + tenants + ", " + entities + ", "
+                                + contexts + ", " + subscriptions + ", " + registrations + " and " + csourceSubscriptions);
                     }
                     if (r.offset() != r.size()) {
                         throw damaged(file, r.offset(), (r.size() - r.offset()) + " bytes after its last record");
@@ -179,6 +182,7 @@ final class Recovery {
             out.snapshotContexts = contexts;
             out.snapshotSubscriptions = subscriptions;
             out.snapshotRegistrations = registrations;
+            out.snapshotCsourceSubscriptions = csourceSubscriptions;
         }
     }
 

@@ -39,6 +39,7 @@ final class Snapshotter implements Journal.Progress {
     private volatile Supplier<Collection<HostedContext>> contexts = List::of;
     private volatile Supplier<Collection<SubscriptionKeeper.Kept>> subscriptions = List::of;
     private volatile Supplier<Collection<RegistrationKeeper.Kept>> registrations = List::of;
+    private volatile Supplier<Collection<SubscriptionKeeper.Kept>> csourceSubscriptions = List::of;
 
     private volatile boolean stopping;
     private volatile boolean requested;
@@ -67,6 +68,10 @@ final class Snapshotter implements Journal.Progress {
 
     void contexts(Supplier<Collection<HostedContext>> hosted) {
         this.contexts = hosted;
+    }
+
+    void csourceSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> inForce) {
+        this.csourceSubscriptions = inForce;
     }
 
     void registrations(Supplier<Collection<RegistrationKeeper.Kept>> inForce) {
@@ -206,8 +211,13 @@ final class Snapshotter implements Journal.Progress {
                 Format.writeRecord(out, ++ordinal[0], Format.REGISTRATION_PUT, null, k, codec, crc);
                 registered++;
             }
+            long csourceSubscribed = 0;
+            for (SubscriptionKeeper.Kept k : csourceSubscriptions.get()) {
+                Format.writeRecord(out, ++ordinal[0], Format.CSOURCE_SUBSCRIPTION_PUT, null, k, codec, crc);
+                csourceSubscribed++;
+            }
             Format.writeRecord(out, ++ordinal[0], Format.SNAPSHOT_END, null,
-                    new long[] {tenants.size(), entities, hosted, subscribed, registered}, codec, crc);
+                    new long[] {tenants.size(), entities, hosted, subscribed, registered, csourceSubscribed}, codec, crc);
             pos[0] = spill(f, out, pos[0]);
             f.force();
             return pos[0];

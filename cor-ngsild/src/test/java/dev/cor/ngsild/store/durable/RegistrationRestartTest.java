@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.conformance.ContextServer;
+import dev.cor.ngsild.conformance.NotificationReceiver;
 import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationLookup;
 
@@ -25,7 +26,8 @@ import dev.cor.ngsild.registry.RegistrationLookup;
  * with an inline context and then updated (the update stands), one deleted (it stays deleted).
  * After the restart they retrieve as before, compacted alike, and the lookup finds them with
  * their names expanded as before. After a clean stop (the last snapshot) and after a crash (the
- * journal replayed); the data check accepts the records either way.
+ * journal replayed); the data check accepts the records either way. A subscription to
+ * registrations comes back to its own resource and notifies a registration made after the restart.
  */
 class RegistrationRestartTest {
     private static final String LINK = "; rel=\"http://www.w3.org/ns/json-ld#context\"";
@@ -125,6 +127,51 @@ class RegistrationRestartTest {
             assertEquals(200, three.http.get("/csourceRegistrations/" + b).statusCode());
         } finally {
             three.close();
+        }
+    }
+
+    @ParameterizedTest(name = "after {0}")
+    @ValueSource(strings = {"a clean stop", "a crash"})
+    void aSubscriptionToRegistrationsSurvivesARestartAndNotifiesAsBefore(String how, @TempDir Path dir) throws Exception {
+        String sub = "urn:ngsi-ld:Subscription:csr";
+        String gone = "urn:ngsi-ld:Subscription:csr-deleted";
+        try (NotificationReceiver receiver = NotificationReceiver.start()) {
+            String csr = "{\"id\": \"%s\", \"type\": \"Subscription\", \"entities\": [{\"type\": \"Car\"}],"
+                    + " \"notification\": {\"endpoint\": {\"uri\": \"" + receiver.url() + "\"}}}";
+            DurableBroker broker = DurableBroker.open(dir);
+            String before;
+            try {
+                assertEquals(201, broker.http.postJson("/csourceSubscriptions", csr.formatted(sub)).statusCode());
+                assertEquals(201, broker.http.postJson("/csourceSubscriptions", csr.formatted(gone)).statusCode());
+                assertEquals(204, broker.http.send("DELETE", "/csourceSubscriptions/" + gone, null, null).statusCode());
+                HttpResponse<String> r = broker.http.get("/csourceSubscriptions/" + sub);
+                assertEquals(200, r.statusCode(), r.body());
+                before = r.body();
+            } finally {
+                if (how.equals("a crash")) {
+                    broker.crash();
+                } else {
+                    broker.close();
+                }
+            }
+            String check = String.join("\n", DataCheck.run(dir).lines());
+            assertTrue(check.contains("OK:") && check.contains("1 subscription(s) to registrations"), check);
+            DurableBroker again = DurableBroker.open(dir);
+            try {
+                HttpResponse<String> r = again.http.get("/csourceSubscriptions/" + sub);
+                assertEquals(200, r.statusCode(), r.body());
+                assertEquals(before, r.body());
+                assertEquals(404, again.http.get("/csourceSubscriptions/" + gone).statusCode());
+                assertEquals(404, again.http.get("/subscriptions/" + sub).statusCode(), "not an entity subscription");
+                String reg = "urn:ngsi-ld:ContextSourceRegistration:after";
+                assertEquals(201, again.http.postJson("/csourceRegistrations", registration(reg, "Car", "speed")).statusCode());
+                NotificationReceiver.Received n = receiver.next(10_000);
+                assertEquals("ContextSourceNotification", n.json().path("type").asText(), n.json().toString());
+                assertEquals(sub, n.json().path("subscriptionId").asText());
+                assertEquals(reg, n.json().path("data").path(0).path("id").asText());
+            } finally {
+                again.close();
+            }
         }
     }
 }
