@@ -254,6 +254,9 @@ final class RegistrationOperations {
      * either side: all). A subscription without entities watches attributes alone.
      */
     static boolean concerns(Subscription d, Registration r) {
+        if (Registrations.temporal(r) && !d.document().has("temporalQ")) {
+            return false; // without a temporalQ, the sources of latest information (TP 047_08)
+        }
         Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
         for (Registration.Info info : r.information()) {
             if (!Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
@@ -555,6 +558,13 @@ final class RegistrationOperations {
         }
         datasetIds(doc);
         scopes(doc);
+        for (String t : List.of("observationInterval", "managementInterval")) {
+            JsonNode n = doc.get(t);
+            if (n != null && (!n.isObject() || !n.path("startAt").isTextual() || !Syntax.isDateTime(n.path("startAt").asText())
+                    || (n.has("endAt") && (!n.get("endAt").isTextual() || !Syntax.isDateTime(n.get("endAt").asText()))))) {
+                throw NgsiLdException.badData(t + " is a TimeInterval (§ 5.2.11): startAt, and endAt if it ends, as DateTimes");
+            }
+        }
         for (String g : List.of("location", "observationSpace", "operationSpace")) {
             JsonNode n = doc.get(g);
             if (n != null && dev.cor.ngsild.query.GeoQuery.target(n) == null) {
@@ -872,7 +882,7 @@ final class RegistrationOperations {
      */
     private record RegistrationQuery(Set<String> ids, String idPattern, TypeSelection types, Set<String> attrs,
             Csf csf, dev.cor.ngsild.query.GeoQuery geo, dev.cor.ngsild.query.ScopeQuery scope, QueryExpression q,
-            dev.cor.ngsild.NgsildLimits limits) {
+            dev.cor.ngsild.NgsildLimits limits, TimeQuery time) {
         static RegistrationQuery of(QueryParams p, LdContext ctx, dev.cor.ngsild.NgsildLimits limits) {
             EntityParser names = new EntityParser(ctx, limits);
             Set<String> ids = new LinkedHashSet<>();
@@ -905,26 +915,38 @@ final class RegistrationOperations {
             }
             String scopeQ = p.get("scopeQ");
             dev.cor.ngsild.query.ScopeQuery scope = scopeQ == null ? null : dev.cor.ngsild.query.ScopeQuery.parse(scopeQ);
-            if (p.get("timerel") != null) {
+            TimeQuery time = null;
+            if (p.get("timerel") != null || p.get("timeAt") != null) {
                 String rel = p.get("timerel");
-                if (!Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
+                if (rel == null || !Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
                         || !Syntax.isDateTime(p.get("timeAt"))
                         || (rel.equals("between") && (p.get("endTimeAt") == null || !Syntax.isDateTime(p.get("endTimeAt"))))) {
                     throw NgsiLdException.badData("a temporal query is timerel (before, after, between) with timeAt"
                             + " (and endTimeAt for between), as DateTimes");
                 }
+                String property = p.get("timeproperty") == null ? "observedAt" : p.get("timeproperty");
+                if (!Set.of("observedAt", "createdAt", "modifiedAt").contains(property)) {
+                    throw NgsiLdException.badData("timeproperty is observedAt, createdAt or modifiedAt, not " + property);
+                }
+                time = new TimeQuery(rel, millis(p.get("timeAt")), rel.equals("between") ? millis(p.get("endTimeAt")) : 0,
+                        property.equals("observedAt") ? "observationInterval" : "managementInterval");
             }
             Csf csf = p.get("csf") == null ? null : Csf.parse(p.get("csf"), ctx);
             if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty() && csf == null && q == null
-                    && geo == null && scope == null && p.get("timerel") == null) {
+                    && geo == null && scope == null && time == null) {
                 // § 5.10.2.4 (TP 037_02): neither entity types nor attribute names
                 throw NgsiLdException.badData("a query of registrations names entity types or attribute names (or an id,"
                         + " idPattern, csf)");
             }
-            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits);
+            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits, time);
         }
 
         boolean test(Registration r, long now) {
+            // § 5.10.2.4: without a temporal query, the sources of latest information (TP 037_08); with
+            // one, those whose interval it meets (037_09)
+            if (time == null ? Registrations.temporal(r) : !time.test(r)) {
+                return false;
+            }
             if (csf != null && !csf.test(r)) {
                 return false;
             }
@@ -1025,6 +1047,32 @@ final class RegistrationOperations {
         private static Registration one(Registration.EntityInfo e) {
             return new Registration(null, null, List.of(new Registration.Info(List.of(e), Set.of(), Set.of())), null,
                     Set.of(), null, Map.of(), null, 0, 0, -1, null, null);
+        }
+    }
+
+    private static long millis(String dateTime) {
+        return Instant.parse(dateTime.endsWith("Z") ? dateTime : dateTime + "Z").toEpochMilli();
+    }
+
+    /**
+     * A temporal query of registrations (§ 5.10.2.4): matched against the registration's
+     * {@code observationInterval} (timeproperty observedAt) or {@code managementInterval}
+     * (createdAt, modifiedAt) - an interval that ends open reaches forever.
+     */
+    private record TimeQuery(String rel, long at, long endAt, String interval) {
+        boolean test(Registration r) {
+            JsonNode i = r.document().get(interval);
+            if (i == null || !i.isObject() || !i.path("startAt").isTextual() || !Syntax.isDateTime(i.path("startAt").asText())) {
+                return false;
+            }
+            long start = millis(i.path("startAt").asText());
+            long end = i.path("endAt").isTextual() && Syntax.isDateTime(i.path("endAt").asText())
+                    ? millis(i.path("endAt").asText()) : Long.MAX_VALUE;
+            return switch (rel) {
+                case "before" -> start < at;
+                case "after" -> end > at;
+                default -> start < endAt && end > at;
+            };
         }
     }
 

@@ -338,7 +338,7 @@ public final class Registrations implements RegistrationLookup {
         for (Live l : t.all.get()) {
             Registration r = l.def;
             if (!l.live(nowMs) || (want.operation() != null && !r.operations().contains(want.operation()))
-                    || !matches(r, want)) {
+                    || (temporal(r) && !TEMPORAL_OPS.contains(want.operation())) || !matches(r, want)) {
                 continue;
             }
             if (out == null) {
@@ -347,6 +347,17 @@ public final class Registrations implements RegistrationLookup {
             out.add(r);
         }
         return out == null ? List.of() : out;
+    }
+
+    private static final Set<String> TEMPORAL_OPS = Set.of("retrieveTemporal", "queryTemporal");
+
+    /**
+     * Whether {@code r} registers a source of temporal evolutions (an {@code observationInterval}
+     * or {@code managementInterval}, § 5.2.9): it serves no request for the latest information -
+     * "a separate Context Registration is needed for this purpose".
+     */
+    public static boolean temporal(Registration r) {
+        return r.document() != null && (r.document().has("observationInterval") || r.document().has("managementInterval"));
     }
 
     /** Whether one of {@code r}'s RegistrationInfo covers {@code want} (§ 4.3.6, § 5.12). */
