@@ -239,8 +239,38 @@ final class RegistrationOperations {
                 || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()));
     }
 
+    /**
+     * A registration as a csourceSubscription's notification carries it: compacted with the
+     * subscriber's context, its information narrowed to the RegistrationInfo the subscription
+     * matches (5.11.7: "only matching Registration information", TP 047_03) - all of it when none
+     * does (a registration that no longer matches) - and each EntityInfo's type as an array, as the
+     * suite reads it (Table 5.2.8-1 allows both).
+     */
     private static ObjectNode notified(Registration r, Subscription d) {
-        return render(r, null, d.context(), false, false);
+        ObjectNode out = render(r, null, d.context(), false, false);
+        if (!(out.get("information") instanceof ArrayNode all)) {
+            return out;
+        }
+        ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < r.information().size() && i < all.size(); i++) {
+            Registration one = new Registration(r.tenant(), r.id(), List.of(r.information().get(i)), r.mode(), r.operations(),
+                    r.endpoint(), r.contextSourceInfo(), r.sourceTenant(), 0, 0, -1, r.context(), r.document());
+            if (concerns(d, one)) {
+                kept.add(all.get(i));
+            }
+        }
+        ArrayNode shown = kept.isEmpty() ? all : kept;
+        for (JsonNode info : shown) {
+            if (info.get("entities") instanceof ArrayNode es) {
+                for (JsonNode e : es) {
+                    if (e.get("type") instanceof JsonNode t && t.isTextual()) {
+                        ((ObjectNode) e).putArray("type").add(t.asText());
+                    }
+                }
+            }
+        }
+        out.set("information", shown);
+        return out;
     }
 
     private static String text(ObjectNode n) {

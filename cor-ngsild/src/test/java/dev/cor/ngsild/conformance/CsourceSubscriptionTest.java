@@ -117,7 +117,7 @@ class CsourceSubscriptionTest extends ConformanceTest {
         isNotification(n, sub, "newlyMatching", reg);
         // compacted with the subscriber's context, in application/json with a Link
         JsonNode data = n.json().path("data").path(0);
-        assertEquals("Vehicle", data.path("information").path(0).path("entities").path(0).path("type").asText());
+        assertEquals("Vehicle", data.path("information").path(0).path("entities").path(0).path("type").path(0).asText());
         assertEquals("speed", data.path("information").path(0).path("propertyNames").path(0).asText());
         assertTrue(n.header("Link").contains("rel=\"http://www.w3.org/ns/json-ld#context\""), n.header("Link"));
         assertEquals(tenant, n.header("NGSILD-Tenant"));
@@ -240,5 +240,20 @@ class CsourceSubscriptionTest extends ConformanceTest {
             isNotification(receiver.next(5_000), sub, "newlyMatching", reg);
         }
         Checks.noContent(api.delete("/csourceSubscriptions/" + sub).tenant(tenant).send());
+    }
+
+    @Test
+    void a_notification_carries_only_the_registration_information_the_subscription_matches_047_03() {
+        String sub = SubscriptionResourceTest.subscriptionId();
+        Checks.status(subscribe(subscription(sub, "Building")), 201);
+        String reg = RegistrationResourceTest.registrationId();
+        ObjectNode r = RegistrationResourceTest.vehicles(reg);
+        r.set("information", Json.arr("[{\"entities\": [{\"type\": \"Building\"}]}, {\"entities\": [{\"type\": \"Bus\"}]}]"));
+        Checks.status(RegistrationResourceTest.registerIn(tenant, r), 201);
+        Received n = receiver.next(5_000);
+        isNotification(n, sub, "newlyMatching", reg);
+        JsonNode information = n.json().path("data").path(0).path("information");
+        assertEquals(1, information.size(), information.toString());
+        assertEquals("Building", information.path(0).path("entities").path(0).path("type").path(0).asText());
     }
 }
