@@ -35,7 +35,6 @@ public final class Registrations implements RegistrationLookup {
     /** Registrations in all tenants: {@link #any} answers false on one read while there are none. */
     private final AtomicInteger total = new AtomicInteger();
     private volatile RegistrationKeeper keeper;
-    private volatile Listener listener = Listener.NONE;
 
     public Registrations(InstantSource clock) {
         this.clock = clock;
@@ -113,14 +112,6 @@ public final class Registrations implements RegistrationLookup {
         }
     }
 
-    /** Told of every change, after it is in force (the csourceSubscriptions' notifications). */
-    public interface Listener {
-        Listener NONE = (tenant, before, after) -> { };
-
-        /** {@code before} null: created; {@code after} null: deleted; both: updated. */
-        void changed(String tenant, Registration before, Registration after);
-    }
-
     private static final class Tenant {
         final ConcurrentSkipListMap<String, Live> byId = new ConcurrentSkipListMap<>();
         final AtomicReference<Live[]> all = new AtomicReference<>(NONE);
@@ -137,11 +128,6 @@ public final class Registrations implements RegistrationLookup {
 
     private Tenant tenant(String name) {
         return tenants.computeIfAbsent(name, k -> new Tenant());
-    }
-
-    /** Sets who is told of every change (one listener: the csourceSubscriptions). */
-    public void listen(Listener l) {
-        this.listener = l == null ? Listener.NONE : l;
     }
 
     // ---------------------------------------------------------------- keeping them
@@ -212,7 +198,6 @@ public final class Registrations implements RegistrationLookup {
             t.republish();
         }
         total.incrementAndGet();
-        listener.changed(r.tenant(), null, r);
         return l;
     }
 
@@ -240,13 +225,11 @@ public final class Registrations implements RegistrationLookup {
      */
     public boolean update(Live l, Registration r, java.util.function.Consumer<Live[]> admit) {
         Tenant t = tenant(r.tenant());
-        Registration before;
         synchronized (t) {
             if (l.removed || t.byId.get(r.id()) != l) {
                 return false;
             }
             admit.accept(t.all.get());
-            before = l.def;
             long now = clock.millis();
             RegistrationKeeper k = keeper;
             if (k == null) {
@@ -256,7 +239,6 @@ public final class Registrations implements RegistrationLookup {
             }
             t.republish();
         }
-        listener.changed(r.tenant(), before, r);
         return true;
     }
 
@@ -288,7 +270,6 @@ public final class Registrations implements RegistrationLookup {
             t.republish();
         }
         total.decrementAndGet();
-        listener.changed(tenant, gone.def, null);
         return true;
     }
 
