@@ -16,16 +16,17 @@ import java.util.regex.Pattern;
 /**
  * The broker's context source registrations (§ 5.9, § 5.10), per tenant, and the lookup every
  * distributed operation asks first ({@link #matching}, § 4.3.6). Each tenant's registrations sit
- * in a map by id; every change publishes a new immutable array of them in id order by
- * compare-and-set (whoever loses the race rebuilds with the winner's change in the map), so a
- * lookup reads one array and never waits, and a loop never blocks on another's registration
- * request. {@link #any} is one volatile read while the broker has no registration at all.
+ * in a map by id; every change publishes a new immutable array of them in id order, so a lookup
+ * reads one array and never waits, and {@link #any} is one volatile read while the broker has no
+ * registration at all.
  * <p>
- * With a {@link RegistrationKeeper} (the durable store) a change and its record share a short
- * section under the tenant's monitor, held for a map operation and a queue append - never across
- * a wait - so the kept order is the order of the changes. The distributed operations report
- * each forward's outcome through {@link #reportSuccess} and {@link #reportFailure}: counters,
- * not a change of the registration, never recorded. Shared by every loop and worker.
+ * A change (create, update, delete) takes the tenant's monitor for a short section: the mode's
+ * conflict check against the registrations in force (§ 5.9.2.4 - two exclusive registrations of
+ * one attribute at once must not both pass), the record with a {@link RegistrationKeeper} (a
+ * queue append; the API waits for its fsync afterwards), the map operation and the publication.
+ * Nothing in it waits, and lookups never take it. The distributed operations report each
+ * forward's outcome through {@link #reportSuccess} and {@link #reportFailure}: counters, not a
+ * change of the registration, never recorded. Shared by every loop and worker.
  */
 public final class Registrations implements RegistrationLookup {
     private static final Live[] NONE = new Live[0];
@@ -173,8 +174,8 @@ public final class Registrations implements RegistrationLookup {
 
     /**
      * Adds a registration unless its id is taken. {@code admit} runs just before it is put in
-     * force, with the tenant's registrations as they are then (the exclusive/redirect conflict
-     * checks, § 5.9.2.4); it throws to refuse. Under the tenant's monitor only with a keeper.
+     * force, under the tenant's monitor, with the tenant's registrations as they are then (the
+     * exclusive/redirect conflict checks, § 5.9.2.4); it throws to refuse.
      *
      * @return the registration, or {@code null} when its id is taken (409)
      */
