@@ -10,6 +10,7 @@ import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.Registration;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.Registrations;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
@@ -98,6 +99,12 @@ public final class CorNgsild implements AutoCloseable {
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
+        }
+        if (store instanceof RegistrationKeeper keeper) {
+            application.restoreRegistrations(keeper);
+        }
+        if (store instanceof SubscriptionKeeper keeper) {
+            application.restoreCsourceSubscriptions(keeper.contextSources(), contexts);
         }
     }
 

@@ -38,7 +38,8 @@ class BrokerConcurrencyTest {
         broker.close();
     }
 
-    private static <T> List<T> inParallel(int n, ThrowingTask<T> task) throws Exception {
+    /** Runs {@code task} on {@code n} threads released at once; its results in thread order. */
+    static <T> List<T> inParallel(int n, ThrowingTask<T> task) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(n);
         try {
             CountDownLatch go = new CountDownLatch(1);
@@ -62,7 +63,7 @@ class BrokerConcurrencyTest {
     }
 
     @FunctionalInterface
-    private interface ThrowingTask<T> {
+    interface ThrowingTask<T> {
         T run(int client) throws Exception;
     }
 

@@ -13,6 +13,7 @@ import dev.cor.ngsild.ld.JsonldContextsApi;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.registry.Forwarder;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
@@ -50,6 +51,8 @@ public final class NgsildApplication implements CorRestApplication {
     private final SubscriptionOperations subscriptionOps;
     private final DistributedOperations distributed;
     private final RegistrationOperations registrationOps;
+    private final SubscriptionOperations csourceSubscriptionOps;
+    private final Subscriptions csourceSubscriptions;
 
     /** The application without forwarding: registrations never match ({@link RegistrationLookup#NONE} in the config). */
     public NgsildApplication(Config config) {
@@ -66,6 +69,11 @@ public final class NgsildApplication implements CorRestApplication {
         this.discovery = new DiscoveryOperations(this, config);
         this.subscriptionOps = new SubscriptionOperations(this, config);
         this.registrationOps = new RegistrationOperations(this, config);
+        this.csourceSubscriptions = config.subscriptions().forContextSources();
+        registrationOps.notifyTo(csourceSubscriptions);
+        csourceSubscriptions.periodicData(registrationOps::matchingNow);
+        this.csourceSubscriptionOps = new SubscriptionOperations(this, config, csourceSubscriptions,
+                "csourceSubscriptions", registrationOps::initialNotification);
     }
 
     /**
@@ -80,6 +88,44 @@ public final class NgsildApplication implements CorRestApplication {
                 subscriptionOps.restore(k);
             } catch (NgsiLdException | StoreUnavailableException e) {
                 LOG.log(System.Logger.Level.WARNING, "cor-ngsild: subscription " + k.id() + " of tenant '" + k.tenant()
+                        + "' was kept but cannot be restored, and is left out: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Has {@code keeper} record every change of the subscriptions to registrations from now on,
+     * and puts those it kept from before a restart in force again (one that no longer builds is
+     * left out with a warning). Called once, by the broker as it is built, after the registrations.
+     */
+    public void restoreCsourceSubscriptions(SubscriptionKeeper keeper, LdContexts contexts) {
+        if (keeper == null || !registrationOps.served()) {
+            return;
+        }
+        for (SubscriptionKeeper.Kept k : csourceSubscriptions.keepWith(keeper, contexts)) {
+            try {
+                csourceSubscriptionOps.restore(k);
+            } catch (NgsiLdException | StoreUnavailableException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: subscription to registrations " + k.id() + " of tenant '"
+                        + k.tenant() + "' was kept but cannot be restored, and is left out: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Has {@code keeper} record every change of the registrations from now on, and puts the
+     * registrations it kept from before a restart in force again; one that no longer builds is
+     * left out with a warning that names it. Called once, by the broker as it is built.
+     */
+    public void restoreRegistrations(RegistrationKeeper keeper) {
+        if (!registrationOps.served()) {
+            return;
+        }
+        for (RegistrationKeeper.Kept k : registrationOps.keepWith(keeper)) {
+            try {
+                registrationOps.restore(k);
+            } catch (NgsiLdException | StoreUnavailableException e) {
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: registration " + k.id() + " of tenant '" + k.tenant()
                         + "' was kept but cannot be restored, and is left out: " + e.getMessage());
             }
         }
@@ -106,7 +152,8 @@ public final class NgsildApplication implements CorRestApplication {
             return true;
         }
         // a subscription's jsonldContext is downloaded when it is created or updated
-        if ((x.operation() == Operation.CREATE_SUBSCRIPTION || x.operation() == Operation.UPDATE_SUBSCRIPTION)
+        if ((x.operation() == Operation.CREATE_SUBSCRIPTION || x.operation() == Operation.UPDATE_SUBSCRIPTION
+                || x.operation() == Operation.CREATE_CSR_SUBSCRIPTION || x.operation() == Operation.UPDATE_CSR_SUBSCRIPTION)
                 && x.body != null && x.body.isObject() && x.body.get("jsonldContext") instanceof JsonNode c
                 && c.isTextual() && config.contexts().needsDownload(ContextRef.link(c.asText()))) {
             return true;
@@ -126,6 +173,7 @@ public final class NgsildApplication implements CorRestApplication {
     @Override
     public void handle(CorRest request) {
         config.subscriptions().adopt(); // periodic subscriptions restored before the server had loops
+        csourceSubscriptions.adopt();
         Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
         int status;
         try {
@@ -344,8 +392,20 @@ public final class NgsildApplication implements CorRestApplication {
             case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
             case CREATE_CSR, QUERY_CSR, RETRIEVE_CSR, UPDATE_CSR, DELETE_CSR -> registration(x);
             case CREATE_CSR_SUBSCRIPTION, QUERY_CSR_SUBSCRIPTIONS, RETRIEVE_CSR_SUBSCRIPTION, UPDATE_CSR_SUBSCRIPTION,
-                    DELETE_CSR_SUBSCRIPTION -> throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED,
-                            "the /csourceSubscriptions resources are not served by this broker yet");
+                    DELETE_CSR_SUBSCRIPTION -> csourceSubscription(x);
+        }
+    }
+
+    private void csourceSubscription(Exchange x) {
+        if (!registrationOps.served()) {
+            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "this broker keeps no context source registrations");
+        }
+        switch (x.operation()) {
+            case CREATE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.create(x);
+            case QUERY_CSR_SUBSCRIPTIONS -> csourceSubscriptionOps.list(x);
+            case RETRIEVE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.retrieve(x);
+            case UPDATE_CSR_SUBSCRIPTION -> csourceSubscriptionOps.update(x);
+            default -> csourceSubscriptionOps.delete(x);
         }
     }
 
@@ -431,7 +491,7 @@ public final class NgsildApplication implements CorRestApplication {
         x.params = QueryParams.parse(r.query(), op);
         if (op.isRead() || !createsTenant(op)) {
             if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0
-                    && !config.registrations().any(x.tenant)) {
+                    && !config.registrations().any(x.tenant) && csourceSubscriptions.count(x.tenant) == 0) {
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
         }

@@ -31,6 +31,9 @@ import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.registry.RegistrationLookup;
 import dev.cor.ngsild.registry.Registrations;
+import dev.cor.ngsild.subscription.LiveSubscription;
+import dev.cor.ngsild.subscription.Subscription;
+import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRestJson;
 
 /**
@@ -92,6 +95,7 @@ final class RegistrationOperations {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
         }
         app.created(x, CorNgsild.BASE_PATH + "csourceRegistrations/" + regId);
+        notifySubscribers(x, null, r);
     }
 
     void retrieve(Exchange x) {
@@ -159,14 +163,159 @@ final class RegistrationOperations {
             throw NgsiLdException.notFound("no registration " + old.id());
         }
         app.noContent(x);
+        notifySubscribers(x, old, r);
     }
 
     void delete(Exchange x) {
         String id = registrationId(x);
-        if (!regs.remove(x.tenant, id)) {
+        Registrations.Live l = regs.get(x.tenant, id);
+        if (l == null || !regs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no registration " + id);
         }
         app.noContent(x);
+        notifySubscribers(x, l.definition(), null);
+    }
+
+    // ---------------------------------------------------------------- csourceSubscriptions (§ 5.11)
+
+    private Subscriptions csourceSubscriptions;
+
+    /** Where the subscriptions to registrations are: each change of a registration notifies those it concerns. */
+    void notifyTo(Subscriptions subscriptions) {
+        this.csourceSubscriptions = subscriptions;
+    }
+
+    /**
+     * A registration changed ({@code before} null: created; {@code after} null: deleted): each
+     * csourceSubscription of the tenant it matched or matches is notified (§ 5.11.7) -
+     * newlyMatching, updated or noLongerMatching - with the registration compacted with the
+     * subscriber's context, sent after this request's answer through the subscriptions' sender.
+     */
+    private void notifySubscribers(Exchange x, Registration before, Registration after) {
+        Subscriptions subs = csourceSubscriptions;
+        if (subs == null || subs.count(x.tenant) == 0) {
+            return;
+        }
+        for (LiveSubscription s : subs.list(x.tenant)) {
+            Subscription d = s.definition();
+            boolean was = before != null && concerns(d, before) && filtered(d, before);
+            boolean is = after != null && concerns(d, after) && filtered(d, after);
+            if (!was && !is) {
+                continue;
+            }
+            String reason = !was ? "newlyMatching" : is ? "updated" : "noLongerMatching";
+            // its q and geoQ against the registration's own members and location (TP 047_14, 047_15)
+            Registration shown = is ? after : before;
+            subs.notifyRendered(s, text(notified(shown, d)), reason, x.request);
+        }
+    }
+
+    /**
+     * A csourceSubscription created or updated: a notification of the registrations it matches
+     * now (TP 047_02, 047_03, 047_16).
+     */
+    void initialNotification(Exchange x, LiveSubscription s) {
+        String data = matchingNow(s);
+        if (!data.isEmpty()) {
+            csourceSubscriptions.notifyRendered(s, data, "newlyMatching", x.request);
+        }
+    }
+
+    /** The registrations in force that {@code s} matches, as notification data (objects joined by commas). */
+    String matchingNow(LiveSubscription s) {
+        Subscription d = s.definition();
+        StringBuilder data = new StringBuilder();
+        long now = config.clock().millis();
+        for (Registrations.Live l : regs.list(d.tenant())) {
+            if (l.live(now) && concerns(d, l.definition()) && filtered(d, l.definition())) {
+                data.append(data.isEmpty() ? "" : ",").append(text(notified(l.definition(), d)));
+            }
+        }
+        return data.toString();
+    }
+
+    private boolean filtered(Subscription d, Registration r) {
+        return d.filter() == dev.cor.ngsild.subscription.SubscriptionFilter.ALL
+                || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()));
+    }
+
+    /**
+     * A registration as a csourceSubscription's notification carries it: compacted with the
+     * subscriber's context, its information narrowed to the RegistrationInfo the subscription
+     * matches (5.11.7: "only matching Registration information", TP 047_03) - all of it when none
+     * does (a registration that no longer matches) - and each EntityInfo's type as an array, as the
+     * suite reads it (Table 5.2.8-1 allows both).
+     */
+    private static ObjectNode notified(Registration r, Subscription d) {
+        ObjectNode out = render(r, null, d.context(), false, false);
+        if (!(out.get("information") instanceof ArrayNode all)) {
+            return out;
+        }
+        ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < r.information().size() && i < all.size(); i++) {
+            Registration one = new Registration(r.tenant(), r.id(), List.of(r.information().get(i)), r.mode(), r.operations(),
+                    r.endpoint(), r.contextSourceInfo(), r.sourceTenant(), 0, 0, -1, r.context(), r.document());
+            if (concerns(d, one)) {
+                kept.add(all.get(i));
+            }
+        }
+        ArrayNode shown = kept.isEmpty() ? all : kept;
+        for (JsonNode info : shown) {
+            if (info.get("entities") instanceof ArrayNode es) {
+                for (JsonNode e : es) {
+                    if (e.get("type") instanceof JsonNode t && t.isTextual()) {
+                        ((ObjectNode) e).putArray("type").add(t.asText());
+                    }
+                }
+            }
+        }
+        out.set("information", shown);
+        return out;
+    }
+
+    private static String text(ObjectNode n) {
+        return new String(write(n), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Whether a csourceSubscription concerns a registration: one of its entity selectors matches
+     * one of the registration's EntityInfo - by type, and by id or pattern where both name one
+     * (two patterns: yes) - and its watchedAttributes meet the registered attributes (none named on
+     * either side: all). A subscription without entities watches attributes alone.
+     */
+    static boolean concerns(Subscription d, Registration r) {
+        if (Registrations.temporal(r) && !d.document().has("temporalQ")) {
+            return false; // without a temporalQ, the sources of latest information (TP 047_08)
+        }
+        Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
+        for (Registration.Info info : r.information()) {
+            if (!Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
+                    0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), watched))) {
+                continue;
+            }
+            if (d.entities().isEmpty() || info.entities().isEmpty()) {
+                return true;
+            }
+            for (Subscription.Selector sel : d.entities()) {
+                for (Registration.EntityInfo e : info.entities()) {
+                    if (!sel.typeMatch().test(List.of(e.type()))) {
+                        continue;
+                    }
+                    if (sel.id() != null && e.id() != null && !sel.id().equals(e.id())) {
+                        continue;
+                    }
+                    if (sel.id() != null && e.idPattern() != null
+                            && !Pattern.compile(e.idPattern()).matcher(sel.id()).find()) {
+                        continue;
+                    }
+                    if (sel.idPattern() != null && e.id() != null && !sel.idPattern().matcher(e.id()).find()) {
+                        continue;
+                    }
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -176,6 +325,11 @@ final class RegistrationOperations {
     void restore(RegistrationKeeper.Kept k) {
         LdContext ctx = config.contexts().restore(k.context(), k.documents());
         regs.restore(build(k.id(), k.tenant(), k.document(), ctx, true), k.createdAt(), k.modifiedAt());
+    }
+
+    /** Has {@code keeper} keep every registration from now on; returns what it kept from before. */
+    List<RegistrationKeeper.Kept> keepWith(RegistrationKeeper keeper) {
+        return regs.keepWith(keeper, this::kept);
     }
 
     /** What the durable store keeps of {@code r}: its document, its context and the documents behind it. */
@@ -369,7 +523,7 @@ final class RegistrationOperations {
         for (JsonNode item : info) {
             infos.add(info(item));
         }
-        String endpoint = optionalText(doc, "endpoint");
+        String endpoint = SubscriptionOperations.optionalText(doc, "endpoint");
         if (endpoint == null) {
             throw NgsiLdException.badData("a registration has an endpoint (§ 5.2.9)");
         }
@@ -380,7 +534,7 @@ final class RegistrationOperations {
         while (endpoint.endsWith("/")) {
             endpoint = endpoint.substring(0, endpoint.length() - 1);
         }
-        String modeText = optionalText(doc, "mode");
+        String modeText = SubscriptionOperations.optionalText(doc, "mode");
         Registration.Mode mode = modeText == null ? Registration.Mode.INCLUSIVE : switch (modeText) {
             case "inclusive" -> Registration.Mode.INCLUSIVE;
             case "exclusive" -> Registration.Mode.EXCLUSIVE;
@@ -406,7 +560,7 @@ final class RegistrationOperations {
             }
         }
         long expiresAt = -1;
-        String expires = optionalText(doc, "expiresAt");
+        String expires = SubscriptionOperations.optionalText(doc, "expiresAt");
         if (expires != null) {
             if (!Syntax.isDateTime(expires)) {
                 throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
@@ -417,23 +571,30 @@ final class RegistrationOperations {
             }
         }
         Map<String, String> csi = new LinkedHashMap<>();
-        for (String[] kv : keyValues(doc, "contextSourceInfo")) {
+        for (String[] kv : SubscriptionOperations.keyValues(doc, "contextSourceInfo")) {
             csi.put(kv[0], kv[1]);
         }
-        String sourceTenant = optionalText(doc, "tenant");
+        String sourceTenant = SubscriptionOperations.optionalText(doc, "tenant");
         if (sourceTenant != null && (sourceTenant.isEmpty() || sourceTenant.length() > 256
                 || !sourceTenant.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
             throw NgsiLdException.badData("tenant names a tenant: up to 256 visible ASCII characters");
         }
         long[] management = management(doc);
         for (String m : List.of("registrationName", "description", "contextSourceAlias")) {
-            String s = optionalText(doc, m);
+            String s = SubscriptionOperations.optionalText(doc, m);
             if (s != null && s.isEmpty()) {
                 throw NgsiLdException.badData(m + " is a non-empty string");
             }
         }
         datasetIds(doc);
         scopes(doc);
+        for (String t : List.of("observationInterval", "managementInterval")) {
+            JsonNode n = doc.get(t);
+            if (n != null && (!n.isObject() || !n.path("startAt").isTextual() || !Syntax.isDateTime(n.path("startAt").asText())
+                    || (n.has("endAt") && (!n.get("endAt").isTextual() || !Syntax.isDateTime(n.get("endAt").asText()))))) {
+                throw NgsiLdException.badData(t + " is a TimeInterval (§ 5.2.11): startAt, and endAt if it ends, as DateTimes");
+            }
+        }
         for (String g : List.of("location", "observationSpace", "operationSpace")) {
             JsonNode n = doc.get(g);
             if (n != null && dev.cor.ngsild.query.GeoQuery.target(n) == null) {
@@ -567,42 +728,6 @@ final class RegistrationOperations {
         }
     }
 
-    /** An array of KeyValuePairs (§ 5.2.22): both members strings that can travel as a header. */
-    private static List<String[]> keyValues(ObjectNode holder, String member) {
-        JsonNode n = holder.get(member);
-        List<String[]> out = new ArrayList<>();
-        if (n == null) {
-            return out;
-        }
-        if (!n.isArray()) {
-            throw NgsiLdException.badData(member + " is an array of {key, value} pairs");
-        }
-        for (JsonNode kv : n) {
-            JsonNode k = kv.get("key");
-            JsonNode v = kv.get("value");
-            if (!kv.isObject() || k == null || !k.isTextual() || k.asText().isEmpty() || v == null || !v.isTextual()) {
-                throw NgsiLdException.badData(member + " is an array of {key, value} pairs, both strings, not " + kv);
-            }
-            if (k.asText().chars().anyMatch(c -> c <= 0x20 || c >= 0x7F || "()<>@,;:\\\"/[]?={}".indexOf(c) >= 0)
-                    || v.asText().chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0)) {
-                throw NgsiLdException.badData(member + ": '" + k.asText() + "' cannot be a header field");
-            }
-            out.add(new String[] {k.asText(), v.asText()});
-        }
-        return out;
-    }
-
-    private static String optionalText(ObjectNode holder, String member) {
-        JsonNode n = holder.get(member);
-        if (n == null) {
-            return null;
-        }
-        if (!n.isTextual()) {
-            throw NgsiLdException.badData(member + " is a string, not " + n);
-        }
-        return n.asText();
-    }
-
     // ---------------------------------------------------------------- the mode's conflicts (§ 5.9.2.4)
 
     /**
@@ -698,7 +823,11 @@ final class RegistrationOperations {
 
     /** The registration compacted with {@code ctx}, with what the broker keeps of it (Table 5.2.9-2). */
     private ObjectNode render(Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
-        Registration r = l.definition();
+        return render(l.definition(), l, ctx, ldJson, sysAttrs);
+    }
+
+    /** As above; {@code l} null: a registration that is gone (a notification of its deletion), without status. */
+    private static ObjectNode render(Registration r, Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         out.put("id", r.id());
         out.put("type", TYPE);
@@ -712,7 +841,7 @@ final class RegistrationOperations {
                 out.set(ctx.compactName(k), m.getValue());
             }
         }
-        String status = l.status();
+        String status = l == null ? null : l.status();
         if (status != null) {
             out.put("status", status);
             out.put("timesSent", l.timesSent());
@@ -724,7 +853,7 @@ final class RegistrationOperations {
                 out.put("lastFailure", EntityRenderer.time(l.lastFailure()));
             }
         }
-        if (sysAttrs) {
+        if (sysAttrs && l != null) {
             out.put("createdAt", EntityRenderer.time(l.createdAt()));
             out.put("modifiedAt", EntityRenderer.time(l.modifiedAt()));
         }
@@ -783,7 +912,7 @@ final class RegistrationOperations {
      */
     private record RegistrationQuery(Set<String> ids, String idPattern, TypeSelection types, Set<String> attrs,
             Csf csf, dev.cor.ngsild.query.GeoQuery geo, dev.cor.ngsild.query.ScopeQuery scope, QueryExpression q,
-            dev.cor.ngsild.NgsildLimits limits) {
+            dev.cor.ngsild.NgsildLimits limits, TimeQuery time) {
         static RegistrationQuery of(QueryParams p, LdContext ctx, dev.cor.ngsild.NgsildLimits limits) {
             EntityParser names = new EntityParser(ctx, limits);
             Set<String> ids = new LinkedHashSet<>();
@@ -816,26 +945,38 @@ final class RegistrationOperations {
             }
             String scopeQ = p.get("scopeQ");
             dev.cor.ngsild.query.ScopeQuery scope = scopeQ == null ? null : dev.cor.ngsild.query.ScopeQuery.parse(scopeQ);
-            if (p.get("timerel") != null) {
+            TimeQuery time = null;
+            if (p.get("timerel") != null || p.get("timeAt") != null) {
                 String rel = p.get("timerel");
-                if (!Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
+                if (rel == null || !Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
                         || !Syntax.isDateTime(p.get("timeAt"))
                         || (rel.equals("between") && (p.get("endTimeAt") == null || !Syntax.isDateTime(p.get("endTimeAt"))))) {
                     throw NgsiLdException.badData("a temporal query is timerel (before, after, between) with timeAt"
                             + " (and endTimeAt for between), as DateTimes");
                 }
+                String property = p.get("timeproperty") == null ? "observedAt" : p.get("timeproperty");
+                if (!Set.of("observedAt", "createdAt", "modifiedAt").contains(property)) {
+                    throw NgsiLdException.badData("timeproperty is observedAt, createdAt or modifiedAt, not " + property);
+                }
+                time = new TimeQuery(rel, millis(p.get("timeAt")), rel.equals("between") ? millis(p.get("endTimeAt")) : 0,
+                        property.equals("observedAt") ? "observationInterval" : "managementInterval");
             }
             Csf csf = p.get("csf") == null ? null : Csf.parse(p.get("csf"), ctx);
             if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty() && csf == null && q == null
-                    && geo == null && scope == null && p.get("timerel") == null) {
+                    && geo == null && scope == null && time == null) {
                 // § 5.10.2.4 (TP 037_02): neither entity types nor attribute names
                 throw NgsiLdException.badData("a query of registrations names entity types or attribute names (or an id,"
                         + " idPattern, csf)");
             }
-            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits);
+            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits, time);
         }
 
         boolean test(Registration r, long now) {
+            // § 5.10.2.4: without a temporal query, the sources of latest information (TP 037_08); with
+            // one, those whose interval it meets (037_09)
+            if (time == null ? Registrations.temporal(r) : !time.test(r)) {
+                return false;
+            }
             if (csf != null && !csf.test(r)) {
                 return false;
             }
@@ -909,7 +1050,7 @@ final class RegistrationOperations {
          * The registration as an entity whose properties are its Context Source Properties (the
          * registrant's own members): what a q is matched against (§ 5.10.2.4, TP 037_10_02).
          */
-        private static Entity asEntity(Registration r, dev.cor.ngsild.NgsildLimits limits) {
+        static Entity asEntity(Registration r, dev.cor.ngsild.NgsildLimits limits) {
             ObjectNode e = JsonNodeFactory.instance.objectNode();
             e.put("id", r.id());
             e.put("type", TYPE);
@@ -917,6 +1058,10 @@ final class RegistrationOperations {
                 if (!MEMBERS.contains(m.getKey()) && !m.getKey().equals("information")) {
                     ObjectNode p = e.putObject(m.getKey());
                     p.put("type", "Property");
+                    p.set("value", m.getValue());
+                } else if (Set.of("location", "observationSpace", "operationSpace").contains(m.getKey())) {
+                    ObjectNode p = e.putObject(m.getKey()); // a geoQ of a csourceSubscription matches these
+                    p.put("type", "GeoProperty");
                     p.set("value", m.getValue());
                 }
             }
@@ -932,6 +1077,32 @@ final class RegistrationOperations {
         private static Registration one(Registration.EntityInfo e) {
             return new Registration(null, null, List.of(new Registration.Info(List.of(e), Set.of(), Set.of())), null,
                     Set.of(), null, Map.of(), null, 0, 0, -1, null, null);
+        }
+    }
+
+    private static long millis(String dateTime) {
+        return Instant.parse(dateTime.endsWith("Z") ? dateTime : dateTime + "Z").toEpochMilli();
+    }
+
+    /**
+     * A temporal query of registrations (§ 5.10.2.4): matched against the registration's
+     * {@code observationInterval} (timeproperty observedAt) or {@code managementInterval}
+     * (createdAt, modifiedAt) - an interval that ends open reaches forever.
+     */
+    private record TimeQuery(String rel, long at, long endAt, String interval) {
+        boolean test(Registration r) {
+            JsonNode i = r.document().get(interval);
+            if (i == null || !i.isObject() || !i.path("startAt").isTextual() || !Syntax.isDateTime(i.path("startAt").asText())) {
+                return false;
+            }
+            long start = millis(i.path("startAt").asText());
+            long end = i.path("endAt").isTextual() && Syntax.isDateTime(i.path("endAt").asText())
+                    ? millis(i.path("endAt").asText()) : Long.MAX_VALUE;
+            return switch (rel) {
+                case "before" -> start < at;
+                case "after" -> end > at;
+                default -> start < endAt && end > at;
+            };
         }
     }
 

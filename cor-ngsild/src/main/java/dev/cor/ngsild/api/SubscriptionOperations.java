@@ -56,11 +56,22 @@ final class SubscriptionOperations {
     private final NgsildApplication app;
     private final Config config;
     private final Subscriptions subs;
+    /** {@code subscriptions}, or {@code csourceSubscriptions} (§ 5.11: the same data type, of registrations). */
+    private final String resource;
+    /** What a created or updated subscription does next (a csourceSubscription: a notification of what it matches). */
+    private final java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated;
 
     SubscriptionOperations(NgsildApplication app, Config config) {
+        this(app, config, config.subscriptions(), "subscriptions", (x, s) -> { });
+    }
+
+    SubscriptionOperations(NgsildApplication app, Config config, Subscriptions subs, String resource,
+            java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated) {
         this.app = app;
         this.config = config;
-        this.subs = config.subscriptions();
+        this.subs = subs;
+        this.resource = resource;
+        this.onCreated = onCreated;
     }
 
     // ---------------------------------------------------------------- the operations
@@ -82,10 +93,12 @@ final class SubscriptionOperations {
         }
         ObjectNode doc = expand(body, x.context, true);
         Subscription def = build(subId, x.tenant, doc, x.context, x.baseUrl(), false);
-        if (subs.add(def) == null) {
+        LiveSubscription live = subs.add(def);
+        if (live == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
-        app.created(x, CorNgsild.BASE_PATH + "subscriptions/" + subId);
+        app.created(x, CorNgsild.BASE_PATH + resource + "/" + subId);
+        onCreated.accept(x, live);
     }
 
     void retrieve(Exchange x) {
@@ -144,6 +157,7 @@ final class SubscriptionOperations {
             throw NgsiLdException.notFound("no subscription " + old.id());
         }
         app.noContent(x);
+        onCreated.accept(x, s);
     }
 
     void delete(Exchange x) {
@@ -484,8 +498,8 @@ final class SubscriptionOperations {
         return new Subscription.Endpoint(uri, "application/ld+json".equals(accept), List.copyOf(receiverInfo), qos);
     }
 
-    /** An array of KeyValuePairs (§ 5.2.22): both members strings. */
-    private static List<String[]> keyValues(ObjectNode holder, String member) {
+    /** An array of KeyValuePairs (§ 5.2.22): both members strings that can travel as header fields. */
+    static List<String[]> keyValues(ObjectNode holder, String member) {
         JsonNode n = holder.get(member);
         List<String[]> out = new ArrayList<>();
         if (n == null) {
@@ -574,7 +588,7 @@ final class SubscriptionOperations {
         return Math.max(1, Math.round(n.asDouble() * 1000));
     }
 
-    private static String optionalText(ObjectNode holder, String member) {
+    static String optionalText(ObjectNode holder, String member) {
         JsonNode n = holder.get(member);
         if (n == null) {
             return null;

@@ -30,14 +30,14 @@ public interface RegistrationKeeper {
      *
      * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is published)
      */
-    void keep(Kept r, Runnable publish);
+    void keepRegistration(Kept r, Runnable publish);
 
     /**
      * Runs {@code remove}; when it removed the registration (true), records that.
      *
      * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is removed)
      */
-    boolean forget(String tenant, String id, BooleanSupplier remove);
+    boolean forgetRegistration(String tenant, String id, BooleanSupplier remove);
 
     /**
      * What is kept of a registration: enough to build it again without the network.

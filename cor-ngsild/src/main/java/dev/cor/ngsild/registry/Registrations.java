@@ -16,16 +16,17 @@ import java.util.regex.Pattern;
 /**
  * The broker's context source registrations (§ 5.9, § 5.10), per tenant, and the lookup every
  * distributed operation asks first ({@link #matching}, § 4.3.6). Each tenant's registrations sit
- * in a map by id; every change publishes a new immutable array of them in id order by
- * compare-and-set (whoever loses the race rebuilds with the winner's change in the map), so a
- * lookup reads one array and never waits, and a loop never blocks on another's registration
- * request. {@link #any} is one volatile read while the broker has no registration at all.
+ * in a map by id; every change publishes a new immutable array of them in id order, so a lookup
+ * reads one array and never waits, and {@link #any} is one volatile read while the broker has no
+ * registration at all.
  * <p>
- * With a {@link RegistrationKeeper} (the durable store) a change and its record share a short
- * section under the tenant's monitor, held for a map operation and a queue append - never across
- * a wait - so the kept order is the order of the changes. The distributed operations report
- * each forward's outcome through {@link #reportSuccess} and {@link #reportFailure}: counters,
- * not a change of the registration, never recorded. Shared by every loop and worker.
+ * A change (create, update, delete) takes the tenant's monitor for a short section: the mode's
+ * conflict check against the registrations in force (§ 5.9.2.4 - two exclusive registrations of
+ * one attribute at once must not both pass), the record with a {@link RegistrationKeeper} (a
+ * queue append; the API waits for its fsync afterwards), the map operation and the publication.
+ * Nothing in it waits, and lookups never take it. The distributed operations report each
+ * forward's outcome through {@link #reportSuccess} and {@link #reportFailure}: counters, not a
+ * change of the registration, never recorded. Shared by every loop and worker.
  */
 public final class Registrations implements RegistrationLookup {
     private static final Live[] NONE = new Live[0];
@@ -35,7 +36,6 @@ public final class Registrations implements RegistrationLookup {
     /** Registrations in all tenants: {@link #any} answers false on one read while there are none. */
     private final AtomicInteger total = new AtomicInteger();
     private volatile RegistrationKeeper keeper;
-    private volatile Listener listener = Listener.NONE;
 
     public Registrations(InstantSource clock) {
         this.clock = clock;
@@ -113,14 +113,6 @@ public final class Registrations implements RegistrationLookup {
         }
     }
 
-    /** Told of every change, after it is in force (the csourceSubscriptions' notifications). */
-    public interface Listener {
-        Listener NONE = (tenant, before, after) -> { };
-
-        /** {@code before} null: created; {@code after} null: deleted; both: updated. */
-        void changed(String tenant, Registration before, Registration after);
-    }
-
     private static final class Tenant {
         final ConcurrentSkipListMap<String, Live> byId = new ConcurrentSkipListMap<>();
         final AtomicReference<Live[]> all = new AtomicReference<>(NONE);
@@ -137,11 +129,6 @@ public final class Registrations implements RegistrationLookup {
 
     private Tenant tenant(String name) {
         return tenants.computeIfAbsent(name, k -> new Tenant());
-    }
-
-    /** Sets who is told of every change (one listener: the csourceSubscriptions). */
-    public void listen(Listener l) {
-        this.listener = l == null ? Listener.NONE : l;
     }
 
     // ---------------------------------------------------------------- keeping them
@@ -187,8 +174,8 @@ public final class Registrations implements RegistrationLookup {
 
     /**
      * Adds a registration unless its id is taken. {@code admit} runs just before it is put in
-     * force, with the tenant's registrations as they are then (the exclusive/redirect conflict
-     * checks, § 5.9.2.4); it throws to refuse. Under the tenant's monitor only with a keeper.
+     * force, under the tenant's monitor, with the tenant's registrations as they are then (the
+     * exclusive/redirect conflict checks, § 5.9.2.4); it throws to refuse.
      *
      * @return the registration, or {@code null} when its id is taken (409)
      */
@@ -207,12 +194,11 @@ public final class Registrations implements RegistrationLookup {
             if (k == null) {
                 t.byId.put(r.id(), l);
             } else {
-                k.keep(form.of(r, now, now), () -> t.byId.put(r.id(), l));
+                k.keepRegistration(form.of(r, now, now), () -> t.byId.put(r.id(), l));
             }
             t.republish();
         }
         total.incrementAndGet();
-        listener.changed(r.tenant(), null, r);
         return l;
     }
 
@@ -240,23 +226,20 @@ public final class Registrations implements RegistrationLookup {
      */
     public boolean update(Live l, Registration r, java.util.function.Consumer<Live[]> admit) {
         Tenant t = tenant(r.tenant());
-        Registration before;
         synchronized (t) {
             if (l.removed || t.byId.get(r.id()) != l) {
                 return false;
             }
             admit.accept(t.all.get());
-            before = l.def;
             long now = clock.millis();
             RegistrationKeeper k = keeper;
             if (k == null) {
                 publish(l, r, now);
             } else {
-                k.keep(form.of(r, l.createdAt, now), () -> publish(l, r, now));
+                k.keepRegistration(form.of(r, l.createdAt, now), () -> publish(l, r, now));
             }
             t.republish();
         }
-        listener.changed(r.tenant(), before, r);
         return true;
     }
 
@@ -278,7 +261,7 @@ public final class Registrations implements RegistrationLookup {
                 gone = t.byId.remove(id);
             } else {
                 Live[] g = {null};
-                k.forget(tenant, id, () -> (g[0] = t.byId.remove(id)) != null);
+                k.forgetRegistration(tenant, id, () -> (g[0] = t.byId.remove(id)) != null);
                 gone = g[0];
             }
             if (gone == null) {
@@ -288,7 +271,6 @@ public final class Registrations implements RegistrationLookup {
             t.republish();
         }
         total.decrementAndGet();
-        listener.changed(tenant, gone.def, null);
         return true;
     }
 
@@ -338,7 +320,7 @@ public final class Registrations implements RegistrationLookup {
         for (Live l : t.all.get()) {
             Registration r = l.def;
             if (!l.live(nowMs) || (want.operation() != null && !r.operations().contains(want.operation()))
-                    || !matches(r, want)) {
+                    || (temporal(r) && !TEMPORAL_OPS.contains(want.operation())) || !matches(r, want)) {
                 continue;
             }
             if (out == null) {
@@ -347,6 +329,17 @@ public final class Registrations implements RegistrationLookup {
             out.add(r);
         }
         return out == null ? List.of() : out;
+    }
+
+    private static final Set<String> TEMPORAL_OPS = Set.of("retrieveTemporal", "queryTemporal");
+
+    /**
+     * Whether {@code r} registers a source of temporal evolutions (an {@code observationInterval}
+     * or {@code managementInterval}, § 5.2.9): it serves no request for the latest information -
+     * "a separate Context Registration is needed for this purpose".
+     */
+    public static boolean temporal(Registration r) {
+        return r.document() != null && (r.document().has("observationInterval") || r.document().has("managementInterval"));
     }
 
     /** Whether one of {@code r}'s RegistrationInfo covers {@code want} (§ 4.3.6, § 5.12). */

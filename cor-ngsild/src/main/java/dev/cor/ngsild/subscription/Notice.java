@@ -28,6 +28,11 @@ final class Notice {
     }
 
     private final List<Change> data;
+    /**
+     * A context source notification's (§ 5.3.2) trigger reason - newlyMatching, updated,
+     * noLongerMatching - or {@code null} for a notification of entities.
+     */
+    final String triggerReason;
     /** The entities as notification data (JSON objects joined by commas), once rendered. */
     volatile String rendered;
     /** Set by the sender when it takes the notice: a phase that comes later need not render it. */
@@ -35,6 +40,14 @@ final class Notice {
 
     Notice(List<Change> data) {
         this.data = data;
+        this.triggerReason = null;
+    }
+
+    /** A context source notification: its data (registrations) rendered already. */
+    Notice(String rendered, String triggerReason) {
+        this.data = List.of();
+        this.rendered = rendered;
+        this.triggerReason = triggerReason;
     }
 
     List<Change> data() {

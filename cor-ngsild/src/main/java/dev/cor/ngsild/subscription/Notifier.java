@@ -137,9 +137,13 @@ public final class Notifier implements AutoCloseable {
         // unique, not secret: UUID.randomUUID's SecureRandom would cost more than the rest of the id
         ThreadLocalRandom r = ThreadLocalRandom.current();
         out.put("id", "urn:ngsi-ld:Notification:" + new UUID(r.nextLong(), r.nextLong()));
-        out.put("type", "Notification");
+        String reason = batch.get(0).triggerReason;
+        out.put("type", reason == null ? "Notification" : "ContextSourceNotification");
         out.put("subscriptionId", d.id());
         out.put("notifiedAt", EntityRenderer.time(now));
+        if (reason != null) {
+            out.put("triggerReason", reason); // § 5.3.2: one reason per notification, so never batched
+        }
         ArrayNode data = out.putArray("data");
         for (Notice n : batch) {
             String entities = n.rendered;

@@ -42,6 +42,15 @@ public interface SubscriptionKeeper {
     boolean forget(String tenant, String id, BooleanSupplier remove);
 
     /**
+     * The keeper of the subscriptions to context source registrations (§ 5.11): the same records
+     * under kinds of their own, so that a restart gives each back to its resource; {@code null}
+     * when they are not kept.
+     */
+    default SubscriptionKeeper contextSources() {
+        return null;
+    }
+
+    /**
      * What is kept of a subscription: enough to build it again without the network.
      *
      * @param tenant    its tenant

@@ -54,13 +54,53 @@ public final class Subscriptions {
     private final ConcurrentLinkedQueue<LiveSubscription> homeless = new ConcurrentLinkedQueue<>();
     private volatile SubscriptionKeeper keeper;
     private volatile LdContexts contexts;
+    /** The csourceSubscriptions (§ 5.11): notified of registrations, never of writes. */
+    private final boolean contextSources;
+    /** A periodic csourceSubscription's data on each tick: the registrations it matches, rendered. */
+    private volatile java.util.function.Function<LiveSubscription, String> registrationsOf = s -> "";
 
     public Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound) {
+        this(clock, notifier, metrics, store, queueBound, false);
+    }
+
+    private Subscriptions(InstantSource clock, Notifier notifier, NgsildMetrics metrics, EntityStore store, int queueBound,
+            boolean contextSources) {
         this.clock = clock;
         this.notifier = notifier;
         this.metrics = metrics;
         this.store = store;
         this.queueBound = queueBound;
+        this.contextSources = contextSources;
+    }
+
+    /**
+     * The subscriptions to context source registrations (§ 5.11) beside these: their own
+     * resource, the same sender, queues and counts ({@link #notifyRendered}). Called once, by the broker.
+     */
+    public Subscriptions forContextSources() {
+        return new Subscriptions(clock, notifier, metrics, store, queueBound, true);
+    }
+
+    /** What a periodic csourceSubscription notifies on each tick (the API renders the registrations). */
+    public void periodicData(java.util.function.Function<LiveSubscription, String> registrationsOf) {
+        this.registrationsOf = registrationsOf;
+    }
+
+    /**
+     * Queues a context source notification (§ 5.3.2) whose data - the registrations, compacted
+     * with the subscriber's context - is rendered already, and has {@code request}'s
+     * post-response phase send it, as a write's notification is sent. Nothing when the
+     * subscription is not in force (paused, expired, deleted) or its throttle holds it back.
+     */
+    public void notifyRendered(LiveSubscription s, String data, String triggerReason, CorRest request) {
+        long now = clock.millis();
+        Subscription d = s.def;
+        if (!s.live(now) || !admit(s, d, now)) {
+            return;
+        }
+        if (enqueue(s, new Notice(data, triggerReason), now)) {
+            request.defer(r -> deliver(s));
+        }
     }
 
     /**
@@ -523,7 +563,7 @@ public final class Subscriptions {
      */
     private static List<Notice> coalesce(LiveSubscription s, Notice first) {
         Notice next = s.queue.peek();
-        if (next == null || s.def.timeIntervalMs() > 0) {
+        if (next == null || s.def.timeIntervalMs() > 0 || first.triggerReason != null) {
             return List.of(first);
         }
         List<Notice> batch = new ArrayList<>();
@@ -568,7 +608,12 @@ public final class Subscriptions {
         }
         Subscription d = s.def;
         long now = clock.millis();
-        if (s.live(now)) {
+        if (s.live(now) && contextSources) {
+            String registrations = registrationsOf.apply(s);
+            if (!registrations.isEmpty() && enqueue(s, new Notice(registrations, "newlyMatching"), now)) {
+                send(loop, s);
+            }
+        } else if (s.live(now)) {
             List<Notice.Change> data = new ArrayList<>();
             Map<Entity, Boolean> seen = new IdentityHashMap<>();
             for (Subscription.Selector sel : d.entities()) {
@@ -581,16 +626,21 @@ public final class Subscriptions {
                 }
             }
             if (!data.isEmpty() && enqueue(s, new Notice(List.copyOf(data)), now)) {
-                if (CorCo.start(() -> {
-                    deliver(s);
-                    return null;
-                }) == null) {
-                    loop.blockingExecutor().execute(() -> deliver(s)); // the loop's cap is reached: a helper thread sends
-                }
+                send(loop, s);
             }
         }
         if (!s.removed && s.generation.get() == generation) {
             loop.schedule(d.timeIntervalMs(), () -> tick(loop, s, generation));
+        }
+    }
+
+    /** A tick's notification leaves from a coroutine of the loop, or from a helper thread when the loop's cap is reached. */
+    private void send(CorCoLoop loop, LiveSubscription s) {
+        if (CorCo.start(() -> {
+            deliver(s);
+            return null;
+        }) == null) {
+            loop.blockingExecutor().execute(() -> deliver(s));
         }
     }
 

@@ -178,4 +178,23 @@ class RegistrationQueryTest extends ConformanceTest {
         reg(r);
         assertEquals(List.of(r.get("id").asText()), ids("type", "Vehicle"));
     }
+
+    @Test
+    void without_a_temporal_query_only_sources_of_latest_information_with_one_those_whose_interval_it_meets_037_08_037_09() {
+        three();
+        String temporal = RegistrationResourceTest.registrationId();
+        reg(Json.obj("""
+                {"id": "%s", "type": "ContextSourceRegistration",
+                 "information": [{"entities": [{"type": "Vehicle"}]}], "endpoint": "http://t.example:1026",
+                 "observationInterval": {"startAt": "2020-08-01T00:00:00Z", "endAt": "2021-08-01T00:00:00Z"},
+                 "@context": "%s"}""", temporal, model));
+        assertEquals(List.of(vehicleReg), ids("type", "Vehicle"));
+        assertEquals(List.of(temporal), ids("type", "Vehicle", "timerel", "before", "timeAt", "2021-01-01T00:00:00Z"));
+        assertEquals(List.of(), ids("type", "Vehicle", "timerel", "after", "timeAt", "2022-01-01T00:00:00Z"));
+        assertEquals(List.of(temporal), ids("type", "Vehicle", "timerel", "between", "timeAt", "2019-01-01T00:00:00Z",
+                "endTimeAt", "2020-09-01T00:00:00Z"));
+        // createdAt/modifiedAt look at the managementInterval, which it has not
+        assertEquals(List.of(), ids("type", "Vehicle", "timerel", "before", "timeAt", "2021-01-01T00:00:00Z",
+                "timeproperty", "modifiedAt"));
+    }
 }

@@ -181,7 +181,9 @@ class RegistrationResourceTest extends ConformanceTest {
         "{\"tenant\": \"\"}",
         "{\"scope\": \"no-slash\"}",
         "{\"location\": {\"type\": \"Point\", \"coordinates\": \"here\"}}",
-        "{\"datasetId\": [\"not a uri\"]}"
+        "{\"datasetId\": [\"not a uri\"]}",
+        "{\"observationInterval\": {\"endAt\": \"2021-01-01T00:00:00Z\"}}",
+        "{\"managementInterval\": {\"startAt\": \"yesterday\"}}"
     })
     void an_invalid_member_is_400_bad_request_data_033_02_033_10(String change) {
         ObjectNode reg = vehicles(registrationId());

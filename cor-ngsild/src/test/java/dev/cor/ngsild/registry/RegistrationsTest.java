@@ -163,4 +163,15 @@ class RegistrationsTest {
         assertEquals("timeout", l.lastFailureReason());
         regs.reportSuccess("", "urn:r:gone", 30); // a registration deleted meanwhile: ignored
     }
+
+    @Test
+    void a_registration_of_temporal_evolutions_serves_no_request_for_the_latest_information_5_2_9() throws Exception {
+        com.fasterxml.jackson.databind.node.ObjectNode doc = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        doc.putObject("observationInterval").put("startAt", "2020-01-01T00:00:00Z");
+        regs.add(new Registration("", "urn:r:t", List.of(info(Set.of(), ei(null, null, VEHICLE))), Registration.Mode.INCLUSIVE,
+                OperationNames.resolve(List.of("retrieveEntity", "queryTemporal")), "http://s", Map.of(), null, 0, 0, -1,
+                null, doc), existing -> { });
+        assertEquals(List.of(), ids(want("retrieveEntity", "urn:v:1", null, Set.of(), Set.of())));
+        assertEquals(List.of("urn:r:t"), ids(want("queryTemporal", null, null, Set.of(VEHICLE), Set.of())));
+    }
 }

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
@@ -40,9 +41,12 @@ public final class DataCheck {
         MemoryEntityStore memory = new MemoryEntityStore();
         Map<String, HostedContext> contexts = new LinkedHashMap<>();
         Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
+        Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
+        Map<String, SubscriptionKeeper.Kept> csourceSubscriptions = new LinkedHashMap<>();
         Recovery.Outcome r;
         try {
-            r = new Recovery(dir, files, new DurableEntityStore.Apply(memory, contexts, subscriptions), false).run();
+            r = new Recovery(dir, files, new DurableEntityStore.Apply(memory, contexts, subscriptions, registrations,
+                    csourceSubscriptions), false).run();
         } catch (DataDamagedException e) {
             lines.add("DAMAGED: " + e.getMessage());
             lines.add("the broker refuses to start on " + dir + " (doc/storage.md, \"When the data is damaged\")");
@@ -55,7 +59,8 @@ public final class DataCheck {
         if (r.snapshot != null) {
             lines.add(r.snapshot.getFileName() + ": holds the records up to " + r.snapshotSeq + ": " + r.snapshotTenants
                     + " tenant(s), " + r.snapshotEntities + " entities, " + r.snapshotContexts + " hosted @context(s), "
-                    + r.snapshotSubscriptions + " subscription(s)");
+                    + r.snapshotSubscriptions + " subscription(s), " + r.snapshotRegistrations + " registration(s), "
+                    + r.snapshotCsourceSubscriptions + " subscription(s) to registrations");
         } else {
             lines.add("no snapshot");
         }
@@ -69,7 +74,8 @@ public final class DataCheck {
         }
         lines.add("OK: " + r.replayed + " journal record(s) after the snapshot, the last one " + r.lastSeq()
                 + "; a broker starts with " + memory.tenants().size() + " tenant(s), " + entities + " entities, "
-                + contexts.size() + " hosted @context(s), " + subscriptions.size() + " subscription(s)");
+                + contexts.size() + " hosted @context(s), " + subscriptions.size() + " subscription(s), "
+                + registrations.size() + " registration(s), " + csourceSubscriptions.size() + " subscription(s) to registrations");
         return new Report(true, lines);
     }
 }

@@ -29,6 +29,7 @@ import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.StoreUnavailableException;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
@@ -49,7 +50,8 @@ import dev.cor.ngsild.subscription.SubscriptionKeeper;
  * {@link #close()} writes what is left and takes a last snapshot. Thread-safe: every loop and
  * worker shares one.
  */
-public final class DurableEntityStore implements EntityStore, ContextKeeper, SubscriptionKeeper, AutoCloseable {
+public final class DurableEntityStore implements EntityStore, ContextKeeper, SubscriptionKeeper, RegistrationKeeper,
+        AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DurableEntityStore.class.getName());
 
     private final Path dir;
@@ -63,13 +65,17 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     private final FileLock lock;
     private final List<HostedContext> recoveredContexts;
     private final List<SubscriptionKeeper.Kept> recoveredSubscriptions;
+    private final List<RegistrationKeeper.Kept> recoveredRegistrations;
+    private final List<SubscriptionKeeper.Kept> recoveredCsourceSubscriptions;
+    private final SubscriptionKeeper csourceKeeper = new CsourceSubscriptionKeeper();
     private final long recoveryMillis;
     private final Recovery.Outcome recovered;
     private final String recoverySummary;
     private boolean closed;
 
     private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
-            List<SubscriptionKeeper.Kept> subscriptions, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
+            List<SubscriptionKeeper.Kept> subscriptions, List<RegistrationKeeper.Kept> registrations,
+            List<SubscriptionKeeper.Kept> csourceSubscriptions, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
         this.recoverySummary = recoverySummary;
         this.dir = b.dir;
         this.files = b.files;
@@ -79,6 +85,8 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         this.lock = lock;
         this.recoveredContexts = contexts;
         this.recoveredSubscriptions = subscriptions;
+        this.recoveredRegistrations = registrations;
+        this.recoveredCsourceSubscriptions = csourceSubscriptions;
         this.recoveryMillis = recoveryMillis;
         this.recovered = r;
         List<Path> kept = new ArrayList<>(r.segments);
@@ -264,6 +272,48 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     @Override
     public boolean forget(String tenant, String id, BooleanSupplier remove) {
         return recordIf(remove, Format.SUBSCRIPTION_DELETE, tenant, id);
+    }
+
+    @Override
+    public SubscriptionKeeper contextSources() {
+        return csourceKeeper;
+    }
+
+    /** The subscriptions to registrations (§ 5.11): subscription records under kinds 10 and 11. */
+    private final class CsourceSubscriptionKeeper implements SubscriptionKeeper {
+        @Override
+        public List<SubscriptionKeeper.Kept> attachSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> current) {
+            snapshotter.csourceSubscriptions(current);
+            return recoveredCsourceSubscriptions;
+        }
+
+        @Override
+        public void keep(SubscriptionKeeper.Kept s, Runnable publish) {
+            recordThen(Format.CSOURCE_SUBSCRIPTION_PUT, s.tenant(), s, publish);
+        }
+
+        @Override
+        public boolean forget(String tenant, String id, BooleanSupplier remove) {
+            return recordIf(remove, Format.CSOURCE_SUBSCRIPTION_DELETE, tenant, id);
+        }
+    }
+
+    // ---------------------------------------------------------------- registrations
+
+    @Override
+    public List<RegistrationKeeper.Kept> attachRegistrations(Supplier<Collection<RegistrationKeeper.Kept>> current) {
+        snapshotter.registrations(current);
+        return recoveredRegistrations;
+    }
+
+    @Override
+    public void keepRegistration(RegistrationKeeper.Kept r, Runnable publish) {
+        recordThen(Format.REGISTRATION_PUT, r.tenant(), r, publish);
+    }
+
+    @Override
+    public boolean forgetRegistration(String tenant, String id, BooleanSupplier remove) {
+        return recordIf(remove, Format.REGISTRATION_DELETE, tenant, id);
     }
 
     // ---------------------------------------------------------------- health, counters
@@ -481,7 +531,10 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 MemoryEntityStore memory = new MemoryEntityStore();
                 Map<String, HostedContext> contexts = new LinkedHashMap<>();
                 Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
-                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions), true).run();
+                Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
+                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions = new LinkedHashMap<>();
+                Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions, registrations,
+                        csourceSubscriptions), true).run();
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
                 long entities = 0;
                 for (String t : memory.tenants()) {
@@ -489,11 +542,13 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 }
                 String from = r.snapshot == null ? "no snapshot" : "snapshot " + r.snapshot.getFileName();
                 String summary = entities + " entities, " + memory.tenants().size() + " tenant(s), " + contexts.size()
-                        + " hosted @context(s), " + subscriptions.size() + " subscription(s) recovered from " + dir + " in " + millis + " ms (" + from + ", then "
+                        + " hosted @context(s), " + subscriptions.size() + " subscription(s), " + registrations.size()
+                        + " registration(s), " + csourceSubscriptions.size() + " subscription(s) to registrations recovered from " + dir + " in " + millis + " ms (" + from + ", then "
                         + r.replayed + " journal records)";
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
                 return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()),
-                        List.copyOf(subscriptions.values()), millis, summary,
+                        List.copyOf(subscriptions.values()), List.copyOf(registrations.values()),
+                        List.copyOf(csourceSubscriptions.values()), millis, summary,
                         lockChannel, lock);
             } catch (IOException e) {
                 closeQuietly(lockChannel);
@@ -528,12 +583,37 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         private final Map<String, HostedContext> contexts;
         /** By tenant and id, joined by a NUL (which neither holds). */
         private final Map<String, SubscriptionKeeper.Kept> subscriptions;
+        private final Map<String, RegistrationKeeper.Kept> registrations;
+        private final Map<String, SubscriptionKeeper.Kept> csourceSubscriptions;
 
         Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts,
-                Map<String, SubscriptionKeeper.Kept> subscriptions) {
+                Map<String, SubscriptionKeeper.Kept> subscriptions, Map<String, RegistrationKeeper.Kept> registrations,
+                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions) {
             this.memory = memory;
             this.contexts = contexts;
             this.subscriptions = subscriptions;
+            this.registrations = registrations;
+            this.csourceSubscriptions = csourceSubscriptions;
+        }
+
+        @Override
+        public void csourceSubscribed(SubscriptionKeeper.Kept s) {
+            csourceSubscriptions.put(s.tenant() + '\0' + s.id(), s);
+        }
+
+        @Override
+        public void csourceUnsubscribed(String tenant, String id) {
+            csourceSubscriptions.remove(tenant + '\0' + id);
+        }
+
+        @Override
+        public void registered(RegistrationKeeper.Kept r) {
+            registrations.put(r.tenant() + '\0' + r.id(), r);
+        }
+
+        @Override
+        public void unregistered(String tenant, String id) {
+            registrations.remove(tenant + '\0' + id);
         }
 
         @Override

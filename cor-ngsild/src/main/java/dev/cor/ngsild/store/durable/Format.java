@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
@@ -49,6 +50,8 @@ final class Format {
     static final int SUBSCRIPTION_DELETE = 7;
     static final int REGISTRATION_PUT = 8;
     static final int REGISTRATION_DELETE = 9;
+    static final int CSOURCE_SUBSCRIPTION_PUT = 10;
+    static final int CSOURCE_SUBSCRIPTION_DELETE = 11;
     /** The last record of a snapshot: what it holds, so that a snapshot cut short is seen as one. */
     static final int SNAPSHOT_END = 127;
 
@@ -95,7 +98,10 @@ final class Format {
             case CONTEXT_DELETE -> "hosted @context deletion";
             case SUBSCRIPTION_PUT -> "subscription";
             case SUBSCRIPTION_DELETE -> "subscription deletion";
-            case REGISTRATION_PUT, REGISTRATION_DELETE -> "registration";
+            case REGISTRATION_PUT -> "registration";
+            case CSOURCE_SUBSCRIPTION_PUT -> "subscription to registrations";
+            case CSOURCE_SUBSCRIPTION_DELETE -> "subscription to registrations deletion";
+            case REGISTRATION_DELETE -> "registration deletion";
             case SNAPSHOT_END -> "end of snapshot";
             default -> "type " + type;
         };
@@ -209,18 +215,25 @@ final class Format {
                 EntityCodec.writeJson(out, c.context());
             }
             case CONTEXT_DELETE -> out.string((String) value);
-            case SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
-            case SUBSCRIPTION_DELETE -> {
+            case SUBSCRIPTION_PUT, CSOURCE_SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
+            case SUBSCRIPTION_DELETE, REGISTRATION_DELETE, CSOURCE_SUBSCRIPTION_DELETE -> {
                 out.string(tenant);
                 out.string((String) value);
             }
+            case REGISTRATION_PUT -> writeRegistration(out, (RegistrationKeeper.Kept) value);
             case SNAPSHOT_END -> {
                 long[] counts = (long[]) value;
                 for (int i = 0; i < 3; i++) {
                     out.varlong(counts[i]);
                 }
-                if (counts.length > 3 && counts[3] > 0) {
-                    out.varlong(counts[3]); // only then: a snapshot without subscriptions is as version 1 began
+                // each later count only when it or one after it is not 0: a snapshot without subscriptions
+                // is as version 1 began, one without registrations as before them, and so on
+                int last = counts.length - 1;
+                while (last >= 3 && counts[last] == 0) {
+                    last--;
+                }
+                for (int i = 3; i <= last; i++) {
+                    out.varlong(counts[i]);
                 }
             }
             default -> throw new IllegalArgumentException("no record type " + type);
@@ -249,12 +262,57 @@ final class Format {
         out.nullableString(k.brokerUrl());
         EntityCodec.writeJson(out, k.context());
         EntityCodec.writeJson(out, k.document());
-        out.varlong(k.documents().size());
-        for (LdContexts.RemoteDocument d : k.documents()) {
+        writeDocuments(out, k.documents());
+    }
+
+    /**
+     * A registration: tenant, id, createdAt and modifiedAt (zigzag), the registrant's
+     * {@code @context} (JSON), the document (JSON), then the remote context documents as a
+     * subscription's. Its forwards' counters are not kept: they count what this process sent.
+     */
+    private static void writeRegistration(ByteSink out, RegistrationKeeper.Kept k) {
+        out.string(k.tenant());
+        out.string(k.id());
+        out.zigzag(k.createdAt());
+        out.zigzag(k.modifiedAt());
+        EntityCodec.writeJson(out, k.context());
+        EntityCodec.writeJson(out, k.document());
+        writeDocuments(out, k.documents());
+    }
+
+    private static void writeDocuments(ByteSink out, List<LdContexts.RemoteDocument> documents) {
+        out.varlong(documents.size());
+        for (LdContexts.RemoteDocument d : documents) {
             out.string(d.url());
             out.string(d.documentUrl());
             EntityCodec.writeJson(out, d.context());
         }
+    }
+
+    private static List<LdContexts.RemoteDocument> readDocuments(ByteSource in, EntityCodec codec, String what)
+            throws ByteSource.Malformed {
+        long n = in.varlong();
+        if (n < 0 || n > in.remaining()) {
+            throw new ByteSource.Malformed("a " + what + " names " + n + " context documents");
+        }
+        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
+        for (long i = 0; i < n; i++) {
+            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
+        }
+        return List.copyOf(docs);
+    }
+
+    private static RegistrationKeeper.Kept readRegistration(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        String tenant = codec.name(in.string());
+        String id = in.string();
+        long createdAt = in.zigzag();
+        long modifiedAt = in.zigzag();
+        JsonNode context = codec.readJson(in, 0);
+        if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
+            throw new ByteSource.Malformed("a registration's document is not a JSON object");
+        }
+        return new RegistrationKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "registration"),
+                createdAt, modifiedAt);
     }
 
     private static SubscriptionKeeper.Kept readSubscription(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
@@ -267,15 +325,8 @@ final class Format {
         if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
             throw new ByteSource.Malformed("a subscription's document is not a JSON object");
         }
-        long n = in.varlong();
-        if (n < 0 || n > in.remaining()) {
-            throw new ByteSource.Malformed("a subscription names " + n + " context documents");
-        }
-        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
-        for (long i = 0; i < n; i++) {
-            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
-        }
-        return new SubscriptionKeeper.Kept(tenant, id, document, context, List.copyOf(docs), brokerUrl, st);
+        return new SubscriptionKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "subscription"),
+                brokerUrl, st);
     }
 
     /** Where the records read are applied (the recovery), or just counted (the check). */
@@ -293,6 +344,14 @@ final class Format {
         void subscribed(SubscriptionKeeper.Kept subscription);
 
         void unsubscribed(String tenant, String id);
+
+        void registered(RegistrationKeeper.Kept registration);
+
+        void unregistered(String tenant, String id);
+
+        void csourceSubscribed(SubscriptionKeeper.Kept subscription);
+
+        void csourceUnsubscribed(String tenant, String id);
     }
 
     /**
@@ -322,10 +381,22 @@ final class Format {
                 String tenant = codec.name(in.string());
                 apply.unsubscribed(tenant, in.string());
             }
+            case REGISTRATION_PUT -> apply.registered(readRegistration(in, codec));
+            case REGISTRATION_DELETE -> {
+                String tenant = codec.name(in.string());
+                apply.unregistered(tenant, in.string());
+            }
+            case CSOURCE_SUBSCRIPTION_PUT -> apply.csourceSubscribed(readSubscription(in, codec));
+            case CSOURCE_SUBSCRIPTION_DELETE -> {
+                String tenant = codec.name(in.string());
+                apply.csourceUnsubscribed(tenant, in.string());
+            }
             case SNAPSHOT_END -> {
-                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0};
-                if (in.remaining() > 0) {
-                    counts[3] = in.varlong(); // subscriptions, written when there are some
+                // tenants, entities, hosted contexts; then, as far as written: subscriptions, registrations,
+                // subscriptions to registrations
+                long[] counts = {in.varlong(), in.varlong(), in.varlong(), 0, 0, 0};
+                for (int i = 3; i < counts.length && in.remaining() > 0; i++) {
+                    counts[i] = in.varlong();
                 }
                 if (in.remaining() != 0) {
                     throw new ByteSource.Malformed(in.remaining() + " bytes left over after a record of " + typeName(type));

@@ -29,6 +29,8 @@ final class Recovery {
         long snapshotTenants;
         long snapshotContexts;
         long snapshotSubscriptions;
+        long snapshotRegistrations;
+        long snapshotCsourceSubscriptions;
         /** The last record read from the journal (0: none). */
         long journalSeq;
         /** Records applied from the journal (those after the snapshot). */
@@ -126,6 +128,8 @@ final class Recovery {
             long entities = 0;
             long contexts = 0;
             long subscriptions = 0;
+            long registrations = 0;
+            long csourceSubscriptions = 0;
             while (true) {
                 long at = r.offset();
                 int status = r.next();
@@ -152,14 +156,18 @@ final class Recovery {
                     case Format.ENTITY_PUT -> entities++;
                     case Format.CONTEXT_PUT -> contexts++;
                     case Format.SUBSCRIPTION_PUT -> subscriptions++;
+                    case Format.REGISTRATION_PUT -> registrations++;
+                    case Format.CSOURCE_SUBSCRIPTION_PUT -> csourceSubscriptions++;
                     case Format.SNAPSHOT_END -> { }
                     default -> throw damaged(file, at, "a snapshot holds no record of " + Format.typeName(type));
                 }
                 if (end != null) {
-                    if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions) {
+                    if (end[0] != tenants || end[1] != entities || end[2] != contexts || end[3] != subscriptions
+                            || end[4] != registrations || end[5] != csourceSubscriptions) {
                         throw damaged(file, at, "its last record counts " + end[0] + " tenants, " + end[1] + " entities, "
-                                + end[2] + " @contexts and " + end[3] + " subscriptions, and it holds " + tenants + ", "
-                                + entities + ", " + contexts + " and " + subscriptions);
+                                + end[2] + " @contexts, " + end[3] + " subscriptions, " + end[4] + " registrations and "
+                                + end[5] + " subscriptions to registrations, and it holds " + tenants + ", " + entities + ", "
+                                + contexts + ", " + subscriptions + ", " + registrations + " and " + csourceSubscriptions);
                     }
                     if (r.offset() != r.size()) {
                         throw damaged(file, r.offset(), (r.size() - r.offset()) + " bytes after its last record");
@@ -173,6 +181,8 @@ final class Recovery {
             out.snapshotEntities = entities;
             out.snapshotContexts = contexts;
             out.snapshotSubscriptions = subscriptions;
+            out.snapshotRegistrations = registrations;
+            out.snapshotCsourceSubscriptions = csourceSubscriptions;
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.zip.CRC32C;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.EntityStore;
+import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
 /**
@@ -37,6 +38,8 @@ final class Snapshotter implements Journal.Progress {
     private final Thread thread;
     private volatile Supplier<Collection<HostedContext>> contexts = List::of;
     private volatile Supplier<Collection<SubscriptionKeeper.Kept>> subscriptions = List::of;
+    private volatile Supplier<Collection<RegistrationKeeper.Kept>> registrations = List::of;
+    private volatile Supplier<Collection<SubscriptionKeeper.Kept>> csourceSubscriptions = List::of;
 
     private volatile boolean stopping;
     private volatile boolean requested;
@@ -65,6 +68,14 @@ final class Snapshotter implements Journal.Progress {
 
     void contexts(Supplier<Collection<HostedContext>> hosted) {
         this.contexts = hosted;
+    }
+
+    void csourceSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> inForce) {
+        this.csourceSubscriptions = inForce;
+    }
+
+    void registrations(Supplier<Collection<RegistrationKeeper.Kept>> inForce) {
+        this.registrations = inForce;
     }
 
     void subscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> inForce) {
@@ -195,8 +206,18 @@ final class Snapshotter implements Journal.Progress {
                 Format.writeRecord(out, ++ordinal[0], Format.SUBSCRIPTION_PUT, null, k, codec, crc);
                 subscribed++;
             }
+            long registered = 0;
+            for (RegistrationKeeper.Kept k : registrations.get()) {
+                Format.writeRecord(out, ++ordinal[0], Format.REGISTRATION_PUT, null, k, codec, crc);
+                registered++;
+            }
+            long csourceSubscribed = 0;
+            for (SubscriptionKeeper.Kept k : csourceSubscriptions.get()) {
+                Format.writeRecord(out, ++ordinal[0], Format.CSOURCE_SUBSCRIPTION_PUT, null, k, codec, crc);
+                csourceSubscribed++;
+            }
             Format.writeRecord(out, ++ordinal[0], Format.SNAPSHOT_END, null,
-                    new long[] {tenants.size(), entities, hosted, subscribed}, codec, crc);
+                    new long[] {tenants.size(), entities, hosted, subscribed, registered, csourceSubscribed}, codec, crc);
             pos[0] = spill(f, out, pos[0]);
             f.force();
             return pos[0];
