@@ -635,6 +635,20 @@ class DistributedOperationsTest {
         assertTrue(ms < 2_500, "the hung source's 400 ms timeout bounds the answer, not the broker's 3 s: " + ms + " ms");
     }
 
+    /** IOP_EXT_ERR_01_03/12: with no data anywhere a retrieve is 404, and a dead source's warning stays on it. */
+    @Test
+    void a_404_keeps_the_warning_of_a_dead_source() {
+        Node a = broker("A20");
+        String id = fresh("Vehicle");
+        SourceStub dead = stub(req -> new SourceStub.Die());
+        reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of("speed"));
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(404, r.status(), r.toString());
+        assertEquals(1, r.headerValues("NGSILD-Warning").size(), r.toString());
+        assertTrue(r.header("NGSILD-Warning").startsWith("199 A20 "), r.toString());
+        assertFalse(r.text().contains("speed"), r.toString());
+    }
+
     /** A query with a failing source answers the local part (IOP_EXT_ERR_01_01 in spirit). */
     @Test
     void query_with_a_failing_source_answers_the_local_part() {
