@@ -117,6 +117,22 @@ class CorRestClientFaultTest {
     }
 
     @Test
+    void aRequestsOwnDeadlineReplacesTheClientsAndTheNextUsesTheClientsAgain() throws Exception {
+        TestServer s = raw(TestServer::drain);
+        long t0 = System.nanoTime();
+        CorRestClientException e = failsInCoroutine(CorRestClientRequest.builder("GET", url(s)).timeoutMs(100).build());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
+        assertTrue(ms >= 90 && ms < 3000, "timed out after " + ms + " ms");
+        assertTrue(e.getMessage().contains("100 ms"), "the request's 100 ms, not the client's 300: " + e.getMessage());
+        long t1 = System.nanoTime();
+        CorRestClientException plain = failsInCoroutine(CorRestClientRequest.get(url(s)));
+        assertTrue((System.nanoTime() - t1) / 1_000_000 >= 290, "a request without its own deadline keeps the client's");
+        assertTrue(plain.getMessage().contains("300 ms"), plain.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> CorRestClientRequest.builder("GET", url(s)).timeoutMs(0));
+    }
+
+    @Test
     void aResetInTheMiddleOfTheBodyIsResetOrClosed() throws Exception {
         TestServer s = http((req, sock, out) -> {
             TestServer.write(out, "HTTP/1.1 200 OK\r\nContent-Length: 60000\r\n\r\n" + "x".repeat(1000));
