@@ -20,6 +20,7 @@ import dev.cor.ngsild.registry.EntityMerge;
 import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationLookup;
+import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestState;
 import dev.cor.rest.client.CorRestClientRequest;
 
@@ -39,10 +40,12 @@ final class DistributedOperations {
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
     private static final int SOURCE_LIMIT = 1000;
 
+    private final NgsildApplication app;
     private final Config config;
     private final Forwarder forwarder;
 
-    DistributedOperations(Config config, Forwarder forwarder) {
+    DistributedOperations(NgsildApplication app, Config config, Forwarder forwarder) {
+        this.app = app;
         this.config = config;
         this.forwarder = forwarder;
     }
@@ -163,7 +166,10 @@ final class DistributedOperations {
 
     // ---------------------------------------------------------------- Retrieve Entity (§ 5.7.1.4)
 
-    /** The entity of {@code GET /entities/{id}} from here and its sources, merged; 404 when nobody has it. */
+    /**
+     * The entity of {@code GET /entities/{id}} from here and its sources, merged; 404 when nobody
+     * has it; {@code null} when one source alone had it and its answer was relayed ({@link #relayable}).
+     */
     Entity retrieve(Exchange x) {
         String id = EntityOperations.entityId(x);
         TypeSelection type = x.params.get("type") == null ? null
@@ -194,7 +200,8 @@ final class DistributedOperations {
             param(q, "type", compactTypes(r, sendTypes));
             param(q, "attrs", compactNames(r, ask));
             if (k < retrievers) {
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null)));
+                boolean relay = local == null && regs.size() == 1 && relayable(x, r);
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null, !relay)));
             } else if (r.operations().contains("queryEntity")) {
                 if (sendTypes.isEmpty() && ask == null) {
                     continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
@@ -225,6 +232,10 @@ final class DistributedOperations {
         }
         Entity merged = local;
         List<Forwarder.Answer> answers = fanOut(x, outs);
+        if (local == null && regs.size() == 1 && outs.size() == 1 && retrievers == 1 && relayable(x, regs.get(0))
+                && relayed(x, id, answers.get(0))) {
+            return null;
+        }
         List<Entity> auxiliary = new ArrayList<>();
         for (Forwarder.Answer a : answers) {
             if (!a.ok() || a.body() == null) {
@@ -263,6 +274,53 @@ final class DistributedOperations {
                     + " context source(s) registered for it");
         }
         return merged;
+    }
+
+    /**
+     * Whether a retrieve that one source alone answers (nothing here, one registration) can
+     * relay the source's entity as it comes: the answer is {@code application/json} compacted with
+     * the context the registration was made with, in the normalized form, and the request asks
+     * nothing of the representation but {@code attrs} (which the forward carries, narrowed) - so
+     * there is nothing to merge and nothing to render again. The chain of brokers is this case.
+     */
+    private static boolean relayable(Exchange x, Registration r) {
+        if (x.accept != MediaType.JSON || r.mode() == Registration.Mode.AUXILIARY || r.context() == null
+                || !(x.context == r.context() || (x.context.isCore() && r.context().isCore()))) {
+            return false;
+        }
+        for (String name : x.params.asMap().keySet()) {
+            switch (name) {
+                case "attrs", "type", "local" -> { }
+                case "options" -> {
+                    if (!x.params.get("options").equals("normalized")) {
+                        return false;
+                    }
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Answers with the source's entity as it came, when it is one: a JSON object of the id asked
+     * for, with no {@code @context} of its own. {@code false} leaves the answer to the merge
+     * (which reports what is wrong with it).
+     */
+    private boolean relayed(Exchange x, String id, Forwarder.Answer a) {
+        JsonNode e = a.body();
+        if (!a.ok() || e == null || !e.isObject() || !id.equals(e.path("id").asText(null)) || e.has("@context")
+                || !e.path("type").isTextual() && !e.path("type").isArray()) {
+            return false;
+        }
+        try {
+            app.answer(x, 200, MediaType.JSON, CorRestJson.mapper().writeValueAsBytes(e), x.context);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            return false;
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- Query Entities (§ 5.7.2.4)
@@ -839,7 +897,15 @@ final class DistributedOperations {
      */
     private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
             byte[] body) {
-        param(query, "options", "sysAttrs");
+        return request(x, r, method, path, query, body, true);
+    }
+
+    /** {@link #request}, asking for the system attributes only when {@code sysAttrs}: a merge compares them, a relay does not. */
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body, boolean sysAttrs) {
+        if (sysAttrs) {
+            param(query, "options", "sysAttrs");
+        }
         if (localOnly(r)) {
             param(query, "local", "true");
         }

@@ -75,7 +75,10 @@ final class EntityOperations {
 
     void retrieve(Exchange x) {
         if (x.forwards != null) {
-            answerEntity(x, distributed.retrieve(x));
+            Entity merged = distributed.retrieve(x);
+            if (merged != null) { // null: answered already, with a source's entity relayed
+                answerEntity(x, merged);
+            }
             return;
         }
         // an id the store holds was checked when it was created: only a miss needs the id checked (400 before 404)

@@ -62,7 +62,7 @@ public final class NgsildApplication implements CorRestApplication {
     /** The application; {@code forwarder} sends the forwards of distributed operations (§ 4.3.6). */
     public NgsildApplication(Config config, Forwarder forwarder) {
         this.config = config;
-        this.distributed = forwarder == null ? null : new DistributedOperations(config, forwarder);
+        this.distributed = forwarder == null ? null : new DistributedOperations(this, config, forwarder);
         this.entities = new EntityOperations(this, config, distributed);
         this.batches = new BatchOperations(this, config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));

@@ -255,9 +255,13 @@ class DistributedOperationsTest {
         assertTrue(r.header("NGSILD-Warning").startsWith("111 A17 "), r.toString());
     }
 
-    /** § 4.3.6.5: the forward carries the registration's context, tenant, contextSourceInfo and Via. */
+    /**
+     * § 4.3.6.5: the forward carries the registration's context, tenant, contextSourceInfo and
+     * Via; it asks for the system attributes only when there is something to merge (§ 4.5.5.3):
+     * an entity one source alone has is relayed as the source answered it.
+     */
     @Test
-    void the_forward_names_this_broker_in_via_and_asks_for_sysAttrs() {
+    void the_forward_names_this_broker_in_via_and_asks_for_sysAttrs_only_to_merge() {
         Node a = broker("A6");
         String id = fresh("Vehicle");
         SourceStub s = stub(req -> new SourceStub.Answer(200,
@@ -267,10 +271,40 @@ class DistributedOperationsTest {
         assertEquals(200, r.status(), r.toString());
         SourceStub.Seen f = s.seen().get(0);
         assertTrue(f.target().startsWith("/ngsi-ld/v1/entities/" + id + "?"), f.target());
-        assertTrue(f.target().contains("options=sysAttrs"), f.target());
+        assertFalse(f.target().contains("options=sysAttrs"), "nothing here to merge with: " + f.target());
+        assertEquals(3, r.json().get("speed").get("value").asInt(), r.toString());
         assertTrue(f.target().contains("type=Vehicle"), "§ 4.3.6.1: the registered type is added: " + f.target());
         assertFalse(f.target().contains("local=true"), "no localOnly: the source may forward further: " + f.target());
         assertEquals("1.1 upstream, 1.1 A6", f.header("Via"));
+
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        Answer merged = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, merged.status(), merged.toString());
+        assertTrue(s.seen().get(1).target().contains("options=sysAttrs"), "a merge compares modifiedAt: " + s.seen().get(1).target());
+        assertEquals("Skoda", merged.json().get("brand").get("value").asText(), merged.toString());
+        assertEquals(3, merged.json().get("speed").get("value").asInt(), merged.toString());
+    }
+
+    /**
+     * The relay (one source, nothing here) answers exactly what a merge would: the same entity,
+     * as the source gave it, and only where nothing is asked of the representation. keyValues is
+     * rendered here from the merged entity.
+     */
+    @Test
+    void an_entity_one_source_alone_has_is_relayed_and_a_representation_is_still_rendered_here() {
+        Node a = broker("A7");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":3}}".formatted(id), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        Answer plain = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, plain.status(), plain.toString());
+        assertEquals(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":3}}".formatted(id)),
+                plain.json(), plain.toString());
+        Answer kv = a.api().get(Ngsi.entity(id)).query("options", "keyValues").send();
+        assertEquals(200, kv.status(), kv.toString());
+        assertEquals(3, kv.json().get("speed").asInt(), "keyValues rendered here: " + kv);
+        assertTrue(s.seen().get(1).target().contains("options=sysAttrs"), s.seen().get(1).target());
     }
 
     // ---------------------------------------------------------------- writes, § 5.6.x
