@@ -171,6 +171,7 @@ public final class CorNgsild implements AutoCloseable {
      */
     public void tickOn(List<CorCoLoop> loops) {
         subscriptions.tickOn(loops);
+        application.csourceSubscriptions().tickOn(loops);
     }
 
     /** The client notifications go out through (its pool: one kept-alive connection per receiver and loop). */
@@ -187,6 +188,7 @@ public final class CorNgsild implements AutoCloseable {
     @Override
     public void close() {
         subscriptions.close();
+        application.csourceSubscriptions().close();
         notifier.close();
         notificationClient.close();
         forwardClient.close();

@@ -131,6 +131,14 @@ public final class NgsildApplication implements CorRestApplication {
         }
     }
 
+    /**
+     * The subscriptions to registrations (§ 5.11), for what the broker does with every
+     * subscription at its edges: {@code tickOn} once a server has loops, {@code close} at the end.
+     */
+    public Subscriptions csourceSubscriptions() {
+        return csourceSubscriptions;
+    }
+
     // ---------------------------------------------------------------- the dispatch's questions
 
     @Override

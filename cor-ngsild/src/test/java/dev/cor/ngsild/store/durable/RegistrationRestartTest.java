@@ -174,4 +174,32 @@ class RegistrationRestartTest {
             }
         }
     }
+
+    /**
+     * A periodic subscription to registrations kept from before ticks again as soon as the
+     * server has loops - not only once some request reaches one (the broker's {@code tickOn}).
+     */
+    @Test
+    void aPeriodicSubscriptionToRegistrationsTicksAfterARestartWithoutAnyRequest(@TempDir Path dir) throws Exception {
+        String sub = "urn:ngsi-ld:Subscription:csr-periodic";
+        String reg = "urn:ngsi-ld:ContextSourceRegistration:periodic";
+        try (NotificationReceiver receiver = NotificationReceiver.start()) {
+            try (DurableBroker broker = DurableBroker.open(dir)) {
+                assertEquals(201, broker.http.postJson("/csourceRegistrations", registration(reg, "Car", "speed")).statusCode());
+                String csr = "{\"id\": \"" + sub + "\", \"type\": \"Subscription\", \"entities\": [{\"type\": \"Car\"}],"
+                        + " \"timeInterval\": 1, \"notification\": {\"endpoint\": {\"uri\": \"" + receiver.url() + "\"}}}";
+                assertEquals(201, broker.http.postJson("/csourceSubscriptions", csr).statusCode());
+                assertEquals(sub, receiver.next(10_000).json().path("subscriptionId").asText());
+            }
+            while (receiver.poll(300) != null) {
+                // what the first broker sent before it stopped
+            }
+            try (DurableBroker again = DurableBroker.open(dir)) {
+                NotificationReceiver.Received n = receiver.next(10_000); // no request is sent to this broker
+                assertEquals("ContextSourceNotification", n.json().path("type").asText(), n.json().toString());
+                assertEquals(sub, n.json().path("subscriptionId").asText());
+                assertEquals(reg, n.json().path("data").path(0).path("id").asText());
+            }
+        }
+    }
 }
