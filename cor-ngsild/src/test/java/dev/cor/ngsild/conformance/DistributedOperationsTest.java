@@ -604,6 +604,23 @@ class DistributedOperationsTest {
         assertBothInAboutOneSecond(a, id, "two cor:// sources of 1 s each");
     }
 
+    /** With coroutines off (the launcher's --coroutines 0) a forwarding request takes the worker hop: the forwards block it, one after the other, and the answer is the same. */
+    @Test
+    void with_coroutines_off_the_forwards_run_on_a_worker_and_answer_the_same() {
+        TestBroker hop = TestBroker.start(c -> c.brokerId("HOP").forwardTimeoutMs(3_000), s -> s.coroutineCap(0));
+        open.add(hop);
+        Node a = new Node(hop, new Ngsi(hop.baseUrl()));
+        Node b = broker("HOPB");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":80}}".formatted(id));
+        reg(a, Mode.INCLUSIVE, b.broker().corUrl(), id, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals("Skoda", r.json().path("brand").path("value").asText(), r.toString());
+        assertEquals(80, r.json().path("speed").path("value").asInt(), r.toString());
+    }
+
     /** Two real sources that take a second each to answer: one gives the entity's speed, the other its colour. */
     private SourceStub[] twoSlowSources(String id) {
         return new SourceStub[] {
