@@ -69,11 +69,13 @@ cpu_ticks() {
 server_pids() { echo "${pids[@]}"; }
 
 # load URL CONNS SECONDS [extra corRequest flags] -> prints "req/s p50 p99 errors requests" (µs)
-# (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1))
+# (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1);
+# LOAD_WARMUP, seconds the generator runs first in the same process, uncounted: default 0)
 load() {
   local url=$1 conns=$2 secs=$3; shift 3
+  rm -f "$work/run.json" # a run that fails must not read as the one before it
   "${LOAD_PIN[@]}" "$here/cor" java -jar "$BENCH_JAR" corRequest --url "$url" --connections "$conns" --duration "$secs" \
-    --warmup 0 --json "$work/run.json" "$@" >/dev/null 2>&1 || true
+    --warmup "${LOAD_WARMUP:-0}" --json "$work/run.json" "$@" >/dev/null 2>&1 || true
   python3 - "$work/run.json" <<'PY'
 import json, sys
 try:
@@ -86,9 +88,10 @@ PY
 }
 
 # measure URL CONNS WARM SECS [flags] -> "req/s p50 p99 errors cpu_us_per_req" with the servers' CPU
+# (WARM 0: no load run before the measured one)
 measure() {
   local url=$1 conns=$2 warm=$3 secs=$4; shift 4
-  load "$url" "$conns" "$warm" "$@" >/dev/null
+  if [ "$warm" -gt 0 ]; then load "$url" "$conns" "$warm" "$@" >/dev/null; fi
   local before after hz
   hz=$(getconf CLK_TCK)
   before=$(cpu_ticks $(server_pids))

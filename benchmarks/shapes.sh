@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The per-core shapes (the seed's perfRun.sh, history "One broker, one core"): one broker on one
+# loop, pinned to core 0; the load (corRequest) and a notification receiver on core 1. For each
+# shape, coroutines (--coroutines 1024) vs the hop (--coroutines 0), same build, same run:
+#   create (POST /entities, a new id each time), retrieve by id (GET the small bench entity),
+#   query by type (GET /entities?type=Queried, 20 entities), batch create / update / delete of
+#   20 entities (entityOperations; the delete removes exactly what the create made), PATCH of
+#   one attribute of the 20-attribute bench entity with a subscription matching it (its
+#   notification to the receiver: the post-response phase)
+#   x 1 and 16 connections (the notifying PATCH: 1 and 50)
+#   x the durable store (the default, --fsync always: a write waits for its journal, so the
+#     writes are what can wait) and --store memory (only the notifying PATCH can wait)
+# req/s, p50/p99 (µs) from corRequest; server CPU per request from /proc (the broker alone).
+# Rounds alternate the order of the two modes. Then one table: coroutines/hop per shape, and
+# the seed's ratios beside it.
+#   benchmarks/shapes.sh                          (about 8 minutes)
+#   ROUNDS=1 DURATION=1 benchmarks/shapes.sh      (a quick look, about 3 minutes)
+#   STORES=memory MODES=coroutines ROUNDS=1 DURATION=1 SHAPE_WARM=1 benchmarks/shapes.sh  (a smoke run)
+# Its last line: "shapes coroutines/hop, durable store, batch update at 16 connections: R".
+# It stops everything it started, also on Ctrl-C.
+here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/benchmarks/lib.sh"
+
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-2}       # seconds measured per cell
+SHAPE_WARM=${SHAPE_WARM:-1}   # seconds of each shape on a freshly started broker (JIT)
+STORES=${STORES:-"durable memory"}
+MODES=${MODES:-"coroutines hop"}
+export LOAD_WARMUP=${LOAD_WARMUP:-1} # the generator's own warm-up in each cell, uncounted
+port=18521
+rport=18621
+small=urn:ngsi-ld:Bench:small
+attrs20=urn:ngsi-ld:Bench:attrs20
+# the broker on core 0, the rest on core 1 (arrays, not functions: the pid started must be the JVM's)
+core0=(); core1=(); pinned="not pinned (taskset missing or one core)"
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then core0=(taskset -c 0); core1=(taskset -c 1); pinned="broker on core 0, load and receiver on core 1"; fi
+LOAD_PIN=("${core1[@]}")
+broker_pid=""
+server_pids() { echo "$broker_pid"; } # lib.sh's measure: the broker's CPU alone, not the receiver's
+
+echo "building..." >&2
+build
+results="$work/results"
+: >"$results"
+
+"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain small >"$work/small.json"
+"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+cat >"$work/sub.json" <<JSON
+{"id": "urn:ngsi-ld:Subscription:shapes", "type": "Subscription", "entities": [{"type": "Bench"}],
+ "watchedAttributes": ["attr01"], "notification": {"endpoint": {"uri": "http://127.0.0.1:$rport/notify"}}}
+JSON
+python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+def ent(i, t, prefix):
+    return {"id": f"{prefix}{i:02d}", "type": t, "temperature": {"type": "Property", "value": 20.5 + i},
+            "name": {"type": "Property", "value": f"{t} {i}"}}
+# a batch of 20 new entities ({seq}: the request's number, corRequest) and the delete of the same 20
+json.dump([ent(i, "Batch", "urn:ngsi-ld:Batch:TAG{seq}-") for i in range(1, 21)], open(f"{w}/bcreate.tmpl", "w"))
+json.dump([f"urn:ngsi-ld:Batch:TAG{{seq}}-{i:02d}" for i in range(1, 21)], open(f"{w}/bdelete.tmpl", "w"))
+# the 20 a batch update rewrites, and the 20 a query by type returns (both created once per broker)
+json.dump([ent(i, "Upd", "urn:ngsi-ld:Upd:") for i in range(1, 21)], open(f"{w}/upd.json", "w"))
+json.dump([dict(ent(i, "Upd", "urn:ngsi-ld:Upd:"), temperature={"type": "Property", "value": 30.5})
+           for i in range(1, 21)], open(f"{w}/bupdate.json", "w"))
+json.dump([ent(i, "Queried", "urn:ngsi-ld:Queried:") for i in range(1, 21)], open(f"{w}/queried.json", "w"))
+open(f"{w}/create.tmpl", "w").write('{"id": "urn:ngsi-ld:Created:TAG{seq}", "type": "Created", '
+                                    '"name": {"type": "Property", "value": "new"}}')
+PY
+
+json=(--header 'Content-Type: application/json')
+# tagged KIND TAG: a body whose ids no other run of this broker used ({seq} restarts at 1 each run)
+tagged() { sed "s/TAG/$2/g" "$work/$1.tmpl" >"$work/$1-$2.json"; echo "$work/$1-$2.json"; }
+# batch_post URL FILE: a batch create of fixed entities, which must create them all
+batch_post() {
+  local code
+  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST "${json[@]}" --data-binary "@$2" "$1")
+  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
+}
+not_ok() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("non_2xx_3xx", 0))' "$work/run.json" 2>/dev/null || echo -1; }
+answered() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"])' "$work/run.json" 2>/dev/null || echo 0; }
+
+# cell ROUND STORE MODE SHAPE CONNS URL [corRequest flags]: one measured cell, one row of results
+cell() {
+  local round=$1 store=$2 mode=$3 shape=$4 conns=$5 url=$6; shift 6
+  local m n notified=-
+  [ "$shape" = PATCH-notify ] && curl -s -X DELETE "http://127.0.0.1:$rport/stats" >/dev/null
+  m=$(measure "$url" "$conns" 0 "$DURATION" "$@")
+  n=$(not_ok)
+  if [ "$shape" = PATCH-notify ]; then
+    sleep 0.5 # the last notifications in flight
+    notified=$(curl -s "http://127.0.0.1:$rport/stats" | cut -d' ' -f1)
+  fi
+  echo "$round $store $mode $shape $conns $m $n $notified" >>"$results"
+}
+
+# batch_pair ROUND STORE MODE CONNS: batch create of 20 new entities per request, then the batch
+# delete of exactly those; sized by a one-second probe so that each takes about DURATION seconds
+batch_pair() {
+  local round=$1 store=$2 mode=$3 conns=$4 probe n tag
+  local ops="http://127.0.0.1:$port/ngsi-ld/v1/entityOperations"
+  tag="p$conns"
+  LOAD_WARMUP=0 load "$ops/create" "$conns" 1 --method POST "${json[@]}" --body-file "$(tagged bcreate "$tag")" >/dev/null
+  probe=$(answered)
+  LOAD_WARMUP=0 load "$ops/delete" "$conns" 30 --requests "$probe" --method POST "${json[@]}" \
+    --body-file "$(tagged bdelete "$tag")" >/dev/null
+  n=$(( probe * DURATION )); [ "$n" -ge 20 ] || n=20
+  tag="m$conns"
+  LOAD_WARMUP=0 cell "$round" "$store" "$mode" batch-create "$conns" "$ops/create" --requests "$n" \
+    --method POST "${json[@]}" --body-file "$(tagged bcreate "$tag")"
+  n=$(answered) # the entities made: the delete removes those, no more
+  LOAD_WARMUP=0 cell "$round" "$store" "$mode" batch-delete "$conns" "$ops/delete" --requests "$n" \
+    --method POST "${json[@]}" --body-file "$(tagged bdelete "$tag")"
+}
+
+start receiver "${core1[@]}" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
+receiver_pid=${pids[-1]}
+
+t0=$(date +%s)
+loads=""
+for round in $(seq "$ROUNDS"); do
+  modes=$MODES; [ $((round % 2)) = 0 ] && modes=$(echo "$MODES" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for store in $STORES; do
+    for mode in $modes; do
+      echo "round $round: $store, $mode (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
+      flags=(); [ "$mode" = hop ] && flags=(--coroutines 0)
+      data="$work/data-$round-$store-$mode"
+      if [ "$store" = memory ]; then flags+=(--store memory); else flags+=(--dataDir "$data"); fi
+      start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}"
+      broker_pid=${pids[-1]}
+      base="http://127.0.0.1:$port/ngsi-ld/v1"
+      post "$base/entities" "$work/small.json"
+      post "$base/entities" "$work/attrs20.json"
+      post "$base/subscriptions" "$work/sub.json"
+      batch_post "$base/entityOperations/create" "$work/upd.json"
+      batch_post "$base/entityOperations/create" "$work/queried.json"
+      patch=(--method PATCH "${json[@]}" --body-file "$work/patch.json")
+      # every shape once on the fresh broker (JIT), unmeasured
+      for url in "$base/entities/$small" "$base/entities?type=Queried"; do
+        LOAD_WARMUP=0 load "$url" 16 "$SHAPE_WARM" >/dev/null
+      done
+      LOAD_WARMUP=0 load "$base/entities" 16 "$SHAPE_WARM" --method POST "${json[@]}" --body-file "$(tagged create w)" >/dev/null
+      LOAD_WARMUP=0 load "$base/entityOperations/update" 16 "$SHAPE_WARM" --method POST "${json[@]}" --body-file "$work/bupdate.json" >/dev/null
+      LOAD_WARMUP=0 load "$base/entities/$attrs20/attrs/attr01" 50 "$SHAPE_WARM" "${patch[@]}" >/dev/null
+      for conns in 1 16; do
+        cell "$round" "$store" "$mode" create "$conns" "$base/entities" --method POST "${json[@]}" \
+          --body-file "$(tagged create "r$round$mode$conns")"
+        cell "$round" "$store" "$mode" retrieve "$conns" "$base/entities/$small"
+        cell "$round" "$store" "$mode" query-type "$conns" "$base/entities?type=Queried"
+        batch_pair "$round" "$store" "$mode" "$conns"
+        cell "$round" "$store" "$mode" batch-update "$conns" "$base/entityOperations/update" --method POST "${json[@]}" \
+          --body-file "$work/bupdate.json"
+      done
+      for conns in 1 50; do # no generator warm-up here: the receiver's count is then the cell's PATCHes
+        LOAD_WARMUP=0 cell "$round" "$store" "$mode" PATCH-notify "$conns" "$base/entities/$attrs20/attrs/attr01" "${patch[@]}"
+      done
+      kill "$broker_pid"; wait "$broker_pid" 2>/dev/null || true
+      pids=("$receiver_pid")
+      rm -rf "$data"
+    done
+  done
+done
+
+echo
+echo "shapes.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($pinned), $( "$here/cor" java -version 2>&1 | head -1 ),"
+echo "  ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s; load (1 min) at each broker start:$loads"
+echo "  durable = the default store, --fsync always; every row req/s and p99 (µs) and server CPU (µs/request)"
+python3 - "$results" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print(f'{"round":>5} {"store":<8} {"mode":<10} {"shape":<13} {"conns":>5} {"req/s":>8} {"p50 us":>7} {"p99 us":>7} {"errors":>6} {"non2xx":>6} {"cpu us":>7} {"notified":>8}')
+cells = {}
+for r in rows:
+    rnd, store, mode, shape, conns, rps, p50, p99, err, cpu, notok, notified = r
+    cells.setdefault((store, shape, conns, mode), []).append((float(rps), float(p99), cpu))
+    print(f'{rnd:>5} {store:<8} {mode:<10} {shape:<13} {conns:>5} {float(rps):>8.0f} {float(p50):>7.0f} {float(p99):>7.0f} {err:>6} {notok:>6} {cpu:>7} {notified:>8}')
+# the seed's coroutines-over-hop ratios (history, "One broker, one core": corHttp + corDB)
+seed = {("batch-update", "16"): "+36 %", ("batch-create", "16"): "+7 %", ("batch-delete", "16"): "+35 %",
+        ("PATCH-notify", "50"): "+58 %", ("PATCH-notify", "1"): "+33 %"}
+def mean(xs):
+    return sum(xs) / len(xs) if xs else float("nan")
+def cpu(xs):
+    v = [float(c) for _, _, c in xs if c != "-"]
+    return f'{mean(v):.1f}' if v else "-"
+print()
+print("coroutines vs the hop, rounds pooled (req/s: mean of rounds; p99: worst round)")
+print(f'{"store":<8} {"shape":<13} {"conns":>5} {"co req/s":>9} {"hop req/s":>9} {"co/hop":>7} {"co p99":>7} {"hop p99":>7} {"co cpu":>7} {"hop cpu":>7}  seed')
+order = ["create", "retrieve", "query-type", "batch-create", "batch-update", "batch-delete", "PATCH-notify"]
+last = None
+for store in ("durable", "memory"):
+    for shape in order:
+        for conns in ("1", "16", "50"):
+            co, hop = cells.get((store, shape, conns, "coroutines"), []), cells.get((store, shape, conns, "hop"), [])
+            if not co and not hop:
+                continue
+            ratio = mean([r for r, _, _ in co]) / mean([r for r, _, _ in hop]) if co and hop and mean([r for r, _, _ in hop]) > 0 else float("nan")
+            p99c = max([p for _, p, _ in co], default=float("nan"))
+            p99h = max([p for _, p, _ in hop], default=float("nan"))
+            print(f'{store:<8} {shape:<13} {conns:>5} {mean([r for r, _, _ in co]):>9.0f} {mean([r for r, _, _ in hop]):>9.0f} {ratio:>7.2f} {p99c:>7.0f} {p99h:>7.0f} {cpu(co):>7} {cpu(hop):>7}  {seed.get((shape, conns), "")}')
+            if store == "durable" and shape == "batch-update" and conns == "16":
+                last = ratio
+print(f'shapes coroutines/hop, durable store, batch update at 16 connections: {last:.2f}' if last is not None
+      else 'shapes coroutines/hop, durable store, batch update at 16 connections: -')
+PY
