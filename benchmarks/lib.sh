@@ -87,6 +87,11 @@ except Exception:
 PY
 }
 
+# last_run FIELD: a field of the last load's JSON result (requests, errors, non_2xx_3xx...); -1 when none
+last_run() {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/run.json" "$1" 2>/dev/null || echo -1
+}
+
 # measure URL CONNS WARM SECS [flags] -> "req/s p50 p99 errors cpu_us_per_req" with the servers' CPU
 # (WARM 0: no load run before the measured one)
 measure() {

@@ -71,14 +71,6 @@ PY
 json=(--header 'Content-Type: application/json')
 # tagged KIND TAG: a body whose ids no other run of this broker used ({seq} restarts at 1 each run)
 tagged() { sed "s/TAG/$2/g" "$work/$1.tmpl" >"$work/$1-$2.json"; echo "$work/$1-$2.json"; }
-# batch_post URL FILE: a batch create of fixed entities, which must create them all
-batch_post() {
-  local code
-  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST "${json[@]}" --data-binary "@$2" "$1")
-  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
-}
-not_ok() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("non_2xx_3xx", 0))' "$work/run.json" 2>/dev/null || echo -1; }
-answered() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"])' "$work/run.json" 2>/dev/null || echo 0; }
 
 # cell ROUND STORE MODE SHAPE CONNS URL [corRequest flags]: one measured cell, one row of results
 cell() {
@@ -86,7 +78,7 @@ cell() {
   local m n notified=-
   [ "$shape" = PATCH-notify ] && curl -s -X DELETE "http://127.0.0.1:$rport/stats" >/dev/null
   m=$(measure "$url" "$conns" 0 "$DURATION" "$@")
-  n=$(not_ok)
+  n=$(last_run non_2xx_3xx)
   if [ "$shape" = PATCH-notify ]; then
     sleep 0.5 # the last notifications in flight
     notified=$(curl -s "http://127.0.0.1:$rport/stats" | cut -d' ' -f1)
@@ -101,14 +93,14 @@ batch_pair() {
   local ops="http://127.0.0.1:$port/ngsi-ld/v1/entityOperations"
   tag="p$conns"
   LOAD_WARMUP=0 load "$ops/create" "$conns" 1 --method POST "${json[@]}" --body-file "$(tagged bcreate "$tag")" >/dev/null
-  probe=$(answered)
+  probe=$(last_run requests); [ "$probe" -gt 0 ] || probe=1
   LOAD_WARMUP=0 load "$ops/delete" "$conns" 30 --requests "$probe" --method POST "${json[@]}" \
     --body-file "$(tagged bdelete "$tag")" >/dev/null
   n=$(( probe * DURATION )); [ "$n" -ge 20 ] || n=20
   tag="m$conns"
   LOAD_WARMUP=0 cell "$round" "$store" "$mode" batch-create "$conns" "$ops/create" --requests "$n" \
     --method POST "${json[@]}" --body-file "$(tagged bcreate "$tag")"
-  n=$(answered) # the entities made: the delete removes those, no more
+  n=$(last_run requests); [ "$n" -gt 0 ] || n=1 # the entities made: the delete removes those, no more
   LOAD_WARMUP=0 cell "$round" "$store" "$mode" batch-delete "$conns" "$ops/delete" --requests "$n" \
     --method POST "${json[@]}" --body-file "$(tagged bdelete "$tag")"
 }
@@ -133,8 +125,8 @@ for round in $(seq "$ROUNDS"); do
       post "$base/entities" "$work/small.json"
       post "$base/entities" "$work/attrs20.json"
       post "$base/subscriptions" "$work/sub.json"
-      batch_post "$base/entityOperations/create" "$work/upd.json"
-      batch_post "$base/entityOperations/create" "$work/queried.json"
+      post "$base/entityOperations/create" "$work/upd.json"
+      post "$base/entityOperations/create" "$work/queried.json"
       patch=(--method PATCH "${json[@]}" --body-file "$work/patch.json")
       # every shape once on the fresh broker (JIT), unmeasured
       for url in "$base/entities/$small" "$base/entities?type=Queried"; do
