@@ -81,7 +81,8 @@ cell() {
   n=$(last_run non_2xx_3xx)
   if [ "$shape" = PATCH-notify ]; then
     sleep 0.5 # the last notifications in flight
-    notified=$(curl -s "http://127.0.0.1:$rport/stats" | cut -d' ' -f1)
+    # entities notified: a notification carries several when they queued behind a send
+    notified=$(curl -s "http://127.0.0.1:$rport/stats" | cut -d' ' -f4)
   fi
   echo "$round $store $mode $shape $conns $m $n $notified" >>"$results"
 }
@@ -161,7 +162,7 @@ echo "  durable = the default store, --fsync always; every row req/s and p99 (µ
 python3 - "$results" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print(f'{"round":>5} {"store":<8} {"mode":<10} {"shape":<13} {"conns":>5} {"req/s":>8} {"p50 us":>7} {"p99 us":>7} {"errors":>6} {"non2xx":>6} {"cpu us":>7} {"notified":>8}')
+print(f'{"round":>5} {"store":<8} {"mode":<10} {"shape":<13} {"conns":>5} {"req/s":>8} {"p50 us":>7} {"p99 us":>7} {"errors":>6} {"non2xx":>6} {"cpu us":>7} {"notified":>8}')  # entities the receiver got
 cells = {}
 for r in rows:
     rnd, store, mode, shape, conns, rps, p50, p99, err, cpu, notok, notified = r
