@@ -72,19 +72,31 @@ json=(--header 'Content-Type: application/json')
 # tagged KIND TAG: a body whose ids no other run of this broker used ({seq} restarts at 1 each run)
 tagged() { sed "s/TAG/$2/g" "$work/$1.tmpl" >"$work/$1-$2.json"; echo "$work/$1-$2.json"; }
 
-# cell ROUND STORE MODE SHAPE CONNS URL [corRequest flags]: one measured cell, one row of results
+# dispatched: the broker's requests so far by where they ran, "inline coroutine hop"
+dispatched() {
+  curl -s "http://127.0.0.1:$port/metrics" | awk -F'[ "]' '/^cor_dispatch_total/ { n[$2] = $4 }
+    END { print n["inline"] + 0, n["coroutine"] + 0, n["hop"] + 0 }'
+}
+
+# cell ROUND STORE MODE SHAPE CONNS URL [corRequest flags]: one measured cell, one row of results,
+# with where the cell's requests ran (the share of the most frequent of inline, coroutine, hop)
 cell() {
   local round=$1 store=$2 mode=$3 shape=$4 conns=$5 url=$6; shift 6
-  local m n notified=-
+  local m n notified=- d0 d1 ran
   [ "$shape" = PATCH-notify ] && curl -s -X DELETE "http://127.0.0.1:$rport/stats" >/dev/null
+  d0=$(dispatched)
   m=$(measure "$url" "$conns" 0 "$DURATION" "$@")
+  d1=$(dispatched)
+  ran=$(echo "$d0 $d1" | awk '{ i = $4 - $1; c = $5 - $2; h = $6 - $3; t = i + c + h; if (t == 0) { print "-"; exit }
+    if (i >= c && i >= h) printf "inline:%.0f%%", 100 * i / t; else if (c >= h) printf "coroutine:%.0f%%", 100 * c / t;
+    else printf "hop:%.0f%%", 100 * h / t }')
   n=$(last_run non_2xx_3xx)
   if [ "$shape" = PATCH-notify ]; then
     sleep 0.5 # the last notifications in flight
     # entities notified: a notification carries several when they queued behind a send
     notified=$(curl -s "http://127.0.0.1:$rport/stats" | cut -d' ' -f4)
   fi
-  echo "$round $store $mode $shape $conns $m $n $notified" >>"$results"
+  echo "$round $store $mode $shape $conns $m $n $notified $ran" >>"$results"
 }
 
 # batch_pair ROUND STORE MODE CONNS: batch create of 20 new entities per request, then the batch
@@ -162,12 +174,14 @@ echo "  durable = the default store, --fsync always; every row req/s and p99 (µ
 python3 - "$results" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print(f'{"round":>5} {"store":<8} {"mode":<10} {"shape":<13} {"conns":>5} {"req/s":>8} {"p50 us":>7} {"p99 us":>7} {"errors":>6} {"non2xx":>6} {"cpu us":>7} {"notified":>8}')  # entities the receiver got
-cells = {}
+# notified: entities the receiver got; ran: where the cell's requests ran (the broker's cor_dispatch_total)
+print(f'{"round":>5} {"store":<8} {"mode":<10} {"shape":<13} {"conns":>5} {"req/s":>8} {"p50 us":>7} {"p99 us":>7} {"errors":>6} {"non2xx":>6} {"cpu us":>7} {"notified":>8} {"ran":>15}')
+cells, ran_as = {}, {}
 for r in rows:
-    rnd, store, mode, shape, conns, rps, p50, p99, err, cpu, notok, notified = r
+    rnd, store, mode, shape, conns, rps, p50, p99, err, cpu, notok, notified, ran = r
     cells.setdefault((store, shape, conns, mode), []).append((float(rps), float(p99), cpu))
-    print(f'{rnd:>5} {store:<8} {mode:<10} {shape:<13} {conns:>5} {float(rps):>8.0f} {float(p50):>7.0f} {float(p99):>7.0f} {err:>6} {notok:>6} {cpu:>7} {notified:>8}')
+    ran_as.setdefault((store, shape, conns, mode), set()).add(ran.split(":")[0])
+    print(f'{rnd:>5} {store:<8} {mode:<10} {shape:<13} {conns:>5} {float(rps):>8.0f} {float(p50):>7.0f} {float(p99):>7.0f} {err:>6} {notok:>6} {cpu:>7} {notified:>8} {ran:>15}')
 # the seed's coroutines-over-hop ratios (history, "One broker, one core": corHttp + corDB)
 seed = {("batch-update", "16"): "+36 %", ("batch-create", "16"): "+7 %", ("batch-delete", "16"): "+35 %",
         ("PATCH-notify", "50"): "+58 %", ("PATCH-notify", "1"): "+33 %"}
@@ -178,7 +192,7 @@ def cpu(xs):
     return f'{mean(v):.1f}' if v else "-"
 print()
 print("coroutines vs the hop, rounds pooled (req/s: mean of rounds; p99: worst round)")
-print(f'{"store":<8} {"shape":<13} {"conns":>5} {"co req/s":>9} {"hop req/s":>9} {"co/hop":>7} {"co p99":>7} {"hop p99":>7} {"co cpu":>7} {"hop cpu":>7}  seed')
+print(f'{"store":<8} {"shape":<13} {"conns":>5} {"runs as (co / hop)":<18} {"co req/s":>9} {"hop req/s":>9} {"co/hop":>7} {"co p99":>7} {"hop p99":>7} {"co cpu":>7} {"hop cpu":>7}  seed')
 order = ["create", "retrieve", "query-type", "batch-create", "batch-update", "batch-delete", "PATCH-notify"]
 last = None
 for store in ("durable", "memory"):
@@ -190,7 +204,8 @@ for store in ("durable", "memory"):
             ratio = mean([r for r, _, _ in co]) / mean([r for r, _, _ in hop]) if co and hop and mean([r for r, _, _ in hop]) > 0 else float("nan")
             p99c = max([p for _, p, _ in co], default=float("nan"))
             p99h = max([p for _, p, _ in hop], default=float("nan"))
-            print(f'{store:<8} {shape:<13} {conns:>5} {mean([r for r, _, _ in co]):>9.0f} {mean([r for r, _, _ in hop]):>9.0f} {ratio:>7.2f} {p99c:>7.0f} {p99h:>7.0f} {cpu(co):>7} {cpu(hop):>7}  {seed.get((shape, conns), "")}')
+            how = "/".join(",".join(sorted(ran_as.get((store, shape, conns, m), {"-"}))) for m in ("coroutines", "hop"))
+            print(f'{store:<8} {shape:<13} {conns:>5} {how:<18} {mean([r for r, _, _ in co]):>9.0f} {mean([r for r, _, _ in hop]):>9.0f} {ratio:>7.2f} {p99c:>7.0f} {p99h:>7.0f} {cpu(co):>7} {cpu(hop):>7}  {seed.get((shape, conns), "")}')
             if store == "durable" and shape == "batch-update" and conns == "16":
                 last = ratio
 print(f'shapes coroutines/hop, durable store, batch update at 16 connections: {last:.2f}' if last is not None
