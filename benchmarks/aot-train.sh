@@ -22,27 +22,7 @@ echo "cor aot-train: building..." >&2
 build
 rm -f "$aot" "$aot.key" # a failed training must not leave the old cache beside a new jar
 
-"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain small >"$work/small.json"
-"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
-printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
-cat >"$work/sub.json" <<JSON
-{"id": "urn:ngsi-ld:Subscription:aot-train", "type": "Subscription", "entities": [{"type": "Bench"}],
- "watchedAttributes": ["attr01"], "notification": {"endpoint": {"uri": "http://127.0.0.1:$rport/notify"}}}
-JSON
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-def ent(i, t, prefix):
-    return {"id": f"{prefix}{i:02d}", "type": t, "temperature": {"type": "Property", "value": 20.5 + i},
-            "name": {"type": "Property", "value": f"{t} {i}"}}
-json.dump([ent(i, "Batch", "urn:ngsi-ld:Batch:{seq}-") for i in range(1, 21)], open(f"{w}/bcreate.json", "w"))
-json.dump([f"urn:ngsi-ld:Batch:{{seq}}-{i:02d}" for i in range(1, 21)], open(f"{w}/bdelete.json", "w"))
-json.dump([ent(i, "Queried", "urn:ngsi-ld:Queried:") for i in range(1, 21)], open(f"{w}/queried.json", "w"))
-json.dump([dict(ent(i, "Queried", "urn:ngsi-ld:Queried:"), temperature={"type": "Property", "value": 30.5})
-           for i in range(1, 21)], open(f"{w}/bupdate.json", "w"))
-open(f"{w}/create.json", "w").write('{"id": "urn:ngsi-ld:Created:{seq}", "type": "Created", '
-                                    '"name": {"type": "Property", "value": "new"}}')
-PY
+shape_bodies $rport
 
 start receiver "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
 echo "cor aot-train: the broker with -XX:AOTCacheOutput, a fixed workload" >&2
@@ -50,10 +30,7 @@ start broker "$here/cor" java "-XX:AOTCacheOutput=$work/cor-server.aot" -jar "$B
   --dataDir "$work/data"
 broker_pid=${pids[-1]}
 base="http://127.0.0.1:$port/ngsi-ld/v1"
-post "$base/entities" "$work/small.json"
-post "$base/entities" "$work/attrs20.json"
-post "$base/subscriptions" "$work/sub.json"
-post "$base/entityOperations/create" "$work/queried.json"
+shape_fixtures "$base"
 
 json=(--method POST --header 'Content-Type: application/json')
 # step N URL [flags]: N requests, every one answered with 2xx, or the training stops
@@ -65,7 +42,7 @@ step() {
   if [ "$errors" != 0 ] || [ "$notok" != 0 ] || [ "$r" != "$n" ]; then
     echo "cor aot-train: $url: $r of $n answered, $errors errors, $notok not 2xx - no cache made" >&2; exit 1
   fi
-  local method=GET a; for a in "$@"; do [ "${prev:-}" = --method ] && method=$a; prev=$a; done
+  local method=GET a prev=; for a in "$@"; do [ "${prev:-}" = --method ] && method=$a; prev=$a; done
   echo "  $n x $method $url" >&2
 }
 step 20000 "$base/entities/urn:ngsi-ld:Bench:small"
@@ -73,11 +50,11 @@ step 20000 "$base/entities/urn:ngsi-ld:Bench:attrs20"
 step 5000 "$base/entities/urn:ngsi-ld:Bench:attrs20?options=keyValues"
 step 10000 "$base/entities?type=Queried"
 step 2000 "$base/entities?type=Queried&q=temperature%3E25"
-step 5000 "$base/entities" "${json[@]}" --body-file "$work/create.json"
-step 1000 "$base/entityOperations/create" "${json[@]}" --body-file "$work/bcreate.json"
+step 5000 "$base/entities" "${json[@]}" --body-file "$(tagged create t)"
+step 1000 "$base/entityOperations/create" "${json[@]}" --body-file "$(tagged bcreate t)"
 step 1000 "$base/entityOperations/update" "${json[@]}" --body-file "$work/bupdate.json"
 step 1000 "$base/entityOperations/upsert" "${json[@]}" --body-file "$work/bupdate.json"
-step 1000 "$base/entityOperations/delete" "${json[@]}" --body-file "$work/bdelete.json"
+step 1000 "$base/entityOperations/delete" "${json[@]}" --body-file "$(tagged bdelete t)"
 step 10000 "$base/entities/urn:ngsi-ld:Bench:attrs20/attrs/attr01" --method PATCH --header 'Content-Type: application/json' \
   --body-file "$work/patch.json"
 step 500 "$base/subscriptions"

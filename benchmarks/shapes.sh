@@ -43,34 +43,9 @@ build
 results="$work/results"
 : >"$results"
 
-"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain small >"$work/small.json"
-"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
-printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
-cat >"$work/sub.json" <<JSON
-{"id": "urn:ngsi-ld:Subscription:shapes", "type": "Subscription", "entities": [{"type": "Bench"}],
- "watchedAttributes": ["attr01"], "notification": {"endpoint": {"uri": "http://127.0.0.1:$rport/notify"}}}
-JSON
-python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-def ent(i, t, prefix):
-    return {"id": f"{prefix}{i:02d}", "type": t, "temperature": {"type": "Property", "value": 20.5 + i},
-            "name": {"type": "Property", "value": f"{t} {i}"}}
-# a batch of 20 new entities ({seq}: the request's number, corRequest) and the delete of the same 20
-json.dump([ent(i, "Batch", "urn:ngsi-ld:Batch:TAG{seq}-") for i in range(1, 21)], open(f"{w}/bcreate.tmpl", "w"))
-json.dump([f"urn:ngsi-ld:Batch:TAG{{seq}}-{i:02d}" for i in range(1, 21)], open(f"{w}/bdelete.tmpl", "w"))
-# the 20 a batch update rewrites, and the 20 a query by type returns (both created once per broker)
-json.dump([ent(i, "Upd", "urn:ngsi-ld:Upd:") for i in range(1, 21)], open(f"{w}/upd.json", "w"))
-json.dump([dict(ent(i, "Upd", "urn:ngsi-ld:Upd:"), temperature={"type": "Property", "value": 30.5})
-           for i in range(1, 21)], open(f"{w}/bupdate.json", "w"))
-json.dump([ent(i, "Queried", "urn:ngsi-ld:Queried:") for i in range(1, 21)], open(f"{w}/queried.json", "w"))
-open(f"{w}/create.tmpl", "w").write('{"id": "urn:ngsi-ld:Created:TAG{seq}", "type": "Created", '
-                                    '"name": {"type": "Property", "value": "new"}}')
-PY
+shape_bodies $rport
 
 json=(--header 'Content-Type: application/json')
-# tagged KIND TAG: a body whose ids no other run of this broker used ({seq} restarts at 1 each run)
-tagged() { sed "s/TAG/$2/g" "$work/$1.tmpl" >"$work/$1-$2.json"; echo "$work/$1-$2.json"; }
 
 # dispatched: the broker's requests so far by where they ran, "inline coroutine hop"
 dispatched() {
@@ -135,11 +110,7 @@ for round in $(seq "$ROUNDS"); do
       start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}"
       broker_pid=${pids[-1]}
       base="http://127.0.0.1:$port/ngsi-ld/v1"
-      post "$base/entities" "$work/small.json"
-      post "$base/entities" "$work/attrs20.json"
-      post "$base/subscriptions" "$work/sub.json"
-      post "$base/entityOperations/create" "$work/upd.json"
-      post "$base/entityOperations/create" "$work/queried.json"
+      shape_fixtures "$base"
       patch=(--method PATCH "${json[@]}" --body-file "$work/patch.json")
       # every shape once on the fresh broker (JIT), unmeasured
       for url in "$base/entities/$small" "$base/entities?type=Queried"; do
