@@ -11,10 +11,11 @@
 #   x the durable store (the default, --fsync always: a write waits for its journal, so the
 #     writes are what can wait) and --store memory (only the notifying PATCH can wait)
 # req/s, p50/p99 (µs) from corRequest; server CPU per request from /proc (the broker alone).
-# Rounds alternate the order of the two modes. Then one table: coroutines/hop per shape, and
-# the seed's ratios beside it.
-#   benchmarks/shapes.sh                          (about 8 minutes)
-#   ROUNDS=1 DURATION=1 benchmarks/shapes.sh      (a quick look, about 3 minutes)
+# The two modes' brokers run side by side (one idle while the other is measured), each shape
+# measured on one and then at once on the other, the order alternating. Then one table:
+# coroutines/hop per shape, and the seed's ratios beside it.
+#   benchmarks/shapes.sh                          (about 9 minutes)
+#   ROUNDS=1 DURATION=1 benchmarks/shapes.sh      (a quick look, about 3.5 minutes)
 #   STORES=memory MODES=coroutines ROUNDS=1 DURATION=1 SHAPE_WARM=1 benchmarks/shapes.sh  (a smoke run)
 # Its last line: "shapes coroutines/hop, durable store, batch update at 16 connections: R".
 # It stops everything it started, also on Ctrl-C.
@@ -27,7 +28,7 @@ SHAPE_WARM=${SHAPE_WARM:-1}   # seconds of each shape on a freshly started broke
 STORES=${STORES:-"durable memory"}
 MODES=${MODES:-"coroutines hop"}
 export LOAD_WARMUP=${LOAD_WARMUP:-1} # the generator's own warm-up in each cell, uncounted
-port=18521
+port=""                      # the broker measured now (use)
 rport=18621
 small=urn:ngsi-ld:Bench:small
 attrs20=urn:ngsi-ld:Bench:attrs20
@@ -94,53 +95,77 @@ batch_pair() {
 }
 
 start receiver "${core1[@]}" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
-receiver_pid=${pids[-1]}
 
+# use MODE: the cells that follow go to that mode's broker
+use() { mode=$1; port=${port_of[$1]}; broker_pid=${pid_of[$1]}; base="http://127.0.0.1:$port/ngsi-ld/v1"; }
+# next_order: $ord, the modes in the other order than the last time (neither always goes first)
+flip=0
+reversed=$(echo "$MODES" | tr ' ' '\n' | tac | tr '\n' ' ')
+next_order() { flip=$((1 - flip)); if [ $flip = 1 ]; then ord=$MODES; else ord=$reversed; fi; }
+
+# shape ROUND STORE SHAPE CONNS: one shape's cell(s) on the broker of $mode
+shape() {
+  local round=$1 store=$2 shape=$3 conns=$4
+  case $shape in
+    create) cell "$round" "$store" "$mode" create "$conns" "$base/entities" --method POST "${json[@]}" \
+              --body-file "$(tagged create "r$round$conns")" ;;
+    retrieve) cell "$round" "$store" "$mode" retrieve "$conns" "$base/entities/$small" ;;
+    query-type) cell "$round" "$store" "$mode" query-type "$conns" "$base/entities?type=Queried" ;;
+    batch) batch_pair "$round" "$store" "$mode" "$conns" ;;
+    batch-update) cell "$round" "$store" "$mode" batch-update "$conns" "$base/entityOperations/update" \
+              --method POST "${json[@]}" --body-file "$work/bupdate.json" ;;
+    # no generator warm-up: the receiver's count is then the cell's PATCHes
+    PATCH-notify) LOAD_WARMUP=0 cell "$round" "$store" "$mode" PATCH-notify "$conns" "$base/entities/$attrs20/attrs/attr01" \
+              --method PATCH "${json[@]}" --body-file "$work/patch.json" ;;
+  esac
+}
+
+# Both modes' brokers run at once, each pinned to core 0 and idle while the other is measured:
+# a shape is measured on one and then at once on the other, so that the machine's other load
+# (other builds share these cores) falls on both alike, not on whichever ran in a bad minute.
+declare -A port_of pid_of
+i=0; for m in $MODES; do port_of[$m]=$((18521 + i)); i=$((i + 1)); done
 t0=$(date +%s)
 loads=""
 for round in $(seq "$ROUNDS"); do
-  modes=$MODES; [ $((round % 2)) = 0 ] && modes=$(echo "$MODES" | tr ' ' '\n' | tac | tr '\n' ' ')
   for store in $STORES; do
-    for mode in $modes; do
-      echo "round $round: $store, $mode (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-      loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
-      flags=(); [ "$mode" = hop ] && flags=(--coroutines 0)
-      data="$work/data-$round-$store-$mode"
-      if [ "$store" = memory ]; then flags+=(--store memory); else flags+=(--dataDir "$data"); fi
-      start broker "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}"
-      broker_pid=${pids[-1]}
-      base="http://127.0.0.1:$port/ngsi-ld/v1"
+    echo "round $round: $store (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
+    for m in $MODES; do
+      flags=(); [ "$m" = hop ] && flags=(--coroutines 0)
+      if [ "$store" = memory ]; then flags+=(--store memory); else flags+=(--dataDir "$work/data-$round-$m"); fi
+      start "broker-$m" "${core0[@]}" "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port "${port_of[$m]}" \
+        --httpLoops 1 "${flags[@]}"
+      pid_of[$m]=${pids[-1]}
+      use "$m"
       shape_fixtures "$base"
-      patch=(--method PATCH "${json[@]}" --body-file "$work/patch.json")
       # every shape once on the fresh broker (JIT), unmeasured
       for url in "$base/entities/$small" "$base/entities?type=Queried"; do
         LOAD_WARMUP=0 load "$url" 16 "$SHAPE_WARM" >/dev/null
       done
       LOAD_WARMUP=0 load "$base/entities" 16 "$SHAPE_WARM" --method POST "${json[@]}" --body-file "$(tagged create w)" >/dev/null
-      LOAD_WARMUP=0 load "$base/entityOperations/update" 16 "$SHAPE_WARM" --method POST "${json[@]}" --body-file "$work/bupdate.json" >/dev/null
-      LOAD_WARMUP=0 load "$base/entities/$attrs20/attrs/attr01" 50 "$SHAPE_WARM" "${patch[@]}" >/dev/null
-      for conns in 1 16; do
-        cell "$round" "$store" "$mode" create "$conns" "$base/entities" --method POST "${json[@]}" \
-          --body-file "$(tagged create "r$round$mode$conns")"
-        cell "$round" "$store" "$mode" retrieve "$conns" "$base/entities/$small"
-        cell "$round" "$store" "$mode" query-type "$conns" "$base/entities?type=Queried"
-        batch_pair "$round" "$store" "$mode" "$conns"
-        cell "$round" "$store" "$mode" batch-update "$conns" "$base/entityOperations/update" --method POST "${json[@]}" \
-          --body-file "$work/bupdate.json"
-      done
-      for conns in 1 50; do # no generator warm-up here: the receiver's count is then the cell's PATCHes
-        LOAD_WARMUP=0 cell "$round" "$store" "$mode" PATCH-notify "$conns" "$base/entities/$attrs20/attrs/attr01" "${patch[@]}"
-      done
-      kill "$broker_pid"; wait "$broker_pid" 2>/dev/null || true
-      pids=("$receiver_pid")
-      rm -rf "$data"
+      LOAD_WARMUP=0 load "$base/entityOperations/update" 16 "$SHAPE_WARM" --method POST "${json[@]}" \
+        --body-file "$work/bupdate.json" >/dev/null
+      LOAD_WARMUP=0 load "$base/entities/$attrs20/attrs/attr01" 50 "$SHAPE_WARM" --method PATCH "${json[@]}" \
+        --body-file "$work/patch.json" >/dev/null
     done
+    for conns in 1 16; do
+      for s in create retrieve query-type batch batch-update; do
+        next_order; for m in $ord; do use "$m"; shape "$round" "$store" "$s" "$conns"; done
+      done
+    done
+    for conns in 1 50; do
+      next_order; for m in $ord; do use "$m"; shape "$round" "$store" PATCH-notify "$conns"; done
+    done
+    stop_all
+    start receiver "${core1[@]}" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
+    rm -rf "$work"/data-*
   done
 done
 
 echo
 echo "shapes.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($pinned), $( "$here/cor" java -version 2>&1 | head -1 ),"
-echo "  ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s; load (1 min) at each broker start:$loads"
+echo "  ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s; load (1 min) at each store's start:$loads"
 echo "  durable = the default store, --fsync always; every row req/s and p99 (µs) and server CPU (µs/request)"
 python3 - "$results" <<'PY'
 import sys
