@@ -14,7 +14,7 @@
 # The two modes' brokers run side by side (one idle while the other is measured), each shape
 # measured on one and then at once on the other, the order alternating. Then one table:
 # coroutines/hop per shape, and the seed's ratios beside it.
-#   benchmarks/shapes.sh                          (about 9 minutes)
+#   benchmarks/shapes.sh                          (about 8 minutes)
 #   ROUNDS=1 DURATION=1 benchmarks/shapes.sh      (a quick look, about 3.5 minutes)
 #   STORES=memory MODES=coroutines ROUNDS=1 DURATION=1 SHAPE_WARM=1 benchmarks/shapes.sh  (a smoke run)
 # Its last line: "shapes coroutines/hop, durable store, batch update at 16 connections: R".
