@@ -69,11 +69,13 @@ cpu_ticks() {
 server_pids() { echo "${pids[@]}"; }
 
 # load URL CONNS SECONDS [extra corRequest flags] -> prints "req/s p50 p99 errors requests" (µs)
-# (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1))
+# (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1);
+# LOAD_WARMUP, seconds the generator runs first in the same process, uncounted: default 0)
 load() {
   local url=$1 conns=$2 secs=$3; shift 3
+  rm -f "$work/run.json" # a run that fails must not read as the one before it
   "${LOAD_PIN[@]}" "$here/cor" java -jar "$BENCH_JAR" corRequest --url "$url" --connections "$conns" --duration "$secs" \
-    --warmup 0 --json "$work/run.json" "$@" >/dev/null 2>&1 || true
+    --warmup "${LOAD_WARMUP:-0}" --json "$work/run.json" "$@" >/dev/null 2>&1 || true
   python3 - "$work/run.json" <<'PY'
 import json, sys
 try:
@@ -85,10 +87,62 @@ except Exception:
 PY
 }
 
+# shape_bodies RECEIVER_PORT: into $work, the request bodies of the broker's shapes (shapes.sh, and
+# the AOT training, aot-train.sh): small.json and attrs20.json (the bench entities), patch.json
+# (one attribute), sub.json (a subscription that every PATCH of attrs20's attr01 notifies to
+# RECEIVER_PORT), upd.json and bupdate.json (20 entities and their batch update), queried.json
+# (20 of a type of their own), and the templates create.tmpl, bcreate.tmpl, bdelete.tmpl (see tagged)
+shape_bodies() {
+  local rport=$1
+  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain small >"$work/small.json"
+  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+  cat >"$work/sub.json" <<JSON
+  {"id": "urn:ngsi-ld:Subscription:shapes", "type": "Subscription", "entities": [{"type": "Bench"}],
+   "watchedAttributes": ["attr01"], "notification": {"endpoint": {"uri": "http://127.0.0.1:$rport/notify"}}}
+JSON
+  python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+def ent(i, t, prefix):
+    return {"id": f"{prefix}{i:02d}", "type": t, "temperature": {"type": "Property", "value": 20.5 + i},
+            "name": {"type": "Property", "value": f"{t} {i}"}}
+# a batch of 20 new entities ({seq}: the request's number, corRequest) and the delete of the same 20
+json.dump([ent(i, "Batch", "urn:ngsi-ld:Batch:TAG{seq}-") for i in range(1, 21)], open(f"{w}/bcreate.tmpl", "w"))
+json.dump([f"urn:ngsi-ld:Batch:TAG{{seq}}-{i:02d}" for i in range(1, 21)], open(f"{w}/bdelete.tmpl", "w"))
+# the 20 a batch update rewrites, and the 20 a query by type returns (both created once per broker)
+json.dump([ent(i, "Upd", "urn:ngsi-ld:Upd:") for i in range(1, 21)], open(f"{w}/upd.json", "w"))
+json.dump([dict(ent(i, "Upd", "urn:ngsi-ld:Upd:"), temperature={"type": "Property", "value": 30.5})
+           for i in range(1, 21)], open(f"{w}/bupdate.json", "w"))
+json.dump([ent(i, "Queried", "urn:ngsi-ld:Queried:") for i in range(1, 21)], open(f"{w}/queried.json", "w"))
+open(f"{w}/create.tmpl", "w").write('{"id": "urn:ngsi-ld:Created:TAG{seq}", "type": "Created", '
+                                    '"name": {"type": "Property", "value": "new"}}')
+PY
+}
+
+# shape_fixtures BASE: creates on the broker at BASE (.../ngsi-ld/v1) what the shapes read and
+# update: the two bench entities, the subscription, the 20 entities of upd.json and of queried.json
+shape_fixtures() {
+  post "$1/entities" "$work/small.json"
+  post "$1/entities" "$work/attrs20.json"
+  post "$1/subscriptions" "$work/sub.json"
+  post "$1/entityOperations/create" "$work/upd.json"
+  post "$1/entityOperations/create" "$work/queried.json"
+}
+
+# tagged KIND TAG: $work/KIND.tmpl with TAG replaced - ids no other load on the same broker used
+# (corRequest's {seq} restarts at 1 in each run); prints the file made
+tagged() { sed "s/TAG/$2/g" "$work/$1.tmpl" >"$work/$1-$2.json"; echo "$work/$1-$2.json"; }
+# last_run FIELD: a field of the last load's JSON result (requests, errors, non_2xx_3xx...); -1 when none
+last_run() {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/run.json" "$1" 2>/dev/null || echo -1
+}
+
 # measure URL CONNS WARM SECS [flags] -> "req/s p50 p99 errors cpu_us_per_req" with the servers' CPU
+# (WARM 0: no load run before the measured one)
 measure() {
   local url=$1 conns=$2 warm=$3 secs=$4; shift 4
-  load "$url" "$conns" "$warm" "$@" >/dev/null
+  if [ "$warm" -gt 0 ]; then load "$url" "$conns" "$warm" "$@" >/dev/null; fi
   local before after hz
   hz=$(getconf CLK_TCK)
   before=$(cpu_ticks $(server_pids))

@@ -39,10 +39,18 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private static ServerProcess launch(List<String> args, int port, Path workDir) throws IOException {
+        return launch(command(), java.util.Map.of(), args, port, workDir);
+    }
+
+    private static ServerProcess launch(List<String> launcher, java.util.Map<String, String> env, List<String> args, int port,
+            Path workDir) throws IOException {
         Path dir = Files.createTempDirectory("cor-server-test");
-        Process p = new ProcessBuilder(command(args)).directory((workDir != null ? workDir : dir).toFile())
-                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile()).start();
-        return new ServerProcess(p, port, dir);
+        List<String> cmd = new ArrayList<>(launcher);
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory((workDir != null ? workDir : dir).toFile())
+                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
+        pb.environment().putAll(env);
+        return new ServerProcess(pb.start(), port, dir);
     }
 
     /**
@@ -55,10 +63,20 @@ final class ServerProcess implements AutoCloseable {
 
     /** {@link #start(String...)} in {@code workDir} (its {@code ./cor-data} outlives the process). */
     static ServerProcess start(Path workDir, String... flags) throws Exception {
+        return start(command(), java.util.Map.of(), workDir, flags);
+    }
+
+    /**
+     * {@link #start(Path, String...)} with another command in front of the flags than
+     * {@code java -jar cor-server.jar} (JVM options, or the {@code ./cor} wrapper, which execs
+     * the JVM: the process is still the broker's), and {@code env} added to the environment.
+     */
+    static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir, String... flags)
+            throws Exception {
         int port = freePort();
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port)));
         args.addAll(List.of(flags));
-        ServerProcess s = launch(args, port, workDir);
+        ServerProcess s = launch(launcher, env, args, port, workDir);
         try {
             s.awaitHealthy();
             return s;
@@ -83,15 +101,21 @@ final class ServerProcess implements AutoCloseable {
         return s;
     }
 
-    private static List<String> command(List<String> args) {
+    /** {@code java -jar cor-server.jar}: this test's JVM, the jar the build just packaged. */
+    static List<String> command() {
+        return List.of(java(), "-jar", jar());
+    }
+
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    static String jar() {
         String jar = System.getProperty("cor.server.jar");
         if (jar == null || !Files.isRegularFile(Path.of(jar))) {
             throw new AssertionError("no shaded jar at cor.server.jar=" + jar + " (these tests run after package)");
         }
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar));
-        cmd.addAll(args);
-        return cmd;
+        return jar;
     }
 
     static int freePort() throws IOException {

@@ -24,9 +24,8 @@ final class HttpConnection {
     private final HttpTarget target;
     private final Selector selector;
     private final InetSocketAddress address;
+    private final HttpRequestBytes encoded;
     private final ByteBuffer request;
-    /** Where this connection's copy of the request takes its number, or -1. */
-    private final int seqOffset;
     private final boolean head;
     private final long timeoutNanos;
     private final TargetListener listener;
@@ -46,9 +45,9 @@ final class HttpConnection {
         this.target = target;
         this.selector = selector;
         this.address = address;
-        this.seqOffset = request.seqOffset();
+        this.encoded = request;
         // a request that takes a number each time is this connection's own copy; the others share the bytes
-        this.request = seqOffset < 0 ? request.bytes().duplicate()
+        this.request = !request.numbered() ? request.bytes().duplicate()
                 : ByteBuffer.allocateDirect(request.bytes().capacity()).put(request.bytes().duplicate()).flip();
         this.head = head;
         this.timeoutNanos = timeoutNanos;
@@ -141,8 +140,8 @@ final class HttpConnection {
         }
         current = waiting.poll();
         request.rewind();
-        if (seqOffset >= 0) {
-            HttpRequestBytes.putSeq(request, seqOffset, target.nextSeq());
+        if (encoded.numbered()) {
+            encoded.putSeq(request, target.nextSeq());
         }
         parser.reset(head);
         deadline = System.nanoTime() + timeoutNanos;

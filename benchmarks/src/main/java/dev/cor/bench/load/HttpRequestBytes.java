@@ -12,9 +12,9 @@ import dev.cor.bench.cli.Endpoint;
  * The one HTTP/1.1 request a run sends over and over, encoded once: request line, Host (unless
  * given), the given headers, Content-Length when there is a body (or the method usually has
  * one), then the body. Each connection writes a {@link ByteBuffer#duplicate()} of it - or, when
- * the body holds {@link #SEQ}, a copy of its own whose {@link #SEQ_DIGITS} digits at
- * {@link #seqOffset} it sets to a new number before each send (a create needs a new id each
- * time). Made by {@link HttpTarget}; immutable.
+ * the body holds {@link #SEQ}, a copy of its own whose {@link #SEQ_DIGITS} digits at each
+ * {@link #SEQ} place it sets to a new number before each send (a create needs a new id each
+ * time; a batch of 20 creates, 20 ids that share the number). Made by {@link HttpTarget}; immutable.
  */
 final class HttpRequestBytes {
     /** What a body writes where each request puts a number of its own. */
@@ -23,11 +23,11 @@ final class HttpRequestBytes {
     static final int SEQ_DIGITS = 12;
 
     private final ByteBuffer bytes;
-    private final int seqOffset;
+    private final int[] seqOffsets;
 
-    private HttpRequestBytes(ByteBuffer bytes, int seqOffset) {
+    private HttpRequestBytes(ByteBuffer bytes, int[] seqOffsets) {
         this.bytes = bytes;
-        this.seqOffset = seqOffset;
+        this.seqOffsets = seqOffsets;
     }
 
     /** The encoded request (read-only). */
@@ -35,28 +35,38 @@ final class HttpRequestBytes {
         return bytes;
     }
 
-    /** Where in {@link #bytes()} the request number goes, or -1 when the body has no {@link #SEQ}. */
-    int seqOffset() {
-        return seqOffset;
+    /** Whether the body holds a {@link #SEQ}: each request then needs a copy of its own. */
+    boolean numbered() {
+        return seqOffsets.length > 0;
     }
 
-    /** Writes {@code seq} as {@link #SEQ_DIGITS} digits at {@code offset} of {@code into}. */
-    static void putSeq(ByteBuffer into, int offset, long seq) {
-        for (int i = SEQ_DIGITS - 1; i >= 0; i--) {
-            into.put(offset + i, (byte) ('0' + seq % 10));
-            seq /= 10;
+    /** Writes {@code seq} as {@link #SEQ_DIGITS} digits at every {@link #SEQ} place of {@code into}, a copy of {@link #bytes()}. */
+    void putSeq(ByteBuffer into, long seq) {
+        for (int offset : seqOffsets) {
+            long n = seq;
+            for (int i = SEQ_DIGITS - 1; i >= 0; i--) {
+                into.put(offset + i, (byte) ('0' + n % 10));
+                n /= 10;
+            }
         }
     }
 
     static HttpRequestBytes encode(Endpoint url, String method, List<LoadOptions.Header> headers, byte[] body) {
-        int seqInBody = indexOf(body, SEQ.getBytes(StandardCharsets.US_ASCII));
-        if (seqInBody >= 0) {
-            byte[] withDigits = new byte[body.length - SEQ.length() + SEQ_DIGITS];
-            System.arraycopy(body, 0, withDigits, 0, seqInBody);
-            java.util.Arrays.fill(withDigits, seqInBody, seqInBody + SEQ_DIGITS, (byte) '0');
-            System.arraycopy(body, seqInBody + SEQ.length(), withDigits, seqInBody + SEQ_DIGITS,
-                    body.length - seqInBody - SEQ.length());
-            body = withDigits;
+        // every {seq} becomes SEQ_DIGITS zeros, its place remembered (relative to the body for now)
+        byte[] marker = SEQ.getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream numbered = new ByteArrayOutputStream(body.length);
+        List<Integer> places = new java.util.ArrayList<>();
+        int from = 0;
+        for (int at; (at = indexOf(body, marker, from)) >= 0; from = at + marker.length) {
+            numbered.write(body, from, at - from);
+            places.add(numbered.size());
+            for (int i = 0; i < SEQ_DIGITS; i++) {
+                numbered.write('0');
+            }
+        }
+        if (!places.isEmpty()) {
+            numbered.write(body, from, body.length - from);
+            body = numbered.toByteArray();
         }
         StringBuilder head = new StringBuilder(256);
         head.append(method).append(' ').append(url.requestTarget()).append(" HTTP/1.1\r\n");
@@ -85,13 +95,13 @@ final class HttpRequestBytes {
         all.writeBytes(headBytes);
         all.writeBytes(body);
         byte[] bytes = all.toByteArray();
-        return new HttpRequestBytes(ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer(),
-                seqInBody < 0 ? -1 : headBytes.length + seqInBody);
+        int[] offsets = places.stream().mapToInt(p -> headBytes.length + p).toArray();
+        return new HttpRequestBytes(ByteBuffer.allocateDirect(bytes.length).put(bytes).flip().asReadOnlyBuffer(), offsets);
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle) {
+    private static int indexOf(byte[] haystack, byte[] needle, int from) {
         outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
+        for (int i = from; i + needle.length <= haystack.length; i++) {
             for (int k = 0; k < needle.length; k++) {
                 if (haystack[i + k] != needle[k]) {
                     continue outer;

@@ -18,7 +18,7 @@ import dev.cor.bench.cli.Flags.FlagException;
  * (tests and other tools); immutable.
  */
 public record LoadOptions(Endpoint url, int connections, int sockets, int durationS, int warmupS, double rate,
-        String method, List<Header> headers, byte[] body, long timeoutMs, Path json, boolean allowRemote) {
+        String method, List<Header> headers, byte[] body, long timeoutMs, Path json, boolean allowRemote, long requests) {
 
     static final int MAX_CONNECTIONS = 10_000;
     static final int MAX_SECONDS = 3_600;
@@ -32,7 +32,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
     public static final String USAGE = """
             usage: corRequest --url URL [--connections N] [--sockets K] [--duration S] [--warmup S] [--rate R]
                               [--method M] [--header 'Name: value']... [--body-file F] [--timeout-ms MS]
-                              [--json FILE] [--allow-remote]
+                              [--requests N] [--json FILE] [--allow-remote]
               --url URL          http://host:port/path or cor://host:port/path
               --connections N    callers, each with one request at a time (default 1, at most 10000)
               --sockets K        TCP connections the callers share, caller c on socket c % K (default N);
@@ -45,7 +45,11 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
               --method M         request method (default GET)
               --header H         a request header 'Name: value'; repeatable
               --body-file F      the request body (at most 16 MiB); over http:// a {seq} in it becomes a new
-                                 12-digit number in each request (to create a new entity each time)
+                                 12-digit number in each request (to create a new entity each time); every
+                                 {seq} of one request takes the same number (a batch of ids {seq}-01, {seq}-02)
+              --requests N       closed loop only: send N requests in all (warmup included; {seq} numbers them from 1),
+                                 then end once they are answered - or at the end of --duration, whichever
+                                 comes first (a delete of exactly the entities a create made)
               --timeout-ms MS    time an answer (or a connect) may take before it counts as an error (default 5000)
               --json FILE        also write the result as one JSON object to FILE
               --allow-remote     allow a host that is not a loopback address""";
@@ -88,7 +92,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
     /** Parses and checks a command line. */
     public static LoadOptions parse(String[] args) {
         Flags f = Flags.parse(args, Set.of("url", "connections", "sockets", "duration", "warmup", "rate", "method",
-                "header", "body-file", "timeout-ms", "json"), Set.of("allow-remote"));
+                "header", "body-file", "timeout-ms", "json", "requests"), Set.of("allow-remote"));
         Builder b = builder(f.required("url"));
         b.connections(f.integer("connections", 1, 1, MAX_CONNECTIONS));
         b.sockets(f.integer("sockets", b.connections, 1, MAX_CONNECTIONS));
@@ -107,6 +111,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
             b.body(readBody(Path.of(bodyFile)));
         }
         b.timeoutMs(f.number("timeout-ms", DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS));
+        b.requests(f.number("requests", 0, 0, Long.MAX_VALUE));
         String json = f.string("json", null);
         b.json = json == null ? null : Path.of(json);
         b.allowRemote = f.has("allow-remote");
@@ -159,6 +164,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
         private long timeoutMs = DEFAULT_TIMEOUT_MS;
         private Path json;
         private boolean allowRemote;
+        private long requests;
 
         private Builder(String url) {
             this.url = Endpoint.parse(url, "--url");
@@ -229,6 +235,15 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
             return this;
         }
 
+        /** Closed loop: requests to send in all, warmup included (0: as many as the time allows). */
+        public Builder requests(long n) {
+            if (n < 0) {
+                throw new FlagException("--requests takes a whole number, 0 or more, not " + n);
+            }
+            this.requests = n;
+            return this;
+        }
+
         public Builder json(Path file) {
             this.json = file;
             return this;
@@ -240,8 +255,11 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
                 throw new FlagException("--sockets (" + k + ") cannot exceed --connections (" + connections
                         + "): a socket nobody uses measures nothing");
             }
+            if (requests > 0 && !Double.isNaN(rate)) {
+                throw new FlagException("--requests goes with a closed loop, not with --rate");
+            }
             return new LoadOptions(url, connections, k, durationS, warmupS, rate, method, List.copyOf(headers),
-                    body.clone(), timeoutMs, json, allowRemote);
+                    body.clone(), timeoutMs, json, allowRemote, requests);
         }
 
         private static int within(String flag, int v, int min, int max) {

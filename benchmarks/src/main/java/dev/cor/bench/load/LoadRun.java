@@ -16,7 +16,9 @@ import java.util.Locale;
  * <p>
  * Time runs: connect, warmup (answers shown, not counted), the measured seconds, then a short
  * drain for answers still out. Only requests that start (fall due) in the measured seconds are
- * counted. A progress line per second goes to {@code progress}. {@link #run()} on the thread
+ * counted. With {@code requests} set (closed loop) the callers stop sending once that many went out,
+ * and the measured time ends when the last of them is answered (or at its usual end, if sooner).
+ * A progress line per second goes to {@code progress}. {@link #run()} on the thread
  * that is to be the generator's loop; {@link #stop()} from any thread.
  */
 public final class LoadRun implements TargetListener {
@@ -31,6 +33,9 @@ public final class LoadRun implements TargetListener {
     private final int sockets;
     private final boolean openLoop;
     private final double intervalNanos;
+    /** Closed loop: requests to send in all (0 = no limit), and how many went out so far. */
+    private final long limit;
+    private long sent;
 
     private final long[] startedAt;
     private final boolean[] busy;
@@ -59,6 +64,7 @@ public final class LoadRun implements TargetListener {
         this.sockets = options.sockets();
         this.openLoop = options.openLoop();
         this.intervalNanos = openLoop ? 1e9 / options.rate() : 0;
+        this.limit = options.requests();
         this.startedAt = new long[callers];
         this.busy = new boolean[callers];
         this.measured = new boolean[callers];
@@ -87,7 +93,7 @@ public final class LoadRun implements TargetListener {
             warmupEnd = t0 + options.warmupS() * SECOND;
             measureEnd = warmupEnd + options.durationS() * SECOND;
             if (!openLoop) {
-                for (int c = 0; c < callers; c++) {
+                for (int c = 0; c < callers && mayStart(); c++) {
                     start(c, t0);
                 }
             }
@@ -121,6 +127,9 @@ public final class LoadRun implements TargetListener {
             if (now - nextTick >= 0) {
                 printSecond(second++, nextTick);
                 nextTick += SECOND;
+            }
+            if (limit > 0 && sent == limit && inFlight == 0 && now - measureEnd < 0) {
+                measureEnd = now; // every request of the run is answered
             }
             if (now - measureEnd >= 0) {
                 return;
@@ -174,15 +183,20 @@ public final class LoadRun implements TargetListener {
         startedAt[c] = at;
         measured[c] = at - warmupEnd >= 0 && at - measureEnd < 0;
         inFlight++;
+        sent++;
         target.send(c % sockets, c);
     }
 
     private void next(int c, long now) {
         if (openLoop) {
             sendIfDue(c, now);
-        } else if (now - measureEnd < 0) {
+        } else if (now - measureEnd < 0 && mayStart()) {
             start(c, now);
         }
+    }
+
+    private boolean mayStart() {
+        return limit == 0 || sent < limit;
     }
 
     // ---------------------------------------------------------------- outcomes

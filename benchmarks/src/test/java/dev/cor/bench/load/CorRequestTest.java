@@ -169,4 +169,44 @@ class CorRequestTest {
         assertEquals(seen.get(), bodies.size(), "every request carried a number no other one did");
         assertTrue(bodies.contains("{\"id\": \"urn:ngsi-ld:T:000000000001\"}"), "twelve digits, from 1: " + bodies.iterator().next());
     }
+
+    @Test
+    void everySeqOfOneBodyTakesThatRequestsNumber() throws Exception {
+        java.util.Set<String> bodies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        server = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).workerThreads(1).application(new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                bodies.add(new String(request.body(), StandardCharsets.UTF_8));
+                request.respond(201, null, null);
+            }
+        }).build().start();
+        LoadResult r = measure(LoadOptions.builder("http://127.0.0.1:" + server.port() + "/batch").connections(2)
+                .warmup(0).duration(5).requests(3).method("POST").body("[\"{seq}-01\", \"{seq}-02\"]".getBytes(StandardCharsets.UTF_8))
+                .build());
+        assertEquals(3, r.requests(), r.text());
+        assertEquals(java.util.Set.of("[\"000000000001-01\", \"000000000001-02\"]", "[\"000000000002-01\", \"000000000002-02\"]",
+                "[\"000000000003-01\", \"000000000003-02\"]"), bodies);
+    }
+
+    @Test
+    void requestsEndsTheRunOnceThatManyAreAnsweredNotAtTheEndOfItsDuration() throws Exception {
+        StallingApp app = new StallingApp(-1);
+        long t0 = System.nanoTime();
+        LoadResult r = measure(LoadOptions.builder(start(app)).connections(4).warmup(0).duration(60).requests(500).build());
+        long tookMs = (System.nanoTime() - t0) / 1_000_000;
+
+        assertEquals(500, r.requests(), r.text());
+        assertEquals(500, app.requests.get(), "not one request past the limit");
+        assertEquals(0, r.unfinished(), r.text());
+        assertTrue(tookMs < 30_000, "ended with its last answer, not after --duration 60: " + tookMs + " ms");
+        assertTrue(r.requestsPerSecond() > 500 / 30.0, "req/s over the time the 500 took, not over 60 s: " + r.text());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LoadOptions.parse(new String[] {"--url", "http://127.0.0.1:1/", "--rate", "10", "--requests", "5"}));
+        assertTrue(e.getMessage().contains("--requests"), e.getMessage());
+    }
 }
