@@ -770,13 +770,17 @@ class DistributedOperationsTest {
         assertTrue(ids(q.json()).contains(id), q.toString());
     }
 
-    /** D018_01: a write whose Via already names this broker, which a registration would forward again, is 508. */
+    /**
+     * D018_01 (§ 6.3.17): a write whose Via already names this broker, which a redirect registration
+     * would forward again, is 508 LoopDetected, and nothing is forwarded; a read that came round is
+     * answered here.
+     */
     @Test
-    void a_write_that_came_round_a_loop_is_508() {
+    void a_write_that_came_round_a_loop_to_a_redirect_registration_is_508_D018_01() {
         Node a = broker("L1");
         String id = fresh("Vehicle");
         SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
-        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of());
+        reg(a, Mode.REDIRECT, s.endpoint(), null, "Vehicle", Set.of());
         Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
         assertEquals(201, created.status(), created.toString());
         String via = s.seen().get(0).header("Via");
@@ -786,12 +790,34 @@ class DistributedOperationsTest {
         assertEquals("https://uri.etsi.org/ngsi-ld/errors/LoopDetected", looped.json().path("type").asText());
         assertEquals(1, s.hits(), "nothing was forwarded again");
         Answer read = a.api().get(Ngsi.entity(id)).header("Via", via).send();
-        assertEquals(200, read.status(), "a read that came round is answered here: " + read);
+        assertEquals(404, read.status(), "a read that came round is answered here, where a redirected entity is not: " + read);
         assertEquals(1, s.hits());
         // D018_03: a forward carries the incoming Via with this broker after it
         Answer deleted = a.api().delete(Ngsi.entity(id)).header("Via", "1.1 upstream").send();
         assertEquals(204, deleted.status(), deleted.toString());
         assertEquals("1.1 upstream, 1.1 L1", s.seen().get(1).header("Via"));
+    }
+
+    /**
+     * § 6.3.17, § 6.3.18 (the suite's doubt 75 on D018_01): 508 is for an exclusive or redirect
+     * registration; an inclusive one that a write came round drops out of the matching, and the
+     * write is done here alone - 204, nothing forwarded again.
+     */
+    @Test
+    void a_write_that_came_round_a_loop_to_an_inclusive_registration_is_done_here_alone_6_3_17() {
+        Node a = broker("L2");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of());
+        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
+        assertEquals(201, created.status(), created.toString());
+        String via = s.seen().get(0).header("Via");
+        assertEquals("1.1 L2", via);
+        Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
+        assertEquals(204, looped.status(), looped.toString());
+        assertEquals(1, s.hits(), "nothing was forwarded again");
+        Answer gone = a.api().get(Ngsi.entity(id)).query("local", "true").send();
+        assertEquals(404, gone.status(), "deleted here: " + gone);
     }
 
     @Test
