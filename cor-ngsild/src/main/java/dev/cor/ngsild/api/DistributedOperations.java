@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.api.NgsildApplication.Config;
@@ -104,8 +106,10 @@ final class DistributedOperations {
                 : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
         List<Registration> regs = config.registrations().matching(x.tenant,
                 new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
-        if (regs.isEmpty() && x.operation() == Operation.RETRIEVE_ENTITY) {
-            regs = queryServers(x, id, Set.of(), Set.of(), List.of()); // a source that only answers queries serves it too
+        if (regs.isEmpty() && (x.operation() == Operation.RETRIEVE_ENTITY || x.operation() == Operation.QUERY_ENTITIES
+                || x.operation() == Operation.QUERY_ENTITIES_POST)) {
+            // a source that only answers queries serves a retrieve too; one that takes only GET or only POST queries, both
+            regs = queryServers(x, id, null, Set.of(), Set.of(), List.of());
         }
         if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
             return List.of(); // no source takes it, but one holds it: write() answers the Conflict
@@ -144,7 +148,7 @@ final class DistributedOperations {
      * {@code retrieveEntity} for the entity: a retrieve asks them with a query by id (the suite's
      * D010_03), leaving out those in {@code already}.
      */
-    private List<Registration> queryServers(Exchange x, String id, Set<String> types, Set<String> attrs,
+    private List<Registration> queryServers(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs,
             List<Registration> already) {
         List<Registration> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -153,7 +157,7 @@ final class DistributedOperations {
         }
         for (String op : List.of("queryEntity", "queryBatch")) {
             for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, id, null, types, attrs), config.clock().millis())) {
+                    new RegistrationLookup.Want(op, id, idPattern, types, attrs), config.clock().millis())) {
                 if (seen.add(r.id())) {
                     out.add(r);
                 }
@@ -186,7 +190,7 @@ final class DistributedOperations {
         Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
         List<Registration> regs = new ArrayList<>(reach(x, id, null, types, attrs));
         int retrievers = regs.size();
-        regs.addAll(queryServers(x, id, types, attrs, regs));
+        regs.addAll(queryServers(x, id, null, types, attrs, regs));
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         List<Registration> asked = new ArrayList<>(regs.size());
         for (int k = 0; k < regs.size(); k++) {
@@ -341,8 +345,10 @@ final class DistributedOperations {
         TypeSelection type = params.get("type") == null ? null
                 : TypeSelection.parse(params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
         Set<String> attrs = expandedAttrs(x, params);
-        List<Registration> regs = reach(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
-                type != null ? type.types() : Set.of(), attrs);
+        // Query Entities is one operation with two bindings (§ 4.20: queryEntity GET, queryBatch POST): a source
+        // serving either is asked, by the binding it registered (the suite's D011_02_red, D011_03_inc, D011_04_inc)
+        List<Registration> regs = queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
+                type != null ? type.types() : Set.of(), attrs, List.of());
         // the local matches: all of them when counted, else as many as the page can need
         int need = asked.count() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) asked.offset() + asked.limit() + 1);
         EntityQuery.Page local = query.run(config.store(), x.tenant, 0, need, asked.count());
@@ -369,7 +375,15 @@ final class DistributedOperations {
             }
             param(q, "idPattern", idPattern);
             param(q, "attrs", compactNames(r, ask));
-            if (sameContext(x.context, r.context())) {
+            boolean filters = sameContext(x.context, r.context());
+            if (!r.operations().contains("queryEntity")) {
+                StringBuilder limit = new StringBuilder();
+                param(limit, "limit", Integer.toString(SOURCE_LIMIT));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", limit,
+                        queryBody(r, sendTypes, ids, idPattern, ask, filters ? params : null))));
+                continue;
+            }
+            if (filters) {
                 // the same terms mean the same IRIs there: the source may filter for us (the merge checks again)
                 for (String p : List.of("q", "scopeQ", "georel", "geometry", "coordinates", "geoproperty")) {
                     param(q, p, params.get(p));
@@ -982,6 +996,58 @@ final class DistributedOperations {
             q.append('&');
         }
         q.append(name).append('=').append(encode(value));
+    }
+
+    /**
+     * The Query (5.2.23) of a forward to a source that takes only {@code POST /entityOperations/query}:
+     * an EntitySelector per id (or one of the pattern, or of the types alone), the attributes, and -
+     * {@code filters} non-null when the registration's context is the request's - q, scopeQ and the geo-query.
+     */
+    private static byte[] queryBody(Registration r, Set<String> types, List<String> ids, String idPattern,
+            Set<String> attrs, QueryParams filters) {
+        ObjectNode query = JsonNodeFactory.instance.objectNode();
+        query.put("type", "Query");
+        String type = compactTypes(r, types);
+        if (type != null) {
+            var entities = query.putArray("entities");
+            if (ids.isEmpty()) {
+                ObjectNode sel = entities.addObject().put("type", type);
+                if (idPattern != null) {
+                    sel.put("idPattern", idPattern);
+                }
+            } else {
+                for (String id : ids) {
+                    entities.addObject().put("id", id).put("type", type);
+                }
+            }
+        }
+        if (attrs != null) {
+            var an = query.putArray("attrs");
+            for (String iri : attrs) {
+                an.add(compactNames(r, Set.of(iri)));
+            }
+        }
+        if (filters != null) {
+            for (String p : List.of("q", "scopeQ")) {
+                if (filters.get(p) != null) {
+                    query.put(p, filters.get(p));
+                }
+            }
+            if (filters.get("georel") != null) {
+                ObjectNode geo = query.putObject("geoQ");
+                geo.put("georel", filters.get("georel"));
+                geo.put("geometry", filters.get("geometry"));
+                try {
+                    geo.set("coordinates", CorRestJson.mapper().readTree(filters.get("coordinates")));
+                } catch (java.io.IOException | RuntimeException e) {
+                    geo.put("coordinates", filters.get("coordinates"));
+                }
+                if (filters.get("geoproperty") != null) {
+                    geo.put("geoproperty", filters.get("geoproperty"));
+                }
+            }
+        }
+        return query.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     // ---------------------------------------------------------------- what a registration provides

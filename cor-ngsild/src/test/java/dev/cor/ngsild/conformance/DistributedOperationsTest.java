@@ -656,6 +656,51 @@ class DistributedOperationsTest {
         assertEquals(List.of("urn:ngsi-ld:" + type + ":1", "urn:ngsi-ld:" + type + ":2"), ids(r.json()), r.toString());
     }
 
+    /**
+     * § 4.20, § 5.7.2 (the suite's D011_02_red_02, D011_03_inc_02): a source that registered only
+     * queryBatch is asked by {@code POST /entityOperations/query} - for a POST query and for a GET
+     * one alike, Query Entities being one operation with two bindings.
+     */
+    @Test
+    void a_source_that_takes_only_query_batch_is_asked_by_post_D011_03_inc_02() {
+        Node a = broker("A20");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> req.method().equals("POST") && req.target().startsWith("/ngsi-ld/v1/entityOperations/query")
+                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
+                : new SourceStub.Answer(404, null, 0));
+        reg(a, Mode.REDIRECT, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryBatch\"]");
+        Answer post = a.api().post("/entityOperations/query")
+                .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\"}]}")).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(id), ids(post.json()), post.toString());
+        Answer get = a.api().get("/entities").query("type", "Vehicle").send();
+        assertEquals(200, get.status(), get.toString());
+        assertEquals(List.of(id), ids(get.json()), get.toString());
+        assertEquals(2, s.hits());
+        for (SourceStub.Seen seen : s.seen()) {
+            assertEquals("POST", seen.method(), seen.toString());
+            assertTrue(seen.target().startsWith("/ngsi-ld/v1/entityOperations/query"), seen.target());
+        }
+    }
+
+    /** § 4.20, § 5.7.2 (the suite's D011_04_inc_01): a source that registered only queryEntity is asked by GET for a POST query too. */
+    @Test
+    void a_source_that_takes_only_query_entity_is_asked_by_get_for_a_post_query_D011_04_inc() {
+        Node a = broker("A21");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> req.method().equals("GET") && req.target().startsWith("/ngsi-ld/v1/entities?")
+                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
+                : new SourceStub.Answer(404, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryEntity\"]");
+        Answer post = a.api().post("/entityOperations/query")
+                .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\",\"id\":\"%s\"}]}".formatted(id))).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(id), ids(post.json()), post.toString());
+        assertEquals(1, s.hits());
+        assertEquals("GET", s.seen().get(0).method());
+        assertTrue(s.seen().get(0).target().startsWith("/ngsi-ld/v1/entities?type=Vehicle&"), s.seen().get(0).target());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
