@@ -349,6 +349,11 @@ final class DistributedOperations {
         // serving either is asked, by the binding it registered (the suite's D011_02_red, D011_03_inc, D011_04_inc)
         List<Registration> regs = queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
                 type != null ? type.types() : Set.of(), attrs, List.of());
+        if (params.get("csf") != null) {
+            // § 5.7.2.4: only the registrations whose Context Source Properties the filter matches are asked
+            RegistrationOperations.Csf csf = RegistrationOperations.Csf.parse(params.get("csf"), x.context);
+            regs.removeIf(r -> !csf.test(r));
+        }
         // the local matches: all of them when counted, else as many as the page can need
         int need = asked.count() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) asked.offset() + asked.limit() + 1);
         EntityQuery.Page local = query.run(config.store(), x.tenant, 0, need, asked.count());

@@ -701,6 +701,38 @@ class DistributedOperationsTest {
         assertTrue(s.seen().get(0).target().startsWith("/ngsi-ld/v1/entities?type=Vehicle&"), s.seen().get(0).target());
     }
 
+    /**
+     * § 5.7.2.4 (the suite's 5724_01): {@code csf} picks the sources a query asks by their
+     * registration's Context Source Properties - a matching one is asked and its entity returned,
+     * a source whose registration does not match is not contacted; the local entities stay.
+     */
+    @Test
+    void csf_asks_only_the_sources_whose_registration_it_matches_5724_01() {
+        Node a = broker("A22");
+        String type = "Csf" + SEQ.incrementAndGet();
+        String local = "urn:ngsi-ld:" + type + ":0";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(local, type));
+        String remote = "urn:ngsi-ld:" + type + ":1";
+        SourceStub s = stub(req -> new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"%s\"}]".formatted(remote, type), 0));
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"%s\"}]}],"
+                + "\"endpoint\":\"%s\",\"sourceType\":\"sensor\"}").formatted(type, s.endpoint());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer matching = a.api().get("/entities").query("type", type).query("csf", "sourceType==\"sensor\"").send();
+        assertEquals(200, matching.status(), matching.toString());
+        assertEquals(List.of(local, remote), ids(matching.json()), matching.toString());
+        assertEquals(1, s.hits());
+        Answer other = a.api().get("/entities").query("type", type).query("csf", "sourceType==\"archive\"").send();
+        assertEquals(200, other.status(), other.toString());
+        assertEquals(List.of(local), ids(other.json()), other.toString());
+        Answer post = a.api().post("/entityOperations/query").json(Json.parse(
+                "{\"type\":\"Query\",\"entities\":[{\"type\":\"%s\"}],\"csf\":\"sourceType==\\\"archive\\\"\"}".formatted(type))).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(local), ids(post.json()), post.toString());
+        assertEquals(1, s.hits(), "a source its registration does not match is not contacted");
+        Answer bad = a.api().get("/entities").query("type", type).query("csf", "==x").send();
+        assertEquals(400, bad.status(), bad.toString());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
