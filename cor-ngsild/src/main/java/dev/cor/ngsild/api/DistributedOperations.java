@@ -380,7 +380,8 @@ final class DistributedOperations {
             }
             param(q, "idPattern", idPattern);
             param(q, "attrs", compactNames(r, ask));
-            boolean filters = sameContext(x.context, r.context());
+            // § 5.7.2.4: with splitEntities the filters "shall be removed before forwarding" (applied to the union here)
+            boolean filters = sameContext(x.context, r.context()) && !params.bool("splitEntities", false);
             if (!r.operations().contains("queryEntity")) {
                 StringBuilder limit = new StringBuilder();
                 param(limit, "limit", Integer.toString(SOURCE_LIMIT));

@@ -257,6 +257,7 @@ final class EntityOperations {
         if (p.has("csf")) {
             RegistrationOperations.Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed; it picks sources
         }
+        p.bool("splitEntities", false); // BadRequestData when not a boolean; it shapes the forwards (§ 5.7.2.4)
         EntityParser parser = parser(x);
         String type = p.get("type");
         // type=* selects every type and makes the query local (6.4.3.2), which local=false contradicts

@@ -733,6 +733,35 @@ class DistributedOperationsTest {
         assertEquals(400, bad.status(), bad.toString());
     }
 
+    /**
+     * § 5.7.2.4 (the suite's 5724_02): a query's q and scopeQ travel with the forward, so the source
+     * filters; with {@code splitEntities=true} they "shall be removed before forwarding", and the
+     * union is filtered here - the answer is the same.
+     */
+    @Test
+    void split_entities_strips_the_filters_from_the_forward_and_filters_the_union_here_5724_02() {
+        Node a = broker("A23");
+        String type = "Split" + SEQ.incrementAndGet();
+        String fast = "urn:ngsi-ld:" + type + ":fast";
+        String slow = "urn:ngsi-ld:" + type + ":slow";
+        SourceStub s = stub(req -> new SourceStub.Answer(200, ("[{\"id\":\"%s\",\"type\":\"%s\",\"scope\":\"/A\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":30}},{\"id\":\"%s\",\"type\":\"%s\",\"scope\":\"/A\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":10}}]").formatted(fast, type, slow, type), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer whole = a.api().get("/entities").query("type", type).query("q", "speed>20").query("scopeQ", "/A").send();
+        assertEquals(200, whole.status(), whole.toString());
+        assertEquals(List.of(fast), ids(whole.json()), whole.toString());
+        String forwarded = s.seen().get(0).target();
+        assertTrue(forwarded.contains("q=speed") && forwarded.contains("scopeQ=") && forwarded.contains("type="), forwarded);
+        Answer split = a.api().get("/entities").query("type", type).query("q", "speed>20").query("scopeQ", "/A")
+                .query("splitEntities", "true").send();
+        assertEquals(200, split.status(), split.toString());
+        assertEquals(List.of(fast), ids(split.json()), "filtered here: " + split);
+        forwarded = s.seen().get(1).target();
+        assertTrue(forwarded.contains("type=") && !forwarded.contains("q=") && !forwarded.contains("scopeQ="), forwarded);
+        assertEquals(400, a.api().get("/entities").query("type", type).query("splitEntities", "maybe").send().status());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
