@@ -431,6 +431,9 @@ final class DistributedOperations {
                 if (e == null) {
                     break; // one invalid entity: the whole answer is not used
                 }
+                if (!covers(a.registration(), e)) {
+                    continue; // § 4.3.6.1: not what it registers (another id, outside its idPattern), not taken from it
+                }
                 if (a.registration().mode() == Registration.Mode.AUXILIARY) {
                     auxiliary.add(e);
                 } else {

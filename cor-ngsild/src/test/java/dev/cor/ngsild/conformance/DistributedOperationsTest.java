@@ -762,6 +762,33 @@ class DistributedOperationsTest {
         assertEquals(400, a.api().get("/entities").query("type", type).query("splitEntities", "maybe").send().status());
     }
 
+    /**
+     * § 4.3.6.1 ("all constraints specified in the registration shall be respected"), § 5.7.2.4: a
+     * query by type takes from a source only the entities its registration names - by id, or by
+     * idPattern - not every entity of that type the source holds.
+     */
+    @Test
+    void a_query_takes_from_a_source_only_the_entities_its_registration_names_4_3_6_1() {
+        Node a = broker("A24");
+        Node b = broker("B24");
+        String type = "Named" + SEQ.incrementAndGet();
+        String registered = "urn:ngsi-ld:" + type + ":reg-1";
+        String patterned = "urn:ngsi-ld:" + type + ":pat-1";
+        String other = "urn:ngsi-ld:" + type + ":other-1";
+        for (String id : List.of(registered, patterned, other)) {
+            create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        }
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), registered, type, Set.of());
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"%s\","
+                + "\"idPattern\":\"urn:ngsi-ld:%s:pat-.*\"}]}],\"endpoint\":\"%s\"}").formatted(type, type, b.broker().origin());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer q = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, q.status(), q.toString());
+        assertEquals(List.of(patterned, registered), ids(q.json()), q.toString());
+        Answer counted = a.api().get("/entities").query("type", type).query("count", "true").send();
+        assertEquals("2", counted.header("NGSILD-Results-Count"), counted.toString());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
