@@ -358,9 +358,14 @@ public final class NgsildApplication implements CorRestApplication {
         answerPlain(x, 207, body);
     }
 
-    /** A source's failed part as a ProblemDetails: its status (a 404, a 409, ...) or, with no answer, 504/502. */
+    /**
+     * A source's failed part as a ProblemDetails: the error it answered (its status - a 404, a 409,
+     * ... - and its ProblemDetails type when it gave one; the suite's D001_03_03 reads the 409), or,
+     * with no answer or an unusable one, 504/502.
+     */
     private static ObjectNode sourceProblem(Forwarder.Answer a) {
-        int status = a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
+        int status = a.status() >= 400 && a.status() <= 599 ? a.status()
+                : a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
         ErrorType type = switch (status) {
             case 400 -> ErrorType.BAD_REQUEST_DATA;
             case 404 -> ErrorType.RESOURCE_NOT_FOUND;
@@ -368,8 +373,10 @@ public final class NgsildApplication implements CorRestApplication {
             default -> ErrorType.SERVICE_UNAVAILABLE;
         };
         ObjectNode p = CorRestJson.mapper().createObjectNode();
-        p.put("type", type.uri());
-        p.put("title", type.title());
+        String theirs = a.status() == status && a.body() != null ? a.body().path("type").asText("") : "";
+        boolean problem = theirs.startsWith("https://uri.etsi.org/ngsi-ld/errors/");
+        p.put("type", problem ? theirs : type.uri());
+        p.put("title", problem && a.body().path("title").isTextual() ? a.body().path("title").asText() : type.title());
         p.put("status", status);
         p.put("detail", a.warning() != null ? a.warning() : "the context source (registration " + a.registration().id()
                 + ") answered " + status);

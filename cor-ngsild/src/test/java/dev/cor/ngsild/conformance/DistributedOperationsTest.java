@@ -383,6 +383,30 @@ class DistributedOperationsTest {
         assertEquals(0, both.json().path("success").size(), both.toString());
     }
 
+    /**
+     * D001_03_03_inc: a create that the source refuses (409, it has the entity) but that succeeds
+     * here is a 207 whose error is the source's - status 409, its ProblemDetails type, the
+     * registration named - and the entity is created here.
+     */
+    @Test
+    void create_that_exists_only_at_the_source_is_a_207_with_the_sources_409_D001_03_03_inc() {
+        Node a = broker("W12");
+        Node b = broker("W13");
+        String type = "Dup" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type);
+        create(b, entity);
+        String reg = reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entities").json(Json.parse(entity)).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(List.of(id), Json.texts(r.json().path("success")), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(reg, error.path("registrationId").asText(), r.toString());
+        assertEquals(409, error.path("error").path("status").asInt(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/AlreadyExists", error.path("error").path("type").asText(), r.toString());
+        assertEquals(200, a.api().get(Ngsi.entity(id)).query("local", "true").send().status(), "created here");
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
