@@ -841,8 +841,9 @@ final class DistributedOperations {
                         String eid = e.path("entityId").asText(null);
                         if (eid != null) {
                             bad.add(eid);
-                            failed.put(eid, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
-                                    + a.registration().id() + ": " + e.path("error").path("detail").asText(e.path("error").toString())));
+                            failed.put(eid, new NgsiLdException(ErrorType.ofSource(e.path("error"), e.path("error").path("status")
+                                    .asInt(503)), "registration " + a.registration().id() + ": "
+                                    + e.path("error").path("detail").asText(e.path("error").toString())));
                         }
                     }
                 }
@@ -853,9 +854,11 @@ final class DistributedOperations {
                 }
             } else {
                 String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+                // the error it answered (a 400 of the whole batch, ...); no answer or an unusable one: unavailable
+                ErrorType type = a.status() >= 400 && a.status() <= 599 ? ErrorType.ofSource(a.body(), a.status())
+                        : ErrorType.SERVICE_UNAVAILABLE;
                 for (String id : sent.get(k)) {
-                    failed.put(id, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
-                            + a.registration().id() + ": " + why));
+                    failed.put(id, new NgsiLdException(type, "registration " + a.registration().id() + ": " + why));
                 }
             }
         }

@@ -366,17 +366,10 @@ public final class NgsildApplication implements CorRestApplication {
     private static ObjectNode sourceProblem(Forwarder.Answer a) {
         int status = a.status() >= 400 && a.status() <= 599 ? a.status()
                 : a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
-        ErrorType type = switch (status) {
-            case 400 -> ErrorType.BAD_REQUEST_DATA;
-            case 404 -> ErrorType.RESOURCE_NOT_FOUND;
-            case 409 -> ErrorType.ALREADY_EXISTS;
-            default -> ErrorType.SERVICE_UNAVAILABLE;
-        };
+        ErrorType type = ErrorType.ofSource(a.status() == status ? a.body() : null, status);
         ObjectNode p = CorRestJson.mapper().createObjectNode();
-        String theirs = a.status() == status && a.body() != null ? a.body().path("type").asText("") : "";
-        boolean problem = theirs.startsWith("https://uri.etsi.org/ngsi-ld/errors/");
-        p.put("type", problem ? theirs : type.uri());
-        p.put("title", problem && a.body().path("title").isTextual() ? a.body().path("title").asText() : type.title());
+        p.put("type", type.uri());
+        p.put("title", type.title());
         p.put("status", status);
         p.put("detail", a.warning() != null ? a.warning() : "the context source (registration " + a.registration().id()
                 + ") answered " + status);

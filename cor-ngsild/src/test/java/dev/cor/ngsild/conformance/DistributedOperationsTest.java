@@ -516,6 +516,29 @@ class DistributedOperationsTest {
         assertEquals(404, b.api().get(Ngsi.entity(onlyThere)).send().status());
     }
 
+    /**
+     * § 5.6.10.4, § 5.2.17: an entity a source's batch refused is an error of the 207 with the
+     * error the source gave (here ResourceNotFound 404 from a real broker), not a generic one.
+     */
+    @Test
+    void a_batch_error_a_source_answered_is_reported_as_it_gave_it_5_6_10() {
+        Node a = broker("W14");
+        Node b = broker("WB14");
+        String type = "Gone" + SEQ.incrementAndGet();
+        String there = "urn:ngsi-ld:" + type + ":1";
+        String nowhere = "urn:ngsi-ld:" + type + ":404";
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(there, type));
+        String reg = reg(a, Mode.REDIRECT, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/delete").json(Json.parse("[\"%s\",\"%s\"]".formatted(there, nowhere))).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(List.of(there), Json.texts(r.json().path("success")), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(nowhere, error.path("entityId").asText(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", error.path("error").path("type").asText(), r.toString());
+        assertEquals(404, error.path("error").path("status").asInt(), r.toString());
+        assertTrue(error.path("error").path("detail").asText().contains(reg), r.toString());
+    }
+
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
     @Test
     void batch_update_with_a_dead_source_reports_its_entity_in_the_207() {
