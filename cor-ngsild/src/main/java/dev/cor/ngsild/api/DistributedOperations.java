@@ -434,6 +434,10 @@ final class DistributedOperations {
                 if (!covers(a.registration(), e)) {
                     continue; // § 4.3.6.1: not what it registers (another id, outside its idPattern), not taken from it
                 }
+                Set<String> registered = provided(a.registration(), e.id(), new LinkedHashSet<>(e.types()));
+                if (registered != null) {
+                    e = EntityMerge.only(e, registered); // asked for every attribute it registers, it gives this entity its own
+                }
                 if (a.registration().mode() == Registration.Mode.AUXILIARY) {
                     auxiliary.add(e);
                 } else {

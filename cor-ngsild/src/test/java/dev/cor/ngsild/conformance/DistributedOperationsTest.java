@@ -836,6 +836,35 @@ class DistributedOperationsTest {
         assertEquals("2", counted.header("NGSILD-Results-Count"), counted.toString());
     }
 
+    /**
+     * § 4.3.6.1: a registration whose RegistrationInfo name different attributes for different
+     * entities - a query takes from the source each entity's own registered attributes only.
+     */
+    @Test
+    void a_query_takes_from_a_source_only_the_attributes_registered_for_each_entity_4_3_6_1() {
+        Node a = broker("A25");
+        Node b = broker("B25");
+        String type = "Attrs" + SEQ.incrementAndGet();
+        String first = "urn:ngsi-ld:" + type + ":1";
+        String second = "urn:ngsi-ld:" + type + ":2";
+        for (String id : List.of(first, second)) {
+            create(b, ("{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1},"
+                    + "\"brand\":{\"type\":\"Property\",\"value\":\"b\"}}").formatted(id, type));
+        }
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":["
+                + "{\"entities\":[{\"type\":\"%s\",\"id\":\"%s\"}],\"propertyNames\":[\"speed\"]},"
+                + "{\"entities\":[{\"type\":\"%s\",\"id\":\"%s\"}],\"propertyNames\":[\"brand\"]}],"
+                + "\"endpoint\":\"%s\"}").formatted(type, first, type, second, b.broker().origin());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer q = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, q.status(), q.toString());
+        assertEquals(List.of(first, second), ids(q.json()), q.toString());
+        JsonNode one = q.json().get(0);
+        JsonNode two = q.json().get(1);
+        assertTrue(one.has("speed") && !one.has("brand"), one.toString());
+        assertTrue(two.has("brand") && !two.has("speed"), two.toString());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
