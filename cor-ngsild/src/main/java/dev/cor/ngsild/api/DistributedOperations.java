@@ -566,11 +566,21 @@ final class DistributedOperations {
         }
         List<Forwarder.Answer> answers = fanOut(x, outs);
         List<String[]> failures = new ArrayList<>();
+        Set<String> taken = new HashSet<>();
         int forwarded = 0;
         for (int i = 0; i < answers.size(); i++) {
             Forwarder.Answer a = answers.get(i);
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 forwarded++;
+                if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
+                    for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
+                        if (u.isTextual()) {
+                            taken.add(parser.attributeName(u.asText()));
+                        }
+                    }
+                } else {
+                    taken.addAll(parts.get(i));
+                }
                 continue;
             }
             if (a.warning() == null && a.status() == 404) {
@@ -589,6 +599,14 @@ final class DistributedOperations {
             return new WriteOutcome(null, false, forwarded, failures, answers);
         }
         JsonNode localBody = x.body;
+        if (x.operation() == Operation.UPDATE_ATTRIBUTES && local != null) {
+            // § 5.6.2: an attribute a source updated that this broker does not hold is no "does not exist" here
+            for (String iri : taken) {
+                if (!local.attributes().containsKey(iri)) {
+                    keptOut.add(iri);
+                }
+            }
+        }
         if (!keptOut.isEmpty() && x.body != null && x.body.isObject() && pathAttr == null) {
             com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) x.body).deepCopy();
             for (String iri : keptOut) {

@@ -407,6 +407,33 @@ class DistributedOperationsTest {
         assertEquals(200, a.api().get(Ngsi.entity(id)).query("local", "true").send().status(), "created here");
     }
 
+    /**
+     * § 5.6.2.4 with an inclusive registration (the suite's D004_01_inc): an attribute held only by
+     * the source is updated there and is no "does not exist" here - 204; an attribute nobody holds
+     * is still not updated (207).
+     */
+    @Test
+    void update_attributes_of_an_attribute_only_the_inclusive_source_holds_is_204_D004_01_inc() {
+        Node a = broker("W15");
+        Node b = broker("WB15");
+        String type = "Upd" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"a\"}}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse(
+                "{\"speed\":{\"type\":\"Property\",\"value\":7},\"brand\":{\"type\":\"Property\",\"value\":\"b\"}}")).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(7, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt());
+        JsonNode here = a.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+        assertEquals("b", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "not created here: " + here);
+        Answer none = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"colour\":{\"type\":\"Property\",\"value\":1}}")).send();
+        assertEquals(207, none.status(), none.toString());
+        // the local UpdateResult names it in full (UpdateAttributesTest, TP 011_01_03 "differs")
+        assertTrue(none.json().path("notUpdated").path(0).path("attributeName").asText().endsWith("colour"), none.toString());
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
