@@ -567,6 +567,7 @@ final class DistributedOperations {
         List<Forwarder.Answer> answers = fanOut(x, outs);
         List<String[]> failures = new ArrayList<>();
         Set<String> taken = new HashSet<>();
+        List<String[]> refused = new ArrayList<>();
         int forwarded = 0;
         for (int i = 0; i < answers.size(); i++) {
             Forwarder.Answer a = answers.get(i);
@@ -576,6 +577,12 @@ final class DistributedOperations {
                     for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
                         if (u.isTextual()) {
                             taken.add(parser.attributeName(u.asText()));
+                        }
+                    }
+                    for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
+                        if (n.path("attributeName").isTextual()) {
+                            refused.add(new String[] {parser.attributeName(n.path("attributeName").asText()),
+                                n.path("reason").asText("not updated by the source"), a.registration().id()});
                         }
                     }
                 } else {
@@ -593,6 +600,13 @@ final class DistributedOperations {
             }
             for (String p : part) {
                 failures.add(new String[] {p, why, a.registration().id()});
+            }
+        }
+        for (String[] f : refused) {
+            // an update of attributes (§ 5.6.2) that another part took - here or at another source - is done
+            if (x.operation() != Operation.UPDATE_ATTRIBUTES || !(taken.contains(f[0])
+                    || (!nothingLocal && local != null && local.attributes().containsKey(f[0])))) {
+                failures.add(f);
             }
         }
         if (nothingLocal) {

@@ -434,6 +434,29 @@ class DistributedOperationsTest {
         assertTrue(none.json().path("notUpdated").path(0).path("attributeName").asText().endsWith("colour"), none.toString());
     }
 
+    /**
+     * § 5.6.3.4, § 5.2.18/5.2.19 (the suite's D003_02_inc): an append with noOverwrite that the
+     * source partly refused (its 207 UpdateResult) is a 207 here naming the attribute the source
+     * kept, with the registration.
+     */
+    @Test
+    void an_append_the_source_partly_refused_is_a_207_naming_its_attribute_D003_02_inc() {
+        Node a = broker("W16");
+        Node b = broker("WB16");
+        String type = "App" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        String reg = reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(207, r.status(), r.toString());
+        JsonNode nu = r.json().path("notUpdated").path(0);
+        assertEquals("speed", nu.path("attributeName").asText(), r.toString());
+        assertEquals(reg, nu.path("registrationId").asText(), r.toString());
+        assertEquals(1, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "kept at the source");
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
