@@ -753,6 +753,13 @@ class DistributedOperationsTest {
         assertEquals(List.of("urn:ngsi-ld:" + type + ":1", "urn:ngsi-ld:" + type + ":2"), ids(r.json()), r.toString());
     }
 
+    /** A source that answers a query with Vehicle {@code id} only to {@code method} on a target starting {@code prefix}; 404 else. */
+    private SourceStub vehicleOnlyTo(String method, String prefix, String id) {
+        return stub(req -> req.method().equals(method) && req.target().startsWith(prefix)
+                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
+                : new SourceStub.Answer(404, null, 0));
+    }
+
     /**
      * § 4.20, § 5.7.2 (the suite's D011_02_red_02, D011_03_inc_02): a source that registered only
      * queryBatch is asked by {@code POST /entityOperations/query} - for a POST query and for a GET
@@ -762,9 +769,7 @@ class DistributedOperationsTest {
     void a_source_that_takes_only_query_batch_is_asked_by_post_D011_03_inc_02() {
         Node a = broker("A20");
         String id = fresh("Vehicle");
-        SourceStub s = stub(req -> req.method().equals("POST") && req.target().startsWith("/ngsi-ld/v1/entityOperations/query")
-                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
-                : new SourceStub.Answer(404, null, 0));
+        SourceStub s = vehicleOnlyTo("POST", "/ngsi-ld/v1/entityOperations/query", id);
         reg(a, Mode.REDIRECT, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryBatch\"]");
         Answer post = a.api().post("/entityOperations/query")
                 .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\"}]}")).send();
@@ -785,9 +790,7 @@ class DistributedOperationsTest {
     void a_source_that_takes_only_query_entity_is_asked_by_get_for_a_post_query_D011_04_inc() {
         Node a = broker("A21");
         String id = fresh("Vehicle");
-        SourceStub s = stub(req -> req.method().equals("GET") && req.target().startsWith("/ngsi-ld/v1/entities?")
-                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
-                : new SourceStub.Answer(404, null, 0));
+        SourceStub s = vehicleOnlyTo("GET", "/ngsi-ld/v1/entities?", id);
         reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryEntity\"]");
         Answer post = a.api().post("/entityOperations/query")
                 .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\",\"id\":\"%s\"}]}".formatted(id))).send();
@@ -1029,6 +1032,14 @@ class DistributedOperationsTest {
         assertTrue(ids(q.json()).contains(id), q.toString());
     }
 
+    /** Creates Vehicle {@code id} on {@code a} through a registration of {@code s} in {@code mode}: the Via the source saw. */
+    private static String createdThrough(Node a, Mode mode, SourceStub s, String id) {
+        reg(a, mode, s.endpoint(), null, "Vehicle", Set.of());
+        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
+        assertEquals(201, created.status(), created.toString());
+        return s.seen().get(0).header("Via");
+    }
+
     /**
      * D018_01 (§ 6.3.17): a write whose Via already names this broker, which a redirect registration
      * would forward again, is 508 LoopDetected, and nothing is forwarded; a read that came round is
@@ -1039,10 +1050,7 @@ class DistributedOperationsTest {
         Node a = broker("L1");
         String id = fresh("Vehicle");
         SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
-        reg(a, Mode.REDIRECT, s.endpoint(), null, "Vehicle", Set.of());
-        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
-        assertEquals(201, created.status(), created.toString());
-        String via = s.seen().get(0).header("Via");
+        String via = createdThrough(a, Mode.REDIRECT, s, id);
         assertEquals("1.1 L1", via);
         Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
         assertEquals(508, looped.status(), looped.toString());
@@ -1067,10 +1075,7 @@ class DistributedOperationsTest {
         Node a = broker("L2");
         String id = fresh("Vehicle");
         SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
-        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of());
-        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
-        assertEquals(201, created.status(), created.toString());
-        String via = s.seen().get(0).header("Via");
+        String via = createdThrough(a, Mode.INCLUSIVE, s, id);
         assertEquals("1.1 L2", via);
         Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
         assertEquals(204, looped.status(), looped.toString());
