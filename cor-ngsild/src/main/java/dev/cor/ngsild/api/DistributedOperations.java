@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.api.NgsildApplication.Config;
@@ -104,8 +106,10 @@ final class DistributedOperations {
                 : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
         List<Registration> regs = config.registrations().matching(x.tenant,
                 new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
-        if (regs.isEmpty() && x.operation() == Operation.RETRIEVE_ENTITY) {
-            regs = queryServers(x, id, Set.of(), Set.of(), List.of()); // a source that only answers queries serves it too
+        if (regs.isEmpty() && (x.operation() == Operation.RETRIEVE_ENTITY || x.operation() == Operation.QUERY_ENTITIES
+                || x.operation() == Operation.QUERY_ENTITIES_POST)) {
+            // a source that only answers queries serves a retrieve too; one that takes only GET or only POST queries, both
+            regs = queryServers(x, id, null, Set.of(), Set.of(), List.of());
         }
         if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
             return List.of(); // no source takes it, but one holds it: write() answers the Conflict
@@ -114,8 +118,12 @@ final class DistributedOperations {
             return null;
         }
         if (forwarder.seenIn(x.headers().getAll("Via"))) {
-            // came round a loop: a read is answered from here alone; a write would go round again (§ 6.3.17: 508)
-            if (x.operation().isRead()) {
+            // came round a loop: a read is answered from here alone. A write: § 6.3.17 gives 508 "in the
+            // case of an exclusive or redirect registration" (its data is held only outside, so it would
+            // go round again); an inclusive one drops out of the matching (§ 6.3.18, Via) and the write is
+            // done here - the suite's D018_01 registers mode=redirect for its 508 (testsuite-doubts 75)
+            if (x.operation().isRead() || regs.stream().noneMatch(r -> r.mode() == Registration.Mode.EXCLUSIVE
+                    || r.mode() == Registration.Mode.REDIRECT)) {
                 return null;
             }
             throw new NgsiLdException(ErrorType.LOOP_DETECTED, "the request's Via names this broker ("
@@ -140,7 +148,7 @@ final class DistributedOperations {
      * {@code retrieveEntity} for the entity: a retrieve asks them with a query by id (the suite's
      * D010_03), leaving out those in {@code already}.
      */
-    private List<Registration> queryServers(Exchange x, String id, Set<String> types, Set<String> attrs,
+    private List<Registration> queryServers(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs,
             List<Registration> already) {
         List<Registration> out = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -149,7 +157,7 @@ final class DistributedOperations {
         }
         for (String op : List.of("queryEntity", "queryBatch")) {
             for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, id, null, types, attrs), config.clock().millis())) {
+                    new RegistrationLookup.Want(op, id, idPattern, types, attrs), config.clock().millis())) {
                 if (seen.add(r.id())) {
                     out.add(r);
                 }
@@ -182,7 +190,7 @@ final class DistributedOperations {
         Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
         List<Registration> regs = new ArrayList<>(reach(x, id, null, types, attrs));
         int retrievers = regs.size();
-        regs.addAll(queryServers(x, id, types, attrs, regs));
+        regs.addAll(queryServers(x, id, null, types, attrs, regs));
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         List<Registration> asked = new ArrayList<>(regs.size());
         for (int k = 0; k < regs.size(); k++) {
@@ -337,8 +345,15 @@ final class DistributedOperations {
         TypeSelection type = params.get("type") == null ? null
                 : TypeSelection.parse(params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
         Set<String> attrs = expandedAttrs(x, params);
-        List<Registration> regs = reach(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
-                type != null ? type.types() : Set.of(), attrs);
+        // Query Entities is one operation with two bindings (§ 4.20: queryEntity GET, queryBatch POST): a source
+        // serving either is asked, by the binding it registered (the suite's D011_02_red, D011_03_inc, D011_04_inc)
+        List<Registration> regs = queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
+                type != null ? type.types() : Set.of(), attrs, List.of());
+        if (params.get("csf") != null) {
+            // § 5.7.2.4: only the registrations whose Context Source Properties the filter matches are asked
+            RegistrationOperations.Csf csf = RegistrationOperations.Csf.parse(params.get("csf"), x.context);
+            regs.removeIf(r -> !csf.test(r));
+        }
         // the local matches: all of them when counted, else as many as the page can need
         int need = asked.count() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) asked.offset() + asked.limit() + 1);
         EntityQuery.Page local = query.run(config.store(), x.tenant, 0, need, asked.count());
@@ -365,7 +380,16 @@ final class DistributedOperations {
             }
             param(q, "idPattern", idPattern);
             param(q, "attrs", compactNames(r, ask));
-            if (sameContext(x.context, r.context())) {
+            // § 5.7.2.4: with splitEntities the filters "shall be removed before forwarding" (applied to the union here)
+            boolean filters = sameContext(x.context, r.context()) && !params.bool("splitEntities", false);
+            if (!r.operations().contains("queryEntity")) {
+                StringBuilder limit = new StringBuilder();
+                param(limit, "limit", Integer.toString(SOURCE_LIMIT));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", limit,
+                        queryBody(r, sendTypes, ids, idPattern, ask, filters ? params : null))));
+                continue;
+            }
+            if (filters) {
                 // the same terms mean the same IRIs there: the source may filter for us (the merge checks again)
                 for (String p : List.of("q", "scopeQ", "georel", "geometry", "coordinates", "geoproperty")) {
                     param(q, p, params.get(p));
@@ -406,6 +430,13 @@ final class DistributedOperations {
                 Entity e = entityOf(x, a, n);
                 if (e == null) {
                     break; // one invalid entity: the whole answer is not used
+                }
+                if (!covers(a.registration(), e)) {
+                    continue; // § 4.3.6.1: not what it registers (another id, outside its idPattern), not taken from it
+                }
+                Set<String> registered = provided(a.registration(), e.id(), new LinkedHashSet<>(e.types()));
+                if (registered != null) {
+                    e = EntityMerge.only(e, registered); // asked for every attribute it registers, it gives this entity its own
                 }
                 if (a.registration().mode() == Registration.Mode.AUXILIARY) {
                     auxiliary.add(e);
@@ -535,11 +566,28 @@ final class DistributedOperations {
         }
         List<Forwarder.Answer> answers = fanOut(x, outs);
         List<String[]> failures = new ArrayList<>();
+        Set<String> taken = new HashSet<>();
+        List<String[]> refused = new ArrayList<>();
         int forwarded = 0;
         for (int i = 0; i < answers.size(); i++) {
             Forwarder.Answer a = answers.get(i);
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 forwarded++;
+                if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
+                    for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
+                        if (u.isTextual()) {
+                            taken.add(parser.attributeName(u.asText()));
+                        }
+                    }
+                    for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
+                        if (n.path("attributeName").isTextual()) {
+                            refused.add(new String[] {parser.attributeName(n.path("attributeName").asText()),
+                                n.path("reason").asText("not updated by the source"), a.registration().id()});
+                        }
+                    }
+                } else {
+                    taken.addAll(parts.get(i));
+                }
                 continue;
             }
             if (a.warning() == null && a.status() == 404) {
@@ -554,10 +602,25 @@ final class DistributedOperations {
                 failures.add(new String[] {p, why, a.registration().id()});
             }
         }
+        for (String[] f : refused) {
+            // an update of attributes (§ 5.6.2) that another part took - here or at another source - is done
+            if (x.operation() != Operation.UPDATE_ATTRIBUTES || !(taken.contains(f[0])
+                    || (!nothingLocal && local != null && local.attributes().containsKey(f[0])))) {
+                failures.add(f);
+            }
+        }
         if (nothingLocal) {
             return new WriteOutcome(null, false, forwarded, failures, answers);
         }
         JsonNode localBody = x.body;
+        if (x.operation() == Operation.UPDATE_ATTRIBUTES && local != null) {
+            // § 5.6.2: an attribute a source updated that this broker does not hold is no "does not exist" here
+            for (String iri : taken) {
+                if (!local.attributes().containsKey(iri)) {
+                    keptOut.add(iri);
+                }
+            }
+        }
         if (!keptOut.isEmpty() && x.body != null && x.body.isObject() && pathAttr == null) {
             com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) x.body).deepCopy();
             for (String iri : keptOut) {
@@ -814,8 +877,9 @@ final class DistributedOperations {
                         String eid = e.path("entityId").asText(null);
                         if (eid != null) {
                             bad.add(eid);
-                            failed.put(eid, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
-                                    + a.registration().id() + ": " + e.path("error").path("detail").asText(e.path("error").toString())));
+                            failed.put(eid, new NgsiLdException(ErrorType.ofSource(e.path("error"), e.path("error").path("status")
+                                    .asInt(503)), "registration " + a.registration().id() + ": "
+                                    + e.path("error").path("detail").asText(e.path("error").toString())));
                         }
                     }
                 }
@@ -826,9 +890,11 @@ final class DistributedOperations {
                 }
             } else {
                 String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+                // the error it answered (a 400 of the whole batch, ...); no answer or an unusable one: unavailable
+                ErrorType type = a.status() >= 400 && a.status() <= 599 ? ErrorType.ofSource(a.body(), a.status())
+                        : ErrorType.SERVICE_UNAVAILABLE;
                 for (String id : sent.get(k)) {
-                    failed.put(id, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, "registration "
-                            + a.registration().id() + ": " + why));
+                    failed.put(id, new NgsiLdException(type, "registration " + a.registration().id() + ": " + why));
                 }
             }
         }
@@ -978,6 +1044,58 @@ final class DistributedOperations {
             q.append('&');
         }
         q.append(name).append('=').append(encode(value));
+    }
+
+    /**
+     * The Query (5.2.23) of a forward to a source that takes only {@code POST /entityOperations/query}:
+     * an EntitySelector per id (or one of the pattern, or of the types alone), the attributes, and -
+     * {@code filters} non-null when the registration's context is the request's - q, scopeQ and the geo-query.
+     */
+    private static byte[] queryBody(Registration r, Set<String> types, List<String> ids, String idPattern,
+            Set<String> attrs, QueryParams filters) {
+        ObjectNode query = JsonNodeFactory.instance.objectNode();
+        query.put("type", "Query");
+        String type = compactTypes(r, types);
+        if (type != null) {
+            var entities = query.putArray("entities");
+            if (ids.isEmpty()) {
+                ObjectNode sel = entities.addObject().put("type", type);
+                if (idPattern != null) {
+                    sel.put("idPattern", idPattern);
+                }
+            } else {
+                for (String id : ids) {
+                    entities.addObject().put("id", id).put("type", type);
+                }
+            }
+        }
+        if (attrs != null) {
+            var an = query.putArray("attrs");
+            for (String iri : attrs) {
+                an.add(compactNames(r, Set.of(iri)));
+            }
+        }
+        if (filters != null) {
+            for (String p : List.of("q", "scopeQ")) {
+                if (filters.get(p) != null) {
+                    query.put(p, filters.get(p));
+                }
+            }
+            if (filters.get("georel") != null) {
+                ObjectNode geo = query.putObject("geoQ");
+                geo.put("georel", filters.get("georel"));
+                geo.put("geometry", filters.get("geometry"));
+                try {
+                    geo.set("coordinates", CorRestJson.mapper().readTree(filters.get("coordinates")));
+                } catch (java.io.IOException | RuntimeException e) {
+                    geo.put("coordinates", filters.get("coordinates"));
+                }
+                if (filters.get("geoproperty") != null) {
+                    geo.put("geoproperty", filters.get("geoproperty"));
+                }
+            }
+        }
+        return query.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     // ---------------------------------------------------------------- what a registration provides

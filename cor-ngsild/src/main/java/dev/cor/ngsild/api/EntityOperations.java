@@ -255,8 +255,9 @@ final class EntityOperations {
     void query(Exchange x) {
         QueryParams p = x.params;
         if (p.has("csf")) {
-            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the query parameter 'csf' is not served by this broker yet");
+            RegistrationOperations.Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed; it picks sources
         }
+        p.bool("splitEntities", false); // BadRequestData when not a boolean; it shapes the forwards (§ 5.7.2.4)
         EntityParser parser = parser(x);
         String type = p.get("type");
         // type=* selects every type and makes the query local (6.4.3.2), which local=false contradicts
@@ -302,8 +303,9 @@ final class EntityOperations {
         if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
             throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
         }
-        if (body.has("csf")) {
-            throw new NgsiLdException(ErrorType.NOT_IMPLEMENTED, "the Query member 'csf' is not served by this broker yet");
+        if (body.has("csf") && (!body.get("csf").isTextual() || RegistrationOperations.Csf.parse(body.get("csf").asText(),
+                x.context) == null)) {
+            throw NgsiLdException.badData("the Query member csf is a context source filter (a string)");
         }
         if (body.has("temporalQ")) {
             throw NgsiLdException.badData("temporalQ belongs to Query Temporal Evolution of Entities (5.7.4), not to"
@@ -345,7 +347,7 @@ final class EntityOperations {
         if (!attrTerms.isEmpty()) {
             params = params.with("attrs", String.join(",", attrTerms));
         }
-        for (String member : List.of("pick", "omit", "lang")) {
+        for (String member : List.of("pick", "omit", "lang", "csf")) {
             JsonNode v = body.get(member);
             if (v != null) {
                 params = params.with(member, v.isArray() ? String.join(",", strings(v, member)) : textOf(v, member));

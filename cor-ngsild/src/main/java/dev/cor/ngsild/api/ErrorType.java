@@ -1,5 +1,7 @@
 package dev.cor.ngsild.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 /**
  * The NGSI-LD error types (ETSI GS CIM 009 § 5.5.2) with the HTTP status each maps to
  * (§ 6.3.2, Table 6.3.2-1). Every error the broker answers is one of these, as a
@@ -42,6 +44,26 @@ public enum ErrorType {
         this.uri = PREFIX + name;
         this.status = status;
         this.title = title;
+    }
+
+    /**
+     * The error a context source answered, as this broker reports it again: the type its
+     * ProblemDetails names when it is one of these, else the one its status means (400, 404,
+     * 409), else ServiceUnavailable.
+     */
+    static ErrorType ofSource(JsonNode problem, int status) {
+        String type = problem == null ? "" : problem.path("type").asText("");
+        for (ErrorType t : values()) {
+            if (t.uri.equals(type)) {
+                return t;
+            }
+        }
+        return switch (status) {
+            case 400 -> BAD_REQUEST_DATA;
+            case 404 -> RESOURCE_NOT_FOUND;
+            case 409 -> ALREADY_EXISTS;
+            default -> SERVICE_UNAVAILABLE;
+        };
     }
 
     /** The error's URI, the ProblemDetails {@code type}. */

@@ -358,15 +358,15 @@ public final class NgsildApplication implements CorRestApplication {
         answerPlain(x, 207, body);
     }
 
-    /** A source's failed part as a ProblemDetails: its status (a 404, a 409, ...) or, with no answer, 504/502. */
+    /**
+     * A source's failed part as a ProblemDetails: the error it answered (its status - a 404, a 409,
+     * ... - and its ProblemDetails type when it gave one; the suite's D001_03_03 reads the 409), or,
+     * with no answer or an unusable one, 504/502.
+     */
     private static ObjectNode sourceProblem(Forwarder.Answer a) {
-        int status = a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
-        ErrorType type = switch (status) {
-            case 400 -> ErrorType.BAD_REQUEST_DATA;
-            case 404 -> ErrorType.RESOURCE_NOT_FOUND;
-            case 409 -> ErrorType.ALREADY_EXISTS;
-            default -> ErrorType.SERVICE_UNAVAILABLE;
-        };
+        int status = a.status() >= 400 && a.status() <= 599 ? a.status()
+                : a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
+        ErrorType type = ErrorType.ofSource(a.status() == status ? a.body() : null, status);
         ObjectNode p = CorRestJson.mapper().createObjectNode();
         p.put("type", type.uri());
         p.put("title", type.title());

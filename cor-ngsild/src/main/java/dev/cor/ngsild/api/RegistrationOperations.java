@@ -284,8 +284,17 @@ final class RegistrationOperations {
      * either side: all). A subscription without entities watches attributes alone.
      */
     static boolean concerns(Subscription d, Registration r) {
-        if (Registrations.temporal(r) && !d.document().has("temporalQ")) {
-            return false; // without a temporalQ, the sources of latest information (TP 047_08)
+        if (!d.document().has("temporalQ")) {
+            if (Registrations.temporal(r)) {
+                return false; // without a temporalQ, the sources of latest information (TP 047_08)
+            }
+        } else {
+            // § 5.11.7: with one, matched against the observationInterval (observedAt) or the managementInterval
+            // (createdAt, modifiedAt) - TPs 047_10, 047_11; a malformed one matches nothing
+            TimeQuery time = TimeQuery.of(d.document().get("temporalQ"));
+            if (time == null || !time.test(r)) {
+                return false;
+            }
         }
         Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
         for (Registration.Info info : r.information()) {
@@ -947,19 +956,7 @@ final class RegistrationOperations {
             dev.cor.ngsild.query.ScopeQuery scope = scopeQ == null ? null : dev.cor.ngsild.query.ScopeQuery.parse(scopeQ);
             TimeQuery time = null;
             if (p.get("timerel") != null || p.get("timeAt") != null) {
-                String rel = p.get("timerel");
-                if (rel == null || !Set.of("before", "after", "between").contains(rel) || p.get("timeAt") == null
-                        || !Syntax.isDateTime(p.get("timeAt"))
-                        || (rel.equals("between") && (p.get("endTimeAt") == null || !Syntax.isDateTime(p.get("endTimeAt"))))) {
-                    throw NgsiLdException.badData("a temporal query is timerel (before, after, between) with timeAt"
-                            + " (and endTimeAt for between), as DateTimes");
-                }
-                String property = p.get("timeproperty") == null ? "observedAt" : p.get("timeproperty");
-                if (!Set.of("observedAt", "createdAt", "modifiedAt").contains(property)) {
-                    throw NgsiLdException.badData("timeproperty is observedAt, createdAt or modifiedAt, not " + property);
-                }
-                time = new TimeQuery(rel, millis(p.get("timeAt")), rel.equals("between") ? millis(p.get("endTimeAt")) : 0,
-                        property.equals("observedAt") ? "observationInterval" : "managementInterval");
+                time = TimeQuery.of(p.get("timerel"), p.get("timeAt"), p.get("endTimeAt"), p.get("timeproperty"));
             }
             Csf csf = p.get("csf") == null ? null : Csf.parse(p.get("csf"), ctx);
             if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty() && csf == null && q == null
@@ -1090,6 +1087,38 @@ final class RegistrationOperations {
      * (createdAt, modifiedAt) - an interval that ends open reaches forever.
      */
     private record TimeQuery(String rel, long at, long endAt, String interval) {
+        /** From its four members (§ 5.2.21, as parameters or a subscription's temporalQ); BadRequestData when malformed. */
+        static TimeQuery of(String rel, String timeAt, String endTimeAt, String timeproperty) {
+            if (rel == null || !Set.of("before", "after", "between").contains(rel) || timeAt == null
+                    || !Syntax.isDateTime(timeAt) || (rel.equals("between") && (endTimeAt == null || !Syntax.isDateTime(endTimeAt)))) {
+                throw NgsiLdException.badData("a temporal query is timerel (before, after, between) with timeAt"
+                        + " (and endTimeAt for between), as DateTimes");
+            }
+            String property = timeproperty == null ? "observedAt" : timeproperty;
+            if (!Set.of("observedAt", "createdAt", "modifiedAt").contains(property)) {
+                throw NgsiLdException.badData("timeproperty is observedAt, createdAt or modifiedAt, not " + property);
+            }
+            return new TimeQuery(rel, millis(timeAt), rel.equals("between") ? millis(endTimeAt) : 0,
+                    property.equals("observedAt") ? "observationInterval" : "managementInterval");
+        }
+
+        /** A subscription's {@code temporalQ} (§ 5.11.7), or {@code null} when it has none or a malformed one. */
+        static TimeQuery of(JsonNode temporalQ) {
+            if (temporalQ == null || !temporalQ.isObject()) {
+                return null;
+            }
+            try {
+                return of(text(temporalQ, "timerel"), text(temporalQ, "timeAt"), text(temporalQ, "endTimeAt"),
+                        text(temporalQ, "timeproperty"));
+            } catch (NgsiLdException e) {
+                return null;
+            }
+        }
+
+        private static String text(JsonNode n, String member) {
+            return n.path(member).isTextual() ? n.path(member).asText() : null;
+        }
+
         boolean test(Registration r) {
             JsonNode i = r.document().get(interval);
             if (i == null || !i.isObject() || !i.path("startAt").isTextual() || !Syntax.isDateTime(i.path("startAt").asText())) {

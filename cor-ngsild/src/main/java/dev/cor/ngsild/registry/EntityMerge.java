@@ -80,6 +80,15 @@ public final class EntityMerge {
         return new Entity(e.id(), e.types(), e.scopes(), Collections.unmodifiableMap(attrs), e.createdAt(), e.modifiedAt());
     }
 
+    /** {@code e} with only the attributes {@code names} (what a registration provides for it, § 4.3.6.1). */
+    public static Entity only(Entity e, Set<String> names) {
+        Map<String, AttributeList> attrs = new LinkedHashMap<>(e.attributes());
+        if (!attrs.keySet().retainAll(names)) {
+            return e;
+        }
+        return new Entity(e.id(), e.types(), e.scopes(), Collections.unmodifiableMap(attrs), e.createdAt(), e.modifiedAt());
+    }
+
     /** § 4.5.5.3: the newer observedAt, and without one on both the newer modifiedAt. */
     static boolean newer(Attribute candidate, Attribute current) {
         long co = epoch(candidate.observedAt());

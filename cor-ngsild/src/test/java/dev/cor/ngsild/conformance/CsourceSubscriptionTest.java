@@ -124,6 +124,47 @@ class CsourceSubscriptionTest extends ConformanceTest {
         assertNull(receiver.poll(300), "the Building registration notifies nothing");
     }
 
+    /** A registration of {@code type} whose {@code interval} (observationInterval or managementInterval) is [start, end). */
+    private String registeredWithInterval(String type, String interval, String start, String end) {
+        String id = RegistrationResourceTest.registrationId();
+        ObjectNode r = RegistrationResourceTest.vehicles(id);
+        r.set("information", Json.arr("[{\"entities\": [{\"type\": \"%s\"}]}]", type));
+        r.set(interval, Json.obj("{\"startAt\": \"%s\", \"endAt\": \"%s\"}", start, end));
+        Checks.status(RegistrationResourceTest.registerIn(tenant, r), 201);
+        return id;
+    }
+
+    /**
+     * § 5.11.7 (TPs 047_10, 047_11): a temporalQ is matched against the observationInterval
+     * (timeproperty observedAt) or the managementInterval (createdAt, modifiedAt): told of the
+     * registration whose interval it meets, not of one whose interval ended before, nor of one
+     * with the other interval, nor of a source of latest information.
+     */
+    @Test
+    void a_temporalQ_is_matched_against_the_registrations_interval_047_10_047_11() {
+        String observed = SubscriptionResourceTest.subscriptionId();
+        ObjectNode s = subscription(observed, "Vehicle");
+        s.set("temporalQ", Json.obj("{\"timerel\": \"after\", \"timeAt\": \"2020-06-01T00:00:00Z\", \"timeproperty\": \"observedAt\"}"));
+        Checks.status(subscribe(s), 201);
+        registered("Vehicle"); // latest information: not for a temporalQ
+        registeredWithInterval("Vehicle", "observationInterval", "2019-01-01T00:00:00Z", "2019-06-01T00:00:00Z"); // ended before
+        registeredWithInterval("Vehicle", "managementInterval", "2020-08-01T00:00:00Z", "2021-08-01T00:00:00Z"); // the other interval
+        String meets = registeredWithInterval("Vehicle", "observationInterval", "2020-08-01T00:00:00Z", "2021-08-01T00:00:00Z");
+        isNotification(receiver.next(5_000), observed, "newlyMatching", meets);
+        assertNull(receiver.poll(300), "only the registration whose observationInterval the temporalQ meets");
+
+        String managed = SubscriptionResourceTest.subscriptionId();
+        ObjectNode m = subscription(managed, "Vehicle");
+        m.set("temporalQ", Json.obj("{\"timerel\": \"before\", \"timeAt\": \"2021-01-01T00:00:00Z\", \"timeproperty\": \"createdAt\"}"));
+        Checks.status(subscribe(m), 201);
+        Received n = receiver.next(5_000);
+        assertEquals(managed, n.json().path("subscriptionId").asText(), n.json().toString());
+        assertEquals(1, n.json().path("data").size(), "only the managementInterval registration: " + n.json());
+        assertEquals("2020-08-01T00:00:00Z", n.json().path("data").path(0).path("managementInterval").path("startAt").asText(),
+                n.json().toString());
+        assertNull(receiver.poll(300));
+    }
+
     @Test
     void a_subscription_is_told_at_once_of_the_registrations_that_match_when_it_is_made_047_02() {
         String reg = registered("Vehicle");

@@ -383,6 +383,80 @@ class DistributedOperationsTest {
         assertEquals(0, both.json().path("success").size(), both.toString());
     }
 
+    /**
+     * D001_03_03_inc: a create that the source refuses (409, it has the entity) but that succeeds
+     * here is a 207 whose error is the source's - status 409, its ProblemDetails type, the
+     * registration named - and the entity is created here.
+     */
+    @Test
+    void create_that_exists_only_at_the_source_is_a_207_with_the_sources_409_D001_03_03_inc() {
+        Node a = broker("W12");
+        Node b = broker("W13");
+        String type = "Dup" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type);
+        create(b, entity);
+        String reg = reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entities").json(Json.parse(entity)).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(List.of(id), Json.texts(r.json().path("success")), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(reg, error.path("registrationId").asText(), r.toString());
+        assertEquals(409, error.path("error").path("status").asInt(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/AlreadyExists", error.path("error").path("type").asText(), r.toString());
+        assertEquals(200, a.api().get(Ngsi.entity(id)).query("local", "true").send().status(), "created here");
+    }
+
+    /**
+     * § 5.6.2.4 with an inclusive registration (the suite's D004_01_inc): an attribute held only by
+     * the source is updated there and is no "does not exist" here - 204; an attribute nobody holds
+     * is still not updated (207).
+     */
+    @Test
+    void update_attributes_of_an_attribute_only_the_inclusive_source_holds_is_204_D004_01_inc() {
+        Node a = broker("W15");
+        Node b = broker("WB15");
+        String type = "Upd" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"a\"}}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse(
+                "{\"speed\":{\"type\":\"Property\",\"value\":7},\"brand\":{\"type\":\"Property\",\"value\":\"b\"}}")).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(7, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt());
+        JsonNode here = a.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+        assertEquals("b", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "not created here: " + here);
+        Answer none = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"colour\":{\"type\":\"Property\",\"value\":1}}")).send();
+        assertEquals(207, none.status(), none.toString());
+        // the local UpdateResult names it in full (UpdateAttributesTest, TP 011_01_03 "differs")
+        assertTrue(none.json().path("notUpdated").path(0).path("attributeName").asText().endsWith("colour"), none.toString());
+    }
+
+    /**
+     * § 5.6.3.4, § 5.2.18/5.2.19 (the suite's D003_02_inc): an append with noOverwrite that the
+     * source partly refused (its 207 UpdateResult) is a 207 here naming the attribute the source
+     * kept, with the registration.
+     */
+    @Test
+    void an_append_the_source_partly_refused_is_a_207_naming_its_attribute_D003_02_inc() {
+        Node a = broker("W16");
+        Node b = broker("WB16");
+        String type = "App" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        String reg = reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(207, r.status(), r.toString());
+        JsonNode nu = r.json().path("notUpdated").path(0);
+        assertEquals("speed", nu.path("attributeName").asText(), r.toString());
+        assertEquals(reg, nu.path("registrationId").asText(), r.toString());
+        assertEquals(1, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "kept at the source");
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
@@ -490,6 +564,29 @@ class DistributedOperationsTest {
         assertEquals(404, a.api().get(Ngsi.entity(id)).query("local", "true").send().status());
         assertEquals(404, b.api().get(Ngsi.entity(id)).send().status());
         assertEquals(404, b.api().get(Ngsi.entity(onlyThere)).send().status());
+    }
+
+    /**
+     * § 5.6.10.4, § 5.2.17: an entity a source's batch refused is an error of the 207 with the
+     * error the source gave (here ResourceNotFound 404 from a real broker), not a generic one.
+     */
+    @Test
+    void a_batch_error_a_source_answered_is_reported_as_it_gave_it_5_6_10() {
+        Node a = broker("W14");
+        Node b = broker("WB14");
+        String type = "Gone" + SEQ.incrementAndGet();
+        String there = "urn:ngsi-ld:" + type + ":1";
+        String nowhere = "urn:ngsi-ld:" + type + ":404";
+        create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(there, type));
+        String reg = reg(a, Mode.REDIRECT, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/delete").json(Json.parse("[\"%s\",\"%s\"]".formatted(there, nowhere))).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(List.of(there), Json.texts(r.json().path("success")), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(nowhere, error.path("entityId").asText(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", error.path("error").path("type").asText(), r.toString());
+        assertEquals(404, error.path("error").path("status").asInt(), r.toString());
+        assertTrue(error.path("error").path("detail").asText().contains(reg), r.toString());
     }
 
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
@@ -656,6 +753,171 @@ class DistributedOperationsTest {
         assertEquals(List.of("urn:ngsi-ld:" + type + ":1", "urn:ngsi-ld:" + type + ":2"), ids(r.json()), r.toString());
     }
 
+    /** A source that answers a query with Vehicle {@code id} only to {@code method} on a target starting {@code prefix}; 404 else. */
+    private SourceStub vehicleOnlyTo(String method, String prefix, String id) {
+        return stub(req -> req.method().equals(method) && req.target().startsWith(prefix)
+                ? new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"Vehicle\"}]".formatted(id), 0)
+                : new SourceStub.Answer(404, null, 0));
+    }
+
+    /**
+     * § 4.20, § 5.7.2 (the suite's D011_02_red_02, D011_03_inc_02): a source that registered only
+     * queryBatch is asked by {@code POST /entityOperations/query} - for a POST query and for a GET
+     * one alike, Query Entities being one operation with two bindings.
+     */
+    @Test
+    void a_source_that_takes_only_query_batch_is_asked_by_post_D011_03_inc_02() {
+        Node a = broker("A20");
+        String id = fresh("Vehicle");
+        SourceStub s = vehicleOnlyTo("POST", "/ngsi-ld/v1/entityOperations/query", id);
+        reg(a, Mode.REDIRECT, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryBatch\"]");
+        Answer post = a.api().post("/entityOperations/query")
+                .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\"}]}")).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(id), ids(post.json()), post.toString());
+        Answer get = a.api().get("/entities").query("type", "Vehicle").send();
+        assertEquals(200, get.status(), get.toString());
+        assertEquals(List.of(id), ids(get.json()), get.toString());
+        assertEquals(2, s.hits());
+        for (SourceStub.Seen seen : s.seen()) {
+            assertEquals("POST", seen.method(), seen.toString());
+            assertTrue(seen.target().startsWith("/ngsi-ld/v1/entityOperations/query"), seen.target());
+        }
+    }
+
+    /** § 4.20, § 5.7.2 (the suite's D011_04_inc_01): a source that registered only queryEntity is asked by GET for a POST query too. */
+    @Test
+    void a_source_that_takes_only_query_entity_is_asked_by_get_for_a_post_query_D011_04_inc() {
+        Node a = broker("A21");
+        String id = fresh("Vehicle");
+        SourceStub s = vehicleOnlyTo("GET", "/ngsi-ld/v1/entities?", id);
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of(), null, "[\"queryEntity\"]");
+        Answer post = a.api().post("/entityOperations/query")
+                .json(Json.parse("{\"type\":\"Query\",\"entities\":[{\"type\":\"Vehicle\",\"id\":\"%s\"}]}".formatted(id))).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(id), ids(post.json()), post.toString());
+        assertEquals(1, s.hits());
+        assertEquals("GET", s.seen().get(0).method());
+        assertTrue(s.seen().get(0).target().startsWith("/ngsi-ld/v1/entities?type=Vehicle&"), s.seen().get(0).target());
+    }
+
+    /**
+     * § 5.7.2.4 (the suite's 5724_01): {@code csf} picks the sources a query asks by their
+     * registration's Context Source Properties - a matching one is asked and its entity returned,
+     * a source whose registration does not match is not contacted; the local entities stay.
+     */
+    @Test
+    void csf_asks_only_the_sources_whose_registration_it_matches_5724_01() {
+        Node a = broker("A22");
+        String type = "Csf" + SEQ.incrementAndGet();
+        String local = "urn:ngsi-ld:" + type + ":0";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(local, type));
+        String remote = "urn:ngsi-ld:" + type + ":1";
+        SourceStub s = stub(req -> new SourceStub.Answer(200, "[{\"id\":\"%s\",\"type\":\"%s\"}]".formatted(remote, type), 0));
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"%s\"}]}],"
+                + "\"endpoint\":\"%s\",\"sourceType\":\"sensor\"}").formatted(type, s.endpoint());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer matching = a.api().get("/entities").query("type", type).query("csf", "sourceType==\"sensor\"").send();
+        assertEquals(200, matching.status(), matching.toString());
+        assertEquals(List.of(local, remote), ids(matching.json()), matching.toString());
+        assertEquals(1, s.hits());
+        Answer other = a.api().get("/entities").query("type", type).query("csf", "sourceType==\"archive\"").send();
+        assertEquals(200, other.status(), other.toString());
+        assertEquals(List.of(local), ids(other.json()), other.toString());
+        Answer post = a.api().post("/entityOperations/query").json(Json.parse(
+                "{\"type\":\"Query\",\"entities\":[{\"type\":\"%s\"}],\"csf\":\"sourceType==\\\"archive\\\"\"}".formatted(type))).send();
+        assertEquals(200, post.status(), post.toString());
+        assertEquals(List.of(local), ids(post.json()), post.toString());
+        assertEquals(1, s.hits(), "a source its registration does not match is not contacted");
+        Answer bad = a.api().get("/entities").query("type", type).query("csf", "==x").send();
+        assertEquals(400, bad.status(), bad.toString());
+    }
+
+    /**
+     * § 5.7.2.4 (the suite's 5724_02): a query's q and scopeQ travel with the forward, so the source
+     * filters; with {@code splitEntities=true} they "shall be removed before forwarding", and the
+     * union is filtered here - the answer is the same.
+     */
+    @Test
+    void split_entities_strips_the_filters_from_the_forward_and_filters_the_union_here_5724_02() {
+        Node a = broker("A23");
+        String type = "Split" + SEQ.incrementAndGet();
+        String fast = "urn:ngsi-ld:" + type + ":fast";
+        String slow = "urn:ngsi-ld:" + type + ":slow";
+        SourceStub s = stub(req -> new SourceStub.Answer(200, ("[{\"id\":\"%s\",\"type\":\"%s\",\"scope\":\"/A\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":30}},{\"id\":\"%s\",\"type\":\"%s\",\"scope\":\"/A\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":10}}]").formatted(fast, type, slow, type), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer whole = a.api().get("/entities").query("type", type).query("q", "speed>20").query("scopeQ", "/A").send();
+        assertEquals(200, whole.status(), whole.toString());
+        assertEquals(List.of(fast), ids(whole.json()), whole.toString());
+        String forwarded = s.seen().get(0).target();
+        assertTrue(forwarded.contains("q=speed") && forwarded.contains("scopeQ=") && forwarded.contains("type="), forwarded);
+        Answer split = a.api().get("/entities").query("type", type).query("q", "speed>20").query("scopeQ", "/A")
+                .query("splitEntities", "true").send();
+        assertEquals(200, split.status(), split.toString());
+        assertEquals(List.of(fast), ids(split.json()), "filtered here: " + split);
+        forwarded = s.seen().get(1).target();
+        assertTrue(forwarded.contains("type=") && !forwarded.contains("q=") && !forwarded.contains("scopeQ="), forwarded);
+        assertEquals(400, a.api().get("/entities").query("type", type).query("splitEntities", "maybe").send().status());
+    }
+
+    /**
+     * § 4.3.6.1 ("all constraints specified in the registration shall be respected"), § 5.7.2.4: a
+     * query by type takes from a source only the entities its registration names - by id, or by
+     * idPattern - not every entity of that type the source holds.
+     */
+    @Test
+    void a_query_takes_from_a_source_only_the_entities_its_registration_names_4_3_6_1() {
+        Node a = broker("A24");
+        Node b = broker("B24");
+        String type = "Named" + SEQ.incrementAndGet();
+        String registered = "urn:ngsi-ld:" + type + ":reg-1";
+        String patterned = "urn:ngsi-ld:" + type + ":pat-1";
+        String other = "urn:ngsi-ld:" + type + ":other-1";
+        for (String id : List.of(registered, patterned, other)) {
+            create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        }
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), registered, type, Set.of());
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"%s\","
+                + "\"idPattern\":\"urn:ngsi-ld:%s:pat-.*\"}]}],\"endpoint\":\"%s\"}").formatted(type, type, b.broker().origin());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer q = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, q.status(), q.toString());
+        assertEquals(List.of(patterned, registered), ids(q.json()), q.toString());
+        Answer counted = a.api().get("/entities").query("type", type).query("count", "true").send();
+        assertEquals("2", counted.header("NGSILD-Results-Count"), counted.toString());
+    }
+
+    /**
+     * § 4.3.6.1: a registration whose RegistrationInfo name different attributes for different
+     * entities - a query takes from the source each entity's own registered attributes only.
+     */
+    @Test
+    void a_query_takes_from_a_source_only_the_attributes_registered_for_each_entity_4_3_6_1() {
+        Node a = broker("A25");
+        Node b = broker("B25");
+        String type = "Attrs" + SEQ.incrementAndGet();
+        String first = "urn:ngsi-ld:" + type + ":1";
+        String second = "urn:ngsi-ld:" + type + ":2";
+        for (String id : List.of(first, second)) {
+            create(b, ("{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1},"
+                    + "\"brand\":{\"type\":\"Property\",\"value\":\"b\"}}").formatted(id, type));
+        }
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":["
+                + "{\"entities\":[{\"type\":\"%s\",\"id\":\"%s\"}],\"propertyNames\":[\"speed\"]},"
+                + "{\"entities\":[{\"type\":\"%s\",\"id\":\"%s\"}],\"propertyNames\":[\"brand\"]}],"
+                + "\"endpoint\":\"%s\"}").formatted(type, first, type, second, b.broker().origin());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer q = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, q.status(), q.toString());
+        assertEquals(List.of(first, second), ids(q.json()), q.toString());
+        JsonNode one = q.json().get(0);
+        JsonNode two = q.json().get(1);
+        assertTrue(one.has("speed") && !one.has("brand"), one.toString());
+        assertTrue(two.has("brand") && !two.has("speed"), two.toString());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
@@ -770,28 +1032,56 @@ class DistributedOperationsTest {
         assertTrue(ids(q.json()).contains(id), q.toString());
     }
 
-    /** D018_01: a write whose Via already names this broker, which a registration would forward again, is 508. */
+    /** Creates Vehicle {@code id} on {@code a} through a registration of {@code s} in {@code mode}: the Via the source saw. */
+    private static String createdThrough(Node a, Mode mode, SourceStub s, String id) {
+        reg(a, mode, s.endpoint(), null, "Vehicle", Set.of());
+        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
+        assertEquals(201, created.status(), created.toString());
+        return s.seen().get(0).header("Via");
+    }
+
+    /**
+     * D018_01 (§ 6.3.17): a write whose Via already names this broker, which a redirect registration
+     * would forward again, is 508 LoopDetected, and nothing is forwarded; a read that came round is
+     * answered here.
+     */
     @Test
-    void a_write_that_came_round_a_loop_is_508() {
+    void a_write_that_came_round_a_loop_to_a_redirect_registration_is_508_D018_01() {
         Node a = broker("L1");
         String id = fresh("Vehicle");
         SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
-        reg(a, Mode.INCLUSIVE, s.endpoint(), null, "Vehicle", Set.of());
-        Answer created = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"Vehicle\"}".formatted(id))).send();
-        assertEquals(201, created.status(), created.toString());
-        String via = s.seen().get(0).header("Via");
+        String via = createdThrough(a, Mode.REDIRECT, s, id);
         assertEquals("1.1 L1", via);
         Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
         assertEquals(508, looped.status(), looped.toString());
         assertEquals("https://uri.etsi.org/ngsi-ld/errors/LoopDetected", looped.json().path("type").asText());
         assertEquals(1, s.hits(), "nothing was forwarded again");
         Answer read = a.api().get(Ngsi.entity(id)).header("Via", via).send();
-        assertEquals(200, read.status(), "a read that came round is answered here: " + read);
+        assertEquals(404, read.status(), "a read that came round is answered here, where a redirected entity is not: " + read);
         assertEquals(1, s.hits());
         // D018_03: a forward carries the incoming Via with this broker after it
         Answer deleted = a.api().delete(Ngsi.entity(id)).header("Via", "1.1 upstream").send();
         assertEquals(204, deleted.status(), deleted.toString());
         assertEquals("1.1 upstream, 1.1 L1", s.seen().get(1).header("Via"));
+    }
+
+    /**
+     * § 6.3.17, § 6.3.18 (the suite's doubt 75 on D018_01): 508 is for an exclusive or redirect
+     * registration; an inclusive one that a write came round drops out of the matching, and the
+     * write is done here alone - 204, nothing forwarded again.
+     */
+    @Test
+    void a_write_that_came_round_a_loop_to_an_inclusive_registration_is_done_here_alone_6_3_17() {
+        Node a = broker("L2");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(req.method().equals("POST") ? 201 : 204, null, 0));
+        String via = createdThrough(a, Mode.INCLUSIVE, s, id);
+        assertEquals("1.1 L2", via);
+        Answer looped = a.api().delete(Ngsi.entity(id)).header("Via", via).send();
+        assertEquals(204, looped.status(), looped.toString());
+        assertEquals(1, s.hits(), "nothing was forwarded again");
+        Answer gone = a.api().get(Ngsi.entity(id)).query("local", "true").send();
+        assertEquals(404, gone.status(), "deleted here: " + gone);
     }
 
     @Test
