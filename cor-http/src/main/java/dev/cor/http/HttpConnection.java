@@ -650,6 +650,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             case 503 -> "Service Unavailable";
             case 504 -> "Gateway Timeout";
             case 505 -> "HTTP Version Not Supported";
+            case 508 -> "Loop Detected"; // RFC 5842 § 7.2: the broker's LoopDetected (NGSI-LD § 6.3.17)
             default -> "Status " + status;
         };
     }
