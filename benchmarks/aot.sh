@@ -13,6 +13,7 @@
 # scratch directory: the one beside the jar is left alone. Medians over the repetitions.
 #   benchmarks/aot.sh                                   (about 6 minutes)
 #   REPS=1 STEADY_WARM=3 STEADY=2 benchmarks/aot.sh      (a quick look, about 2 minutes)
+#   NOPROF=1 benchmarks/aot.sh   (a third arm: the cache without replaying its method profiles)
 # Its last line: "aot cache/none, first 5 s: R (first answer A ms vs B ms)".
 # It stops everything it started, also on Ctrl-C.
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,11 +63,13 @@ PY
 t0=$(date +%s)
 loads=""
 for rep in $(seq "$REPS"); do
-  arms="cache none"; [ $((rep % 2)) = 0 ] && arms="none cache"
+  arms="cache none${NOPROF:+ noprof}"; [ $((rep % 2)) = 0 ] && arms="${NOPROF:+noprof }none cache"
   for arm in $arms; do
     echo "rep $rep: $arm (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     loads="$loads $(cut -d' ' -f1 /proc/loadavg)"
     jvm=(); [ "$arm" = cache ] && jvm=("-XX:AOTCache=$aot" -XX:AOTMode=on) # on: a cache it cannot map is an error, not a silent "none"
+    # noprof: the same cache with its method profiles (JEP 515) not replayed - classes loaded and linked only (JEP 483)
+    [ "$arm" = noprof ] && jvm=("-XX:AOTCache=$aot" -XX:AOTMode=on -XX:+UnlockDiagnosticVMOptions -XX:-AOTReplayTraining)
     rm -rf "$work/data"
     launched=$(date +%s%N)
     "${core0[@]}" "$java_bin" "${jvm[@]}" -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 \
@@ -101,12 +104,15 @@ for rep, arm, first, in_first, rps, p99, err in rows:
 med = {arm: [statistics.median(col) for col in zip(*v)] for arm, v in by.items()}
 print()
 print(f'{"median":<12} {"first answer ms":>15} {"GETs in first 5 s":>17} {"steady req/s":>12} {"steady p99 us":>13}')
-for arm in ("cache", "none"):
+for arm in ("cache", "noprof", "none"):
     if arm in med:
         f, n, r, p = med[arm]
         print(f'{arm:<12} {f:>15.0f} {n:>17.0f} {r:>12.0f} {p:>13.0f}')
 if "cache" in med and "none" in med:
     c, n = med["cache"], med["none"]
     print(f'{"cache/none":<12} {c[0] / n[0]:>15.2f} {c[1] / n[1]:>17.2f} {c[2] / n[2]:>12.2f} {c[3] / n[3]:>13.2f}')
+    if "noprof" in med:
+        q = med["noprof"]
+        print(f'{"noprof/none":<12} {q[0] / n[0]:>15.2f} {q[1] / n[1]:>17.2f} {q[2] / n[2]:>12.2f} {q[3] / n[3]:>13.2f}')
     print(f'aot cache/none, first 5 s: {c[1] / n[1]:.2f} (first answer {c[0]:.0f} ms vs {n[0]:.0f} ms)')
 PY
