@@ -18,6 +18,7 @@ import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.registry.EntityBytes;
 import dev.cor.ngsild.registry.EntityMerge;
 import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.Registration;
@@ -209,7 +210,7 @@ final class DistributedOperations {
             param(q, "attrs", compactNames(r, ask));
             if (k < retrievers) {
                 boolean relay = local == null && regs.size() == 1 && relayable(x, r);
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null, !relay)));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null, !relay), relay));
             } else if (r.operations().contains("queryEntity")) {
                 if (sendTypes.isEmpty() && ask == null) {
                     continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
@@ -240,9 +241,15 @@ final class DistributedOperations {
         }
         Entity merged = local;
         List<Forwarder.Answer> answers = fanOut(x, outs);
-        if (local == null && regs.size() == 1 && outs.size() == 1 && retrievers == 1 && relayable(x, regs.get(0))
-                && relayed(x, id, answers.get(0))) {
-            return null;
+        if (outs.size() == 1 && outs.get(0).raw()) {
+            if (relayed(x, id, answers.get(0))) {
+                return null;
+            }
+            Forwarder.Answer parsed = forwarder.parsed(answers.get(0));
+            if (parsed != answers.get(0) && parsed.warning() != null) {
+                warn(x, parsed); // the body was not JSON (a failure to answer was reported by the fan-out)
+            }
+            answers = List.of(parsed);
         }
         List<Entity> auxiliary = new ArrayList<>();
         for (Forwarder.Answer a : answers) {
@@ -313,21 +320,16 @@ final class DistributedOperations {
     }
 
     /**
-     * Answers with the source's entity as it came, when it is one: a JSON object of the id asked
-     * for, with no {@code @context} of its own. {@code false} leaves the answer to the merge
-     * (which reports what is wrong with it).
+     * Answers with the source's entity as it came - its bytes, neither parsed into a tree nor
+     * written again - when they are one: a JSON object of the id asked for, with a type and no
+     * {@code @context} of its own, and nothing after it. {@code false} leaves the answer to the
+     * merge (which reports what is wrong with it).
      */
     private boolean relayed(Exchange x, String id, Forwarder.Answer a) {
-        JsonNode e = a.body();
-        if (!a.ok() || e == null || !e.isObject() || !id.equals(e.path("id").asText(null)) || e.has("@context")
-                || !e.path("type").isTextual() && !e.path("type").isArray()) {
+        if (!a.ok() || a.bytes() == null || !EntityBytes.isEntity(a.bytes(), id)) {
             return false;
         }
-        try {
-            app.answer(x, 200, MediaType.JSON, CorRestJson.mapper().writeValueAsBytes(e), x.context);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
-            return false;
-        }
+        app.answer(x, 200, MediaType.JSON, a.bytes(), x.context);
         return true;
     }
 

@@ -16,6 +16,15 @@ public final class Syntax {
     private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ISO_LOCAL_DATE_TIME
             .withResolverStyle(ResolverStyle.STRICT);
 
+    /** Which ASCII characters may appear unescaped after an IRI's scheme: visible ones but {@code "<>\^`{|}[]}. */
+    private static final boolean[] IRI_ASCII = new boolean[0x80];
+
+    static {
+        for (int c = 0x21; c < 0x7F; c++) {
+            IRI_ASCII[c] = "\"<>\\^`{|}[]".indexOf(c) < 0;
+        }
+    }
+
     private Syntax() {
     }
 
@@ -58,7 +67,7 @@ public final class Syntax {
     private static boolean isIriChar(int cp) {
         if (cp < 0x80) {
             // brackets only delimit an IPv6 host (RFC 3986 § 3.2.2), which no NGSI-LD id needs
-            return cp > 0x20 && cp < 0x7F && "\"<>\\^`{|}[]".indexOf(cp) < 0;
+            return IRI_ASCII[cp];
         }
         if (invisible(cp)) {
             return false;

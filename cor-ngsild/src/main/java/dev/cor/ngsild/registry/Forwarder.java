@@ -85,14 +85,34 @@ public final class Forwarder {
      */
     public boolean seenIn(List<String> via) {
         for (String v : via) {
-            for (String entry : v.split(",")) {
-                String[] parts = entry.trim().split("\\s+");
-                if (parts.length >= 2 && parts[1].equals(brokerId)) {
+            int at = 0;
+            while (at <= v.length()) {
+                int comma = v.indexOf(',', at);
+                int end = comma < 0 ? v.length() : comma;
+                if (receivedBy(v, at, end)) {
                     return true;
                 }
+                at = end + 1;
             }
         }
         return false;
+    }
+
+    /** Whether the Via entry {@code v[from, to)} - {@code protocol received-by [comment]} - was received by this broker. */
+    private boolean receivedBy(String v, int from, int to) {
+        int i = skip(v, from, to, true);
+        i = skip(v, i, to, false); // the protocol
+        i = skip(v, i, to, true);
+        int end = skip(v, i, to, false);
+        return end - i == brokerId.length() && v.startsWith(brokerId, i);
+    }
+
+    /** The first index from {@code i} below {@code to} that is not (or, {@code !space}, that is) whitespace. */
+    private static int skip(String v, int i, int to, boolean space) {
+        while (i < to && Character.isWhitespace(v.charAt(i)) == space) {
+            i++;
+        }
+        return i;
     }
 
     /** The {@code Via} of a forward: the incoming entries, then this broker (§ 4.3.6.4, as Orion-LD writes it). */
@@ -111,16 +131,28 @@ public final class Forwarder {
         return r.timeoutMs() > 0 ? r.timeoutMs() : defaultTimeoutMs;
     }
 
-    /** One forward: where it goes and what it asks. */
-    public record Outgoing(Registration registration, CorRestClientRequest request) {
+    /**
+     * One forward: where it goes and what it asks. A {@code raw} one's answer keeps its body as
+     * the bytes that came ({@link Answer#bytes}), unparsed: for a caller that may pass them on as
+     * they are, and otherwise asks for them parsed ({@link #parsed}).
+     */
+    public record Outgoing(Registration registration, CorRestClientRequest request, boolean raw) {
+        public Outgoing(Registration registration, CorRestClientRequest request) {
+            this(registration, request, false);
+        }
     }
 
     /**
      * One forward's outcome: {@code status} and the parsed {@code body} when the source answered
      * (a 2xx, or a 404: nothing there), or {@code warning} - the NGSILD-Warning value that reports
-     * why it gave nothing usable.
+     * why it gave nothing usable. The answer of a raw forward has its 2xx body in {@code bytes}
+     * instead, not yet parsed nor checked.
      */
-    public record Answer(Registration registration, int status, JsonNode body, String warning) {
+    public record Answer(Registration registration, int status, JsonNode body, String warning, byte[] bytes) {
+        public Answer(Registration registration, int status, JsonNode body, String warning) {
+            this(registration, status, body, warning, null);
+        }
+
         public boolean ok() {
             return warning == null && status >= 200 && status < 300;
         }
@@ -137,7 +169,7 @@ public final class Forwarder {
         List<CorRestCall> calls = new ArrayList<>(outs.size());
         List<Answer> answers = new ArrayList<>(outs.size());
         for (Outgoing o : outs) {
-            Long until = cooldownUntil.get(key(o.registration()));
+            Long until = cooldownUntil.isEmpty() ? null : cooldownUntil.get(key(o.registration()));
             if (until != null && until > now) {
                 calls.add(null);
                 answers.add(new Answer(o.registration(), 0, null, warning(199, o.registration(),
@@ -161,7 +193,7 @@ public final class Forwarder {
                 continue;
             }
             Registration r = outs.get(i).registration();
-            Answer a = answer(r, c);
+            Answer a = answer(r, c, outs.get(i).raw());
             answers.set(i, a);
             if (a.warning() != null) {
                 if (r.cooldownMs() > 0) {
@@ -171,14 +203,16 @@ public final class Forwarder {
                         + r.id() + ") failed: " + a.warning());
                 listener.failure(r, done, a.warning());
             } else {
-                cooldownUntil.remove(key(r));
+                if (!cooldownUntil.isEmpty()) {
+                    cooldownUntil.remove(key(r));
+                }
                 listener.success(r, done);
             }
         }
         return answers;
     }
 
-    private Answer answer(Registration r, CorRestCall call) {
+    private Answer answer(Registration r, CorRestCall call, boolean raw) {
         Throwable error = call.error();
         if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.TOO_LARGE
                 || e.kind() == CorRestClientException.Kind.MALFORMED)) {
@@ -203,15 +237,33 @@ public final class Forwarder {
         if (status == 204 || resp.body().length == 0) {
             return new Answer(r, status, null, null);
         }
-        try {
-            JsonNode body = CorRestJson.mapper().readTree(resp.body());
-            if (body == null || body.isMissingNode()) {
-                return new Answer(r, status, null, warning(111, r, "answered " + status + " with no JSON"));
-            }
-            return new Answer(r, status, body, null);
-        } catch (IOException e) {
-            return new Answer(r, status, null, warning(111, r, "answered " + status + " with a body that is not JSON"));
+        if (raw) {
+            return new Answer(r, status, null, null, resp.body());
         }
+        return parse(r, status, resp.body(), false);
+    }
+
+    /**
+     * A raw forward's answer with its body parsed, as a forward that was not raw would have had
+     * it - or, when the body is not JSON, the 111 warning ({@link #invalid}).
+     */
+    public Answer parsed(Answer a) {
+        return a.bytes() == null ? a : parse(a.registration(), a.status(), a.bytes(), true);
+    }
+
+    /** {@code bytes} as an answer's JSON body, else the 111 warning - {@code late}: after the source's success was counted. */
+    private Answer parse(Registration r, int status, byte[] bytes, boolean late) {
+        String why;
+        try {
+            JsonNode body = CorRestJson.mapper().readTree(bytes);
+            if (body != null && !body.isMissingNode()) {
+                return new Answer(r, status, body, null);
+            }
+            why = "answered " + status + " with no JSON";
+        } catch (IOException e) {
+            why = "answered " + status + " with a body that is not JSON";
+        }
+        return late ? invalid(new Answer(r, status, null, null), why) : new Answer(r, status, null, warning(111, r, why));
     }
 
     /** An answer that arrived but holds what no NGSI-LD source sends: reported as § 6.3.17's 111. */

@@ -307,6 +307,52 @@ class DistributedOperationsTest {
         assertTrue(s.seen().get(1).target().contains("options=sysAttrs"), s.seen().get(1).target());
     }
 
+    /**
+     * The relay passes on only what is the entity asked for: a lone source's answer that is not
+     * JSON is a 111 (§ 6.3.17), one of another entity is refused, one with an {@code @context} of
+     * its own or with something after the object is not relayed but merged and rendered here.
+     */
+    @Test
+    void a_lone_source_answer_that_is_not_the_entity_is_not_relayed() {
+        Node a = broker("A7b");
+        String garbled = fresh("Vehicle");
+        String other = fresh("Vehicle");
+        String withContext = fresh("Vehicle");
+        String trailing = fresh("Vehicle");
+        String entity = "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":3}%s}";
+        SourceStub s = stub(req -> {
+            String t = req.target();
+            if (t.contains(garbled)) {
+                return new SourceStub.Answer(200, "{\"id\":\"" + garbled + "\",\"type\":\"Vehicle\",GARBAGE", 0);
+            }
+            if (t.contains(other)) {
+                return new SourceStub.Answer(200, entity.formatted("urn:ngsi-ld:Vehicle:someone-else", ""), 0);
+            }
+            if (t.contains(withContext)) {
+                return new SourceStub.Answer(200, entity.formatted(withContext,
+                        ",\"@context\":\"https://uri.etsi.org/ngsi-ld/v1/ngsi-ld-core-context-v1.8.jsonld\""), 0);
+            }
+            return new SourceStub.Answer(200, entity.formatted(trailing, "") + " {\"id\":\"urn:ngsi-ld:Vehicle:x\"}", 0);
+        });
+        for (String id : List.of(garbled, other, withContext, trailing)) {
+            reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        }
+        Answer g = a.api().get(Ngsi.entity(garbled)).send();
+        assertEquals(404, g.status(), g.toString());
+        assertTrue(g.header("NGSILD-Warning").startsWith("111 A7b "), g.toString());
+        assertEquals(1, g.headerValues("NGSILD-Warning").size(), g.toString());
+        Answer o = a.api().get(Ngsi.entity(other)).send();
+        assertEquals(404, o.status(), o.toString());
+        assertTrue(o.header("NGSILD-Warning").startsWith("111 A7b ") && o.header("NGSILD-Warning").contains("another entity"),
+                o.toString());
+        for (String id : List.of(withContext, trailing)) {
+            Answer r = a.api().get(Ngsi.entity(id)).send();
+            assertEquals(200, r.status(), r.toString());
+            assertEquals(Json.parse(entity.formatted(id, "")), r.json(), "merged and rendered here: " + r);
+            assertFalse(r.text().contains("@context") || r.text().contains("Vehicle:x"), r.toString());
+        }
+    }
+
     // ---------------------------------------------------------------- writes, § 5.6.x
 
     /** § 5.6.2.4 with an exclusive registration: the registered attribute goes to the source only, the rest stays here. */
