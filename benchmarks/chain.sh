@@ -100,37 +100,26 @@ done
 
 echo
 echo "chain.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $( "$here/cor" java -version 2>&1 | head -1 ), ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s"
-python3 - "$results" <<'PY'
-import sys, collections
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-# round kind mode entity conns rps p50 p99 errors cpu
-print(f'{"round":>5} {"chain":<9} {"mode":<10} {"entity":<8} {"callers":>7} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10}')
-cell = {}
-for r in rows:
-    rnd, kind, mode, ent, conns, rps, p50, p99, err, cpu = r
-    cell[(rnd, kind, mode, ent, conns)] = (float(rps), float(p50), float(p99), cpu)
-    print(f'{rnd:>5} {kind:<9} {mode:<10} {ent:<8} {conns:>7} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10}')
-print()
-print("ratios (req/s; p99 in brackets)")
-rounds = sorted({k[0] for k in cell})
-def ratio(a, b):
-    if a in cell and b in cell and cell[b][0] > 0:
-        return f'{cell[a][0] / cell[b][0]:.2f} (p99 {cell[a][2]:.0f} vs {cell[b][2]:.0f} us)'
-    return "-"
+python3 - "$results" "$here/benchmarks" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from cells import load, ratio, rounds
+cell = load(sys.argv[1])
+rounds = rounds(cell)
 for rnd in rounds:
     for kind in ("http", "http+cor", "cor"):
         for ent in ("small", "attrs20"):
             for c in ("1", "16"):
-                print(f'  round {rnd} {kind:<9} {ent:<8} {c:>2} callers  coroutines/hop = {ratio((rnd, kind, "coroutines", ent, c), (rnd, kind, "hop", ent, c))}')
+                print(f'  round {rnd} {kind:<9} {ent:<8} {c:>2} callers  coroutines/hop = {ratio(cell, (rnd, kind, "coroutines", ent, c), (rnd, kind, "hop", ent, c))}')
     for ent in ("small", "attrs20"):
         for c in ("1", "16"):
             a, b = (rnd, "http", "coroutines", ent, c), (rnd, "netty", "netty", ent, c)
             cpu = ""
             if a in cell and b in cell and cell[a][3] != "-" and cell[b][3] != "-":
                 cpu = f', cpu/req cor {cell[a][3]} vs netty {cell[b][3]} us'
-            print(f'  round {rnd} http      {ent:<8} {c:>2} callers  cor/netty = {ratio(a, b)}{cpu}')
+            print(f'  round {rnd} http      {ent:<8} {c:>2} callers  cor/netty = {ratio(cell, a, b)}{cpu}')
     for c in ("1", "16"):
-        print(f'  round {rnd} /hello             {c:>2} callers  cor/netty = {ratio((rnd, "hello-cor", "-", "hello", c), (rnd, "hello-netty", "-", "hello", c))}')
+        print(f'  round {rnd} /hello             {c:>2} callers  cor/netty = {ratio(cell, (rnd, "hello-cor", "-", "hello", c), (rnd, "hello-netty", "-", "hello", c))}')
     for ent in ("small", "attrs20"):
-        print(f'  round {rnd} cor:// end to end / HTTP chain, {ent}, 16 callers (coroutines) = {ratio((rnd, "cor", "coroutines", ent, "16"), (rnd, "http", "coroutines", ent, "16"))}')
+        print(f'  round {rnd} cor:// end to end / HTTP chain, {ent}, 16 callers (coroutines) = {ratio(cell, (rnd, "cor", "coroutines", ent, "16"), (rnd, "http", "coroutines", ent, "16"))}')
 PY
