@@ -23,6 +23,14 @@ public final class EntityBytes {
     private static final byte[] ID = bytes("id");
     private static final byte[] TYPE = bytes("type");
     private static final byte[] CONTEXT = bytes("@context");
+    /** The bytes a string holds as they are: ASCII, not a control character, a quote or a backslash. */
+    private static final boolean[] PLAIN = new boolean[256];
+
+    static {
+        for (int c = 0x20; c < 0x80; c++) {
+            PLAIN[c] = c != '"' && c != '\\';
+        }
+    }
 
     private EntityBytes() {
     }
@@ -176,6 +184,12 @@ public final class EntityBytes {
         private int string(int i) {
             i++;
             while (i < b.length) {
+                while (i < b.length && PLAIN[b[i] & 0xFF]) {
+                    i++; // the run of characters that need no look: most of every name and value
+                }
+                if (i >= b.length) {
+                    return -1;
+                }
                 int c = b[i] & 0xFF;
                 if (c == '"') {
                     return i + 1;
