@@ -75,13 +75,14 @@ final class DistributedOperations {
             case BATCH_UPDATE -> "updateBatch";
             case BATCH_DELETE -> "deleteBatch";
             case BATCH_MERGE -> "mergeBatch";
+            case PURGE_ENTITIES -> "purgeEntity";
             default -> null;
         };
     }
 
     /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
     static boolean isEntityWrite(Operation op) {
-        return !op.isRead() && operationName(op) != null && !isBatch(op);
+        return !op.isRead() && operationName(op) != null && !isBatch(op) && op != Operation.PURGE_ENTITIES;
     }
 
     static boolean isBatch(Operation op) {
@@ -331,6 +332,46 @@ final class DistributedOperations {
         }
         app.answer(x, 200, MediaType.JSON, a.bytes(), x.context);
         return true;
+    }
+
+    // ---------------------------------------------------------------- Purge Entities (§ 5.6.21.4)
+
+    /**
+     * The purge at every source whose registration matches its selection and takes
+     * {@code purgeEntity} (by any mode but auxiliary: § 5.6.21.4 names inclusive, exclusive and
+     * redirect): {@code DELETE /entities} with the request's own parameters, the types and
+     * attribute names written in the registration's context. Their answers, in order.
+     */
+    List<Forwarder.Answer> purge(Exchange x, Set<String> types, Set<String> attrs) {
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        for (Registration r : reach(x, null, x.params.get("idPattern"), types, attrs)) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            StringBuilder q = new StringBuilder();
+            for (var p : x.params.asMap().entrySet()) {
+                String value = switch (p.getKey()) {
+                    case "local" -> null; // the source's own sources are its business (localOnly adds it back)
+                    case "type" -> compactTypes(r, types);
+                    case "attrs", "keep", "drop" -> compactNames(r, expandedNames(x, x.params.list(p.getKey())));
+                    default -> p.getValue();
+                };
+                param(q, p.getKey(), value);
+            }
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "DELETE", "entities", q, null, false)));
+        }
+        return fanOut(x, outs);
+    }
+
+    /** Attribute names expanded with the request's context, the system ones left out (they name no attribute). */
+    private static Set<String> expandedNames(Exchange x, List<String> terms) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String t : terms) {
+            if (!EntityOperations.SYSTEM_ATTRIBUTES.contains(t)) {
+                out.add(x.context.expand(t));
+            }
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- Query Entities (§ 5.7.2.4)

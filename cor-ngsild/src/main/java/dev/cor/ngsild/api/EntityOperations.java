@@ -23,6 +23,7 @@ import dev.cor.ngsild.query.EntityOrder;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
+import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.rest.CorRestJson;
 
 /**
@@ -284,17 +285,101 @@ final class EntityOperations {
         if (!ids.isEmpty() || p.has("idPattern") || type != null) {
             selectors.add(selector(parser, ids, p.get("idPattern"), type));
         }
-        GeoQuery geoQuery = null;
-        if (p.has("geoQ")) {
-            geoQuery = GeoQuery.parse(parseJson(p.get("geoQ"), "geoQ"), x.context);
-        } else if (geo) {
-            geoQuery = GeoQuery.parse(p.get("georel"), p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), x.context);
-        }
+        GeoQuery geoQuery = geoQuery(x, p);
         list(x, x.params, new EntityQuery(selectors, attributes(parser, p.list("attrs")),
                 p.has("q") ? QueryExpression.parse(p.get("q"), x.context, Set.copyOf(p.list("expandValues"))) : null, geoQuery,
                 p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null,
                 p.has("orderBy") ? EntityOrder.parse(p.get("orderBy"), x.context, p.get("orderFrom"), p.get("orderGeometry"))
                         : null));
+    }
+
+    /** The geo-query of a GET query's parameters ({@code geoQ}, or georel and its companions), or {@code null}. */
+    private static GeoQuery geoQuery(Exchange x, QueryParams p) {
+        if (p.has("geoQ")) {
+            return GeoQuery.parse(parseJson(p.get("geoQ"), "geoQ"), x.context);
+        }
+        if (p.has("georel") || p.has("geometry") || p.has("coordinates")) {
+            return GeoQuery.parse(p.get("georel"), p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), x.context);
+        }
+        return null;
+    }
+
+    // ---------------------------------------------------------------- Purge Entities (§ 5.6.21, 6.4.3.3)
+
+    /** The entity's own members that a purge's {@code attrs} may name but that select nothing (§ 5.6.21.4 b). */
+    static final Set<String> SYSTEM_ATTRIBUTES = Set.of("createdAt", "modifiedAt", "deletedAt");
+
+    /**
+     * {@code DELETE /entities}: the entities a query selects, deleted here - or, with
+     * {@code drop}, those of their attributes; with {@code keep}, all of their attributes but
+     * those - and, unless {@code local=true}, the same purge at every source registered for it.
+     * A purge is bounded (§ 5.6.21.4): by a type, a non-system attribute in {@code attrs} or
+     * {@code q}, a geo-query, or {@code local=true}; else it is "too wide", and nothing is done.
+     */
+    void purge(Exchange x) {
+        QueryParams p = x.params;
+        EntityParser parser = parser(x);
+        boolean local = p.bool("local", false);
+        if (p.has("keep") && p.has("drop")) {
+            throw NgsiLdException.badData("keep and drop exclude each other: keep names the attributes to keep, drop"
+                    + " those to delete");
+        }
+        if (p.has("csf")) {
+            RegistrationOperations.Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed
+        }
+        List<String> attrTerms = new ArrayList<>();
+        for (String a : p.list("attrs")) {
+            if (a.indexOf('{') >= 0) {
+                throw NgsiLdException.badData("attrs=" + a + " asks for a linked entity, which a purge cannot (§ 5.6.21.4)");
+            }
+            if (!SYSTEM_ATTRIBUTES.contains(a)) {
+                attrTerms.add(a);
+            }
+        }
+        List<String> attrs = attributes(parser, attrTerms);
+        QueryExpression q = p.has("q") ? QueryExpression.parse(p.get("q"), x.context) : null;
+        if (q != null && q.readsLinkedEntities()) {
+            throw NgsiLdException.badData("q=" + q + " reads a linked entity, which a purge cannot (§ 5.6.21.4)");
+        }
+        GeoQuery geo = geoQuery(x, p);
+        String type = p.get("type");
+        if (type == null && attrs.isEmpty() && (q == null || !q.readsAnAttribute()) && geo == null && !local) {
+            throw NgsiLdException.badData("a purge this wide is refused (§ 5.6.21.4): name a type, an attribute in attrs"
+                    + " or q, or a geo-query, or make it local=true" + (p.has("id") || p.has("idPattern")
+                            ? " (ids and idPattern alone do not bound it)" : ""));
+        }
+        List<EntityQuery.Selector> selectors = new ArrayList<>(1);
+        if (p.has("id") || p.has("idPattern") || type != null) {
+            selectors.add(selector(parser, p.list("id"), p.get("idPattern"), type));
+        }
+        Set<String> keep = Set.copyOf(attributes(parser, p.list("keep")));
+        Set<String> drop = Set.copyOf(attributes(parser, p.list("drop")));
+        List<Entity> matches = new EntityQuery(selectors, attrs, q, geo,
+                p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null, null)
+                .run(config.store(), x.tenant, 0, Integer.MAX_VALUE, false).entities();
+        long now = now();
+        List<String> purged = new ArrayList<>(matches.size());
+        for (Entity e : matches) {
+            app.write(x, e.id(), current -> current == null ? null
+                    : p.has("drop") ? EntityEditor.withoutAttributes(current, drop::contains, now)
+                    : p.has("keep") ? EntityEditor.withoutAttributes(current, a -> !keep.contains(a), now)
+                    : null);
+            purged.add(e.id());
+        }
+        if (x.forwards != null) {
+            Set<String> types = type == null ? Set.of() : TypeSelection.parse(type, parser::typeName).types();
+            List<Forwarder.Answer> failed = new ArrayList<>();
+            for (Forwarder.Answer a : distributed.purge(x, types, Set.copyOf(attrs))) {
+                if (!a.ok() && a.status() != 404) {
+                    failed.add(a); // a source with nothing to purge may say 404: not a failure
+                }
+            }
+            if (!failed.isEmpty()) {
+                app.partialSuccess(x, purged, failed);
+                return;
+            }
+        }
+        app.noContent(x);
     }
 
     /** POST /entityOperations/query with a Query body (§ 5.7.6, 5.2.23). */

@@ -359,6 +359,24 @@ public final class NgsildApplication implements CorRestApplication {
     }
 
     /**
+     * The answer of a write done here and at sources, some of which failed (§ 5.6.21.4's
+     * "partial success"): 207, a BatchOperationResult whose {@code success} lists what was done
+     * here and whose {@code errors} name each failed source's registration and its error.
+     */
+    void partialSuccess(Exchange x, List<String> doneHere, List<Forwarder.Answer> failed) {
+        ObjectNode body = CorRestJson.mapper().createObjectNode();
+        var success = body.putArray("success");
+        doneHere.forEach(success::add);
+        var errors = body.putArray("errors");
+        for (Forwarder.Answer a : failed) {
+            ObjectNode e = errors.addObject(); // no entityId: a purge names a selection, not an entity
+            e.put("registrationId", a.registration().id());
+            e.set("error", sourceProblem(a));
+        }
+        answerPlain(x, 207, body);
+    }
+
+    /**
      * A source's failed part as a ProblemDetails: the error it answered (its status - a 404, a 409,
      * ... - and its ProblemDetails type when it gave one; the suite's D001_03_03 reads the 409), or,
      * with no answer or an unusable one, 504/502.
@@ -383,6 +401,7 @@ public final class NgsildApplication implements CorRestApplication {
             case REPLACE_ENTITY -> entities.replace(x);
             case MERGE_ENTITY -> entities.merge(x);
             case DELETE_ENTITY -> entities.delete(x);
+            case PURGE_ENTITIES -> entities.purge(x);
             case APPEND_ATTRIBUTES -> entities.append(x);
             case UPDATE_ATTRIBUTES -> entities.update(x);
             case PARTIAL_ATTRIBUTE_UPDATE -> entities.partialAttributeUpdate(x);

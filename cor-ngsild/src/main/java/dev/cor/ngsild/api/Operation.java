@@ -21,6 +21,8 @@ enum Operation {
     REPLACE_ENTITY("replaceEntity", false, Set.of("type", "local")),
     MERGE_ENTITY("mergeEntity", false, Set.of("type", "options", "local", "observedAt", "format")),
     DELETE_ENTITY("deleteEntity", false, Set.of("type", "local")),
+    PURGE_ENTITIES("purgeEntity", false, Set.of("type", "id", "idPattern", "attrs", "q", "scopeQ", "geoQ", "georel",
+            "geometry", "coordinates", "geoproperty", "csf", "local", "keep", "drop")),
     APPEND_ATTRIBUTES("appendAttributes", false, Set.of("options", "type", "local", "format")),
     UPDATE_ATTRIBUTES("updateAttributes", false, Set.of("type", "local", "options", "format")),
     PARTIAL_ATTRIBUTE_UPDATE("partialAttributeUpdate", false, Set.of("type", "local", "options", "format")),

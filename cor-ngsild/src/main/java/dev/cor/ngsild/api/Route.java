@@ -37,9 +37,10 @@ record Route(Operation operation, String entityId, String attribute, String cont
         switch (head) {
             case "entities" -> {
                 if (n == 1) {
-                    return pick(method, "GET, POST", switch (method) {
+                    return pick(method, "GET, POST, DELETE", switch (method) {
                         case "POST" -> new Route(Operation.CREATE_ENTITY, null, null, null);
                         case "GET" -> new Route(Operation.QUERY_ENTITIES, null, null, null);
+                        case "DELETE" -> new Route(Operation.PURGE_ENTITIES, null, null, null);
                         default -> null;
                     });
                 }

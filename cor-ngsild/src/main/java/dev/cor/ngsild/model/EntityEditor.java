@@ -224,6 +224,24 @@ public final class EntityEditor {
     }
 
     /**
+     * {@code current} without the attributes {@code drop} selects (Purge Entities with drop or
+     * keep, § 5.6.21.4), modified at {@code now}; {@code current} itself when none is dropped.
+     */
+    public static Entity withoutAttributes(Entity current, java.util.function.Predicate<String> drop, long now) {
+        Map<String, AttributeList> kept = new LinkedHashMap<>();
+        for (var a : current.attributes().entrySet()) {
+            if (!drop.test(a.getKey())) {
+                kept.put(a.getKey(), a.getValue());
+            }
+        }
+        if (kept.size() == current.attributes().size()) {
+            return current;
+        }
+        return new Entity(current.id(), current.types(), current.scopes(), Collections.unmodifiableMap(kept),
+                current.createdAt(), now);
+    }
+
+    /**
      * Delete attribute (5.6.5): the default instance, the one of {@code datasetId}, or every
      * instance ({@code deleteAll}).
      *

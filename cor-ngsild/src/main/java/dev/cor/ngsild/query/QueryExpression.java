@@ -85,6 +85,28 @@ public final class QueryExpression {
         return required;
     }
 
+    /**
+     * Whether a term reads an attribute - not only the entity's own createdAt or modifiedAt (Purge
+     * Entities, § 5.6.21.4 c, asks for "at least one non-system Attribute").
+     */
+    public boolean readsAnAttribute() {
+        return anyPath(root, p -> p.entityTime == QPath.Meta.NONE);
+    }
+
+    /** Whether a term reads a linked entity ({@code rel{attr}}, 4.9), which Purge Entities refuses (§ 5.6.21.4). */
+    public boolean readsLinkedEntities() {
+        return anyPath(root, p -> p.link != null);
+    }
+
+    private static boolean anyPath(QNode n, java.util.function.Predicate<QPath> test) {
+        return switch (n) {
+            case QNode.And a -> java.util.Arrays.stream(a.all()).anyMatch(c -> anyPath(c, test));
+            case QNode.Or o -> java.util.Arrays.stream(o.any()).anyMatch(c -> anyPath(c, test));
+            case QNode.Absent a -> test.test(a.path());
+            case QTerm t -> test.test(t.path());
+        };
+    }
+
     @Override
     public String toString() {
         return text;

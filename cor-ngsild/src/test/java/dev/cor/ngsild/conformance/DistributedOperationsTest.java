@@ -964,6 +964,63 @@ class DistributedOperationsTest {
         assertTrue(two.has("brand") && !two.has("speed"), two.toString());
     }
 
+    // ---------------------------------------------------------------- Purge Entities, § 5.6.21.4
+
+    /**
+     * D017_01_inc/exc/red: a purge by type goes to every registration that takes purgeEntity,
+     * with the request's own query, whatever its mode, and is done here too; local=true is not
+     * forwarded; a source without purgeEntity is not asked.
+     */
+    @Test
+    void purge_is_forwarded_with_its_query_to_every_source_and_done_here() {
+        Node a = broker("P1");
+        String type = "Purged" + SEQ.incrementAndGet();
+        String here = "urn:ngsi-ld:%s:here".formatted(type);
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(here, type));
+        SourceStub inc = stub(req -> new SourceStub.Answer(204, null, 0));
+        SourceStub exc = stub(req -> new SourceStub.Answer(204, null, 0));
+        SourceStub red = stub(req -> new SourceStub.Answer(204, null, 0));
+        SourceStub readOnly = stub(req -> new SourceStub.Answer(204, null, 0));
+        reg(a, Mode.INCLUSIVE, inc.endpoint(), null, type, Set.of());
+        reg(a, Mode.EXCLUSIVE, exc.endpoint(), here, type, Set.of("speed"));
+        reg(a, Mode.REDIRECT, red.endpoint(), null, type, Set.of("colour"));
+        reg(a, Mode.INCLUSIVE, readOnly.endpoint(), null, type, Set.of(), null, "[\"retrieveOps\"]");
+
+        Answer local = a.api().delete("/entities").query("type", type).query("local", "true").send();
+        assertEquals(204, local.status(), local.toString());
+        assertEquals(0, inc.seen().size() + exc.seen().size() + red.seen().size(), "local=true is not forwarded");
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(here, type));
+
+        Answer r = a.api().delete("/entities").query("type", type).send();
+        assertEquals(204, r.status(), r.toString());
+        for (SourceStub s : List.of(inc, exc, red)) {
+            assertEquals(1, s.seen().size(), s.endpoint() + " " + s.seen());
+            assertEquals("DELETE", s.seen().get(0).method());
+            assertEquals("/ngsi-ld/v1/entities?type=" + type, s.seen().get(0).target(), "the request's own query");
+        }
+        assertEquals(0, readOnly.seen().size(), "a source that does not take purgeEntity is not asked");
+        assertEquals(404, a.api().get(Ngsi.entity(here)).query("local", "true").send().status(), "purged here too");
+    }
+
+    /** § 5.6.21.4: a source that fails the purge makes it a partial success - 207 naming its registration. */
+    @Test
+    void a_failed_source_purge_is_a_207_naming_its_registration() {
+        Node a = broker("P2");
+        String type = "Purged" + SEQ.incrementAndGet();
+        String here = "urn:ngsi-ld:%s:here".formatted(type);
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(here, type));
+        SourceStub bad = stub(req -> new SourceStub.Answer(500, "{}", 0));
+        SourceStub nothing = stub(req -> new SourceStub.Answer(404, "{}", 0));
+        String failing = reg(a, Mode.INCLUSIVE, bad.endpoint(), null, type, Set.of());
+        reg(a, Mode.INCLUSIVE, nothing.endpoint(), null, type, Set.of());
+        Answer r = a.api().delete("/entities").query("type", type).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(List.of(here), List.of(r.json().path("success").get(0).asText()), r.toString());
+        assertEquals(1, r.json().path("errors").size(), "a source with nothing to purge (404) is no failure: " + r);
+        assertEquals(failing, r.json().path("errors").get(0).path("registrationId").asText(), r.toString());
+        assertEquals(404, a.api().get(Ngsi.entity(here)).query("local", "true").send().status());
+    }
+
     // ---------------------------------------------------------------- failures, § 6.3.17 and § 5.2.34
 
     /** A source that hangs past its registration's timeout, dies mid-answer, answers garbage or 500: a partial answer, a warning each. */
