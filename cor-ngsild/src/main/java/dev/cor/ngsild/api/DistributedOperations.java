@@ -76,13 +76,15 @@ final class DistributedOperations {
             case BATCH_DELETE -> "deleteBatch";
             case BATCH_MERGE -> "mergeBatch";
             case PURGE_ENTITIES -> "purgeEntity";
+            case CREATE_SUBSCRIPTION -> "createSubscription";
             default -> null;
         };
     }
 
     /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
     static boolean isEntityWrite(Operation op) {
-        return !op.isRead() && operationName(op) != null && !isBatch(op) && op != Operation.PURGE_ENTITIES;
+        return !op.isRead() && operationName(op) != null && !isBatch(op) && op != Operation.PURGE_ENTITIES
+                && op != Operation.CREATE_SUBSCRIPTION;
     }
 
     static boolean isBatch(Operation op) {
@@ -332,6 +334,39 @@ final class DistributedOperations {
         }
         app.answer(x, 200, MediaType.JSON, a.bytes(), x.context);
         return true;
+    }
+
+    // ---------------------------------------------------------------- distributed subscriptions (§ 5.8.1.4)
+
+    /** The registrations of the request's tenant that take {@code createSubscription} for one of {@code types}. */
+    List<Registration> subscriptionSources(Exchange x, Set<String> types) {
+        return config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want("createSubscription", null, null, types, Set.of()), config.clock().millis());
+    }
+
+    /** The registration of that id in the request's tenant, in force, or {@code null}. */
+    Registration registration(String tenant, String id) {
+        for (Registration r : config.registrations().matching(tenant,
+                new RegistrationLookup.Want("createSubscription", null, null, Set.of(), Set.of()), config.clock().millis())) {
+            if (r.id().equals(id)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The forward of a subscription request to {@code r} - {@code method {endpoint}/ngsi-ld/v1/{path}}
+     * with {@code body} (JSON, compacted with {@code ctx}, which the request links) - as every
+     * forward goes (tenant, contextSourceInfo, Via, the registration's timeout).
+     */
+    Forwarder.Outgoing subscriptionForward(Exchange x, Registration r, String method, String path, byte[] body, LdContext ctx) {
+        return new Forwarder.Outgoing(r, request(x, r, method, path, new StringBuilder(), body, false, ctx));
+    }
+
+    /** Sends forwards made by {@link #subscriptionForward}, all at once; their answers in order. */
+    List<Forwarder.Answer> send(Exchange x, List<Forwarder.Outgoing> outs) {
+        return fanOut(x, outs);
     }
 
     // ---------------------------------------------------------------- Purge Entities (§ 5.6.21.4)
@@ -1012,6 +1047,12 @@ final class DistributedOperations {
     /** {@link #request}, asking for the system attributes only when {@code sysAttrs}: a merge compares them, a relay does not. */
     private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
             byte[] body, boolean sysAttrs) {
+        return request(x, r, method, path, query, body, sysAttrs, r.context());
+    }
+
+    /** {@link #request} with the {@code @context} {@code ctx} linked instead of the registration's. */
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body, boolean sysAttrs, LdContext ctx) {
         if (sysAttrs) {
             param(query, "options", "sysAttrs");
         }
@@ -1025,8 +1066,8 @@ final class DistributedOperations {
             b.header("Content-Type", "application/json").body(body);
         }
         b.header("Accept", "application/json");
-        if (r.context() != null && !r.context().isCore()) {
-            b.header("Link", "<" + config.contexts().linkUrlFor(r.context(), x.baseUrl(), x.tenantGiven ? x.tenant : null)
+        if (ctx != null && !ctx.isCore()) {
+            b.header("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null)
                     + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
         }
         return b.build();

@@ -74,6 +74,9 @@ public final class NgsildApplication implements CorRestApplication {
         csourceSubscriptions.periodicData(registrationOps::matchingNow);
         this.csourceSubscriptionOps = new SubscriptionOperations(this, config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
+        if (distributed != null) {
+            subscriptionOps.distribute(distributed, csourceSubscriptionOps);
+        }
     }
 
     /**
@@ -417,6 +420,7 @@ public final class NgsildApplication implements CorRestApplication {
             case RETRIEVE_SUBSCRIPTION -> subscriptionOps.retrieve(x);
             case UPDATE_SUBSCRIPTION -> subscriptionOps.update(x);
             case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
+            case REMOTE_NOTIFY -> subscriptionOps.remoteNotify(x);
             case CREATE_CSR, QUERY_CSR, RETRIEVE_CSR, UPDATE_CSR, DELETE_CSR -> registration(x);
             case CREATE_CSR_SUBSCRIPTION, QUERY_CSR_SUBSCRIPTIONS, RETRIEVE_CSR_SUBSCRIPTION, UPDATE_CSR_SUBSCRIPTION,
                     DELETE_CSR_SUBSCRIPTION -> csourceSubscription(x);
@@ -528,6 +532,10 @@ public final class NgsildApplication implements CorRestApplication {
         x.contextRef = contextRef(x);
         if (distributed != null) {
             x.forwards = distributed.plan(x);
+            if (x.forwards == null && (op == Operation.REMOTE_NOTIFY
+                    || (op == Operation.DELETE_SUBSCRIPTION && subscriptionOps.hasRemoteCopies(x)))) {
+                x.forwards = List.of(); // it may forward: to the sources of a subscription's copies (§ 5.8.1.4, 5.8.5.4)
+            }
         }
     }
 
@@ -535,6 +543,7 @@ public final class NgsildApplication implements CorRestApplication {
     private static boolean createsTenant(Operation op) {
         return switch (op) {
             case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION, CREATE_CSR, CREATE_CSR_SUBSCRIPTION -> true;
+            case REMOTE_NOTIFY -> true; // a source's notification names the subscription; its tenant header is the source's business
             default -> false;
         };
     }

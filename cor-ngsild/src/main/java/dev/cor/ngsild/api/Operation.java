@@ -42,6 +42,8 @@ enum Operation {
     RETRIEVE_SUBSCRIPTION("retrieveSubscription", true, Set.of()),
     UPDATE_SUBSCRIPTION("updateSubscription", false, Set.of()),
     DELETE_SUBSCRIPTION("deleteSubscription", false, Set.of()),
+    /** A context source's notification of a subscription this broker forwarded to it (§ 5.8.1.4). */
+    REMOTE_NOTIFY("remoteNotify", false, Set.of()),
     CREATE_CSR("registerContextSource", false, Set.of()),
     QUERY_CSR("queryContextSourceRegistrations", true, Set.of("id", "type", "idPattern", "attrs", "q", "csf", "georel",
             "geometry", "coordinates", "geoproperty", "timeproperty", "timerel", "timeAt", "endTimeAt", "scopeQ",

@@ -21,7 +21,13 @@ record Route(Operation operation, String entityId, String attribute, String cont
     /** Resources of the specification the broker does not serve (yet): 501, not 404. */
     private static final List<String> UNSUPPORTED = List.of("temporal", "entityMaps", "snapshots", "info");
 
+    /** Where the sources a subscription was forwarded to send their notifications (§ 5.8.1.4). */
+    static final String REMOTE_NOTIFY_PATH = "/ngsi-ld/ex/remote-notify";
+
     static Match match(String method, String path) {
+        if (path.equals(REMOTE_NOTIFY_PATH)) {
+            return pick(method, "POST", method.equals("POST") ? new Route(Operation.REMOTE_NOTIFY, null, null, null) : null);
+        }
         if (!path.startsWith(CorNgsild.BASE_PATH)) {
             return new Match(null, null, null);
         }

@@ -104,6 +104,31 @@ public final class Subscriptions {
     }
 
     /**
+     * Queues a notification of {@code entities} that changed elsewhere - at a context source
+     * that notified this broker of them (§ 5.8.1.4) - and has {@code request}'s post-response
+     * phase send it, rendered for the subscriber as a write's notification is. Nothing when the
+     * subscription is not in force or its throttle holds it back.
+     */
+    public void notifyEntities(LiveSubscription s, List<Entity> entities, CorRest request) {
+        long now = clock.millis();
+        Subscription d = s.def;
+        if (entities.isEmpty() || !s.live(now) || !admit(s, d, now)) {
+            return;
+        }
+        List<Notice.Change> changes = new ArrayList<>(entities.size());
+        for (Entity e : entities) {
+            changes.add(new Notice.Change(e, null, false));
+        }
+        Notice n = new Notice(changes);
+        if (enqueue(s, n, now)) {
+            request.defer(r -> {
+                notifier.prepare(d, n);
+                deliver(s);
+            });
+        }
+    }
+
+    /**
      * One tenant's subscriptions and the index writes read. A change to the subscriptions
      * publishes a new index by compare-and-set, rebuilt from the map after the change: whoever
      * loses the race rebuilds with the winner's change in the map too. No monitor, so a loop

@@ -17,14 +17,14 @@ import java.util.function.Function;
 
 /**
  * A context source that misbehaves on purpose, over a real socket: an HTTP/1.1 server on a free
- * port of 127.0.0.1 that reads each request head (a GET has no body), records it, and does what
+ * port of 127.0.0.1 that reads each request (its head and body), records it, and does what
  * the test's {@link Behaviour} says - answer (after a delay), hang, die in the middle of its
  * answer, answer garbage. One thread per connection (a hung one must not stop the others); closed
  * by the test, which ends every connection.
  */
 final class SourceStub implements AutoCloseable {
     /** One request as it arrived. */
-    record Seen(String method, String target, List<String[]> headers) {
+    record Seen(String method, String target, List<String[]> headers, String body) {
         String header(String name) {
             for (String[] h : headers) {
                 if (h[0].equalsIgnoreCase(name)) {
@@ -172,8 +172,7 @@ final class SourceStub implements AutoCloseable {
                 }
             }
         }
-        in.readNBytes(length);
-        return new Seen(first[0], first[1], headers);
+        return new Seen(first[0], first[1], headers, new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 
     @Override
