@@ -787,25 +787,129 @@ final class DistributedOperations {
         String url = r.endpoint() + CorNgsild.BASE_PATH + path + (q.isEmpty() ? "" : "?" + q);
         CorRestClientRequest.Builder b = CorRestClientRequest.builder(x.request.method(), url).timeoutMs(forwarder.timeoutMs(r));
         headers(x, r, b);
+        JsonNode body = x.body;
+        if (body != null && !attributePath && body.isObject()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body).deepCopy();
+            for (var e : bodyAttrs.entrySet()) {
+                if (!part.contains(e.getKey())) {
+                    o.remove(e.getValue());
+                }
+            }
+            body = o;
+        }
+        writeBody(x, r, b, body, attributePath);
+        return b.build();
+    }
+
+    /**
+     * A write forward's body, its Content-Type and its {@code @context}, as the registration's
+     * contextSourceInfo asks (§ 4.3.6.6): {@code jsonldContext} - the body recompacted with that
+     * context, linked, as {@code application/json} with no {@code @context} member;
+     * {@code contentType} {@code application/ld+json} - the context inline in the body, no Link;
+     * {@code application/json} - the context linked, none in the body. Otherwise as the request
+     * came: its body in its terms, its Link, its Content-Type. {@code body} may be {@code null}.
+     */
+    private void writeBody(Exchange x, Registration r, CorRestClientRequest.Builder b, JsonNode body, boolean attributePath) {
+        String jsonld = sourceInfo(r, "jsonldContext");
+        String type = sourceInfo(r, "contentType");
         String link = x.headers().get("Link");
+        String linkOf = "<%s>; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"";
+        if (jsonld != null) {
+            b.header("Link", linkOf.formatted(jsonld));
+            if (body != null) {
+                LdContext target = config.contexts().resolve(ContextRef.link(jsonld));
+                body = attributePath ? withoutContext(body) : recompact(body, x.context, target);
+                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        boolean ld = type != null ? type.toLowerCase(java.util.Locale.ROOT).startsWith("application/ld+json")
+                : x.contentType == MediaType.LD_JSON;
+        if (ld && body != null) {
+            JsonNode ctx = x.body != null && x.body.isObject() && x.body.has("@context") ? x.body.get("@context") : x.context.echo();
+            body = withContext(body, ctx);
+            b.header("Content-Type", "application/ld+json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
         if (link != null) {
             b.header("Link", link); // the body is written in the request's terms
+        } else if (x.body != null && x.body.isObject() && x.body.get("@context") instanceof JsonNode inline && inline.isTextual()) {
+            b.header("Link", linkOf.formatted(inline.asText()));
         }
-        if (x.body != null) {
-            JsonNode body = x.body;
-            if (!attributePath && body.isObject()) {
-                com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body).deepCopy();
-                for (var e : bodyAttrs.entrySet()) {
-                    if (!part.contains(e.getKey())) {
-                        o.remove(e.getValue());
-                    }
-                }
-                body = o;
+        if (body != null) {
+            b.header("Content-Type", "application/json").body(withoutContext(body).toString().getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A contextSourceInfo value by its key, whatever its case, or {@code null}. */
+    private static String sourceInfo(Registration r, String key) {
+        for (var kv : r.contextSourceInfo().entrySet()) {
+            if (kv.getKey().equalsIgnoreCase(key)) {
+                return kv.getValue();
             }
-            b.header("Content-Type", x.contentType == MediaType.LD_JSON ? "application/ld+json" : "application/json");
-            b.body(body.toString().getBytes(StandardCharsets.UTF_8));
         }
-        return b.build();
+        return null;
+    }
+
+    private static JsonNode withoutContext(JsonNode body) {
+        if (body.isObject() && body.has("@context")) {
+            ObjectNode o = ((ObjectNode) body).deepCopy();
+            o.remove("@context");
+            return o;
+        }
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(withoutContext(e)));
+            return out;
+        }
+        return body;
+    }
+
+    private static JsonNode withContext(JsonNode body, JsonNode ctx) {
+        if (body.isObject()) {
+            ObjectNode o = ((ObjectNode) body).deepCopy();
+            o.set("@context", ctx);
+            return o;
+        }
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(withContext(e, ctx)));
+            return out;
+        }
+        return body;
+    }
+
+    /** Entities written in {@code from}'s terms, their attribute names and types written in {@code to}'s, without {@code @context}. */
+    private static JsonNode recompact(JsonNode body, LdContext from, LdContext to) {
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(recompact(e, from, to)));
+            return out;
+        }
+        if (!body.isObject()) {
+            return body;
+        }
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        for (var m : body.properties()) {
+            String key = m.getKey();
+            switch (key) {
+                case "@context" -> { }
+                case "id", "@id", "scope", "createdAt", "modifiedAt" -> out.set(key, m.getValue());
+                case "type", "@type" -> out.set(key, m.getValue().isTextual()
+                        ? JsonNodeFactory.instance.textNode(to.compactIri(expandType(from, m.getValue().asText())))
+                        : m.getValue());
+                default -> {
+                    String iri = from.expand(key);
+                    out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String expandType(LdContext ctx, String term) {
+        String iri = ctx.expand(term);
+        return iri == null ? term : iri;
     }
 
 
@@ -934,12 +1038,7 @@ final class DistributedOperations {
             CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", r.endpoint() + CorNgsild.BASE_PATH
                     + "entityOperations/" + kind + (q.isEmpty() ? "" : "?" + q)).timeoutMs(forwarder.timeoutMs(r));
             headers(x, r, b);
-            String link = x.headers().get("Link");
-            if (link != null) {
-                b.header("Link", link);
-            }
-            b.header("Content-Type", x.contentType == MediaType.LD_JSON ? "application/ld+json" : "application/json");
-            b.body(part.toString().getBytes(StandardCharsets.UTF_8));
+            writeBody(x, r, b, part, false);
             outs.add(new Forwarder.Outgoing(r, b.build()));
             sent.add(partIds);
         }
@@ -1065,7 +1164,8 @@ final class DistributedOperations {
         if (body != null) {
             b.header("Content-Type", "application/json").body(body);
         }
-        b.header("Accept", "application/json");
+        String accept = sourceInfo(r, "accept");
+        b.header("Accept", accept != null ? accept : "application/json"); // § 4.3.6.6: the registered format
         if (ctx != null && !ctx.isCore()) {
             b.header("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null)
                     + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
@@ -1078,7 +1178,8 @@ final class DistributedOperations {
         for (var kv : r.contextSourceInfo().entrySet()) {
             String key = kv.getKey();
             String value = kv.getValue();
-            if (key.equalsIgnoreCase("jsonldContext") || key.equalsIgnoreCase("Content-Length")
+            if (key.equalsIgnoreCase("jsonldContext") || key.equalsIgnoreCase("contentType")
+                    || key.equalsIgnoreCase("accept") || key.equalsIgnoreCase("Content-Length")
                     || key.equalsIgnoreCase("Host") || key.equalsIgnoreCase(Exchange.TENANT_HEADER)
                     || key.equalsIgnoreCase("Via") || key.equalsIgnoreCase("Link")) {
                 continue; // § 4.3.6.5: what sets up the connection, or the tenant, is not theirs to set
@@ -1089,8 +1190,8 @@ final class DistributedOperations {
                     continue;
                 }
             }
-            if (key.equalsIgnoreCase("Accept") || key.equalsIgnoreCase("Content-Type")) {
-                continue; // the broker reads JSON back whatever the source prefers
+            if (key.equalsIgnoreCase("Content-Type")) {
+                continue; // the body's type is the forward's (contentType, § 4.3.6.6)
             }
             b.header(key, value);
         }

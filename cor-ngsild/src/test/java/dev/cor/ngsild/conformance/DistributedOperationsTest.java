@@ -1153,6 +1153,59 @@ class DistributedOperationsTest {
         assertEquals(Set.copyOf(ids), parents, "one copy per subscription");
     }
 
+    // ---------------------------------------------------------------- contextSourceInfo, § 4.3.6.6
+
+    /** An exclusive registration of {@code id}'s speed at {@code endpoint} with {@code csi} as its contextSourceInfo. */
+    private static void regWithInfo(Node on, String endpoint, String id, String csi) {
+        String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"id\":\"%s\","
+                + "\"type\":\"Vehicle\"}],\"propertyNames\":[\"speed\"]}],\"mode\":\"exclusive\",\"operations\":[\"redirectionOps\"],"
+                + "\"endpoint\":\"%s\",\"contextSourceInfo\":%s}").formatted(fresh("ContextSourceRegistration"), id, endpoint, csi);
+        Answer a = on.api().post("/csourceRegistrations").json(Json.parse(body)).send();
+        assertEquals(201, a.status(), body + "\n" + a);
+    }
+
+    /**
+     * 436_06 (§ 4.3.6.6): contentType application/ld+json sends the context inline; jsonldContext
+     * sends the body recompacted with that context, linked, as application/json without an
+     * {@code @context}; accept is the Accept of a forwarded read. None goes out as a header of its name.
+     */
+    @Test
+    void context_source_info_sets_the_forwards_media_types_and_context() throws Exception {
+        Node a = broker("C1");
+        String ctxUrl = "https://uri.etsi.org/ngsi-ld/v1/ngsi-ld-core-context-v1.8.jsonld";
+        SourceStub ld = stub(req -> new SourceStub.Answer(201, null, 0));
+        String ldId = fresh("Vehicle");
+        regWithInfo(a, ld.endpoint(), ldId, "[{\"key\":\"contentType\",\"value\":\"application/ld+json\"}]");
+        String entity = "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":5}}";
+        assertEquals(201, a.api().post("/entities").json(Json.parse(entity.formatted(ldId))).send().status());
+        SourceStub.Seen sent = ld.seen().get(0);
+        assertTrue(sent.header("Content-Type").startsWith("application/ld+json"), sent.headers().toString());
+        assertTrue(Json.parse(sent.body()).has("@context"), sent.body());
+        assertNull(sent.header("Link"), "ld+json carries its context inline (6.3.5)");
+        assertNull(sent.header("contentType"));
+
+        SourceStub js = stub(req -> new SourceStub.Answer(201, null, 0));
+        String jsId = fresh("Vehicle");
+        regWithInfo(a, js.endpoint(), jsId, "[{\"key\":\"jsonldContext\",\"value\":\"" + ctxUrl + "\"}]");
+        String withContext = "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":5},\"@context\":\"%s\"}";
+        Answer created = a.api().post("/entities").ldJson(Json.parse(withContext.formatted(jsId, ctxUrl))).send();
+        assertEquals(201, created.status(), created.toString());
+        sent = js.seen().get(0);
+        assertTrue(sent.header("Content-Type").startsWith("application/json"), sent.headers().toString());
+        assertTrue(sent.header("Link").contains(ctxUrl), sent.headers().toString());
+        assertFalse(Json.parse(sent.body()).has("@context"), sent.body());
+        assertEquals(5, Json.parse(sent.body()).path("speed").path("value").asInt(), sent.body());
+
+        SourceStub acc = stub(req -> new SourceStub.Answer(200, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":7}}"
+                .formatted(req.target().substring("/ngsi-ld/v1/entities/".length(), req.target().indexOf('?'))), 0));
+        String accId = fresh("Vehicle");
+        regWithInfo(a, acc.endpoint(), accId, "[{\"key\":\"accept\",\"value\":\"application/ld+json\"}]");
+        Answer read = a.api().get(Ngsi.entity(accId)).send();
+        assertEquals(200, read.status(), read.toString());
+        assertEquals(7, read.json().path("speed").path("value").asInt(), read.toString());
+        assertEquals("application/ld+json", acc.seen().get(0).header("Accept"));
+    }
+
     // ---------------------------------------------------------------- Purge Entities, § 5.6.21.4
 
     /**
