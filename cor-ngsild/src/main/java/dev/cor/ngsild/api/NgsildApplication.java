@@ -533,7 +533,8 @@ public final class NgsildApplication implements CorRestApplication {
         if (distributed != null) {
             x.forwards = distributed.plan(x);
             if (x.forwards == null && (op == Operation.REMOTE_NOTIFY
-                    || (op == Operation.DELETE_SUBSCRIPTION && subscriptionOps.hasRemoteCopies(x)))) {
+                    || ((op == Operation.DELETE_SUBSCRIPTION || op == Operation.UPDATE_SUBSCRIPTION)
+                            && subscriptionOps.hasRemoteCopies(x)))) {
                 x.forwards = List.of(); // it may forward: to the sources of a subscription's copies (§ 5.8.1.4, 5.8.5.4)
             }
         }

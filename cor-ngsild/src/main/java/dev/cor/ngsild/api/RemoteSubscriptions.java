@@ -265,6 +265,59 @@ final class RemoteSubscriptions {
     }
 
     /**
+     * After the subscription was updated here (§ 5.8.2): the same fragment sent to each copy, but
+     * what makes the copy this broker's - its entities (the source's slice), its notification's
+     * endpoint and receiver information - and, with {@code splitEntities}, its q. A source that
+     * refuses is logged.
+     */
+    void updated(Exchange x, LiveSubscription live, JsonNode fragment) {
+        Subscription d = live.definition();
+        if (distributed == null || !fragment.isObject() || d.document().path(COPIES).isEmpty()) {
+            return;
+        }
+        ObjectNode f = ((ObjectNode) fragment).deepCopy();
+        for (String m : List.of("@context", "id", "type", "entities")) {
+            f.remove(m);
+        }
+        if (d.document().path("splitEntities").asBoolean(false)) {
+            f.remove("q");
+        }
+        if (f.get("notification") instanceof ObjectNode n) {
+            NOTIFICATION_STATUS.forEach(n::remove);
+            if (n.isEmpty()) {
+                f.remove("notification");
+            }
+        }
+        if (f.isEmpty()) {
+            return;
+        }
+        byte[] body;
+        try {
+            body = CorRestJson.mapper().writeValueAsBytes(f);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        for (JsonNode c : d.document().path(COPIES)) {
+            Registration r = distributed.registration(d.tenant(), c.path("registrationId").asText());
+            if (r != null) {
+                outs.add(distributed.subscriptionForward(x, r, "PATCH",
+                        "subscriptions/" + DistributedOperations.encode(c.path("remoteId").asText()), body, x.context));
+            }
+        }
+        if (outs.isEmpty()) {
+            return;
+        }
+        for (Forwarder.Answer a : distributed.send(x, outs)) {
+            if (!a.ok()) {
+                LOG.log(System.Logger.Level.WARNING, () -> "cor-ngsild: a copy of subscription " + d.id()
+                        + " was not updated at the source of registration " + a.registration().id() + ": "
+                        + (a.warning() != null ? a.warning() : "it answered " + a.status()));
+            }
+        }
+    }
+
+    /**
      * {@code POST} {@value Route#REMOTE_NOTIFY_PATH}: a source's notification of a copy, passed
      * on to the local subscriber under the local id - with {@code splitEntities}, each entity
      * merged with this broker's own and judged by the subscription's q first (§ 5.8.6) - or a

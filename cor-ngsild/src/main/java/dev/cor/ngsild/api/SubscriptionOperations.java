@@ -216,6 +216,9 @@ final class SubscriptionOperations {
         }
         app.noContent(x);
         onCreated.accept(x, s);
+        if (remote != null) {
+            remote.updated(x, s, fragment);
+        }
     }
 
     void delete(Exchange x) {

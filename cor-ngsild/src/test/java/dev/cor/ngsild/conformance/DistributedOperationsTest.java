@@ -1075,7 +1075,7 @@ class DistributedOperationsTest {
         assertEquals(404, unknown.status(), unknown.toString());
     }
 
-    /** Two real brokers: a subscription on A sees a change made on B, under A's subscription id. */
+    /** Two real brokers: a subscription on A sees a change made on B, under A's subscription id; its update and delete reach B. */
     @Test
     void a_subscription_on_one_broker_is_notified_of_a_change_on_the_other() throws Exception {
         Node a = broker("S3A");
@@ -1092,6 +1092,15 @@ class DistributedOperationsTest {
         assertEquals(id, got.json().path("subscriptionId").asText(), got.json().toString());
         assertEquals(vehicle, got.json().path("data").get(0).path("id").asText(), got.json().toString());
         assertEquals(80, got.json().path("data").get(0).path("speed").path("value").asInt(), got.json().toString());
+
+        // § 5.8.2: an update reaches the copy, which keeps notifying this broker
+        Answer patched = a.api().patch("/subscriptions/" + id).json(Json.parse(
+                "{\"q\":\"speed>100\",\"notification\":{\"endpoint\":{\"uri\":\"http://127.0.0.1:9/elsewhere\"}}}")).send();
+        assertEquals(204, patched.status(), patched.toString());
+        JsonNode copy = b.api().get("/subscriptions").send().json().get(0);
+        assertEquals("speed>100", copy.path("q").asText(), copy.toString());
+        assertTrue(copy.path("notification").path("endpoint").path("uri").asText().endsWith("/ngsi-ld/ex/remote-notify"),
+                copy.toString());
 
         assertEquals(204, a.api().delete("/subscriptions/" + id).send().status());
         assertEquals(0, b.api().get("/subscriptions").send().json().size(), "the copy is deleted with it");
