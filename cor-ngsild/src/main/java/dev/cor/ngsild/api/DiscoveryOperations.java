@@ -28,17 +28,21 @@ import dev.cor.rest.CorRestJson;
  * Discovery of what a tenant holds (ETSI GS CIM 009 § 5.7.5-5.7.10): the entity types
  * ({@code GET /types}, {@code details=true}, {@code /types/{type}}) and the attributes
  * ({@code GET /attributes}, {@code details=true}, {@code /attributes/{attr}}). The lists come
- * from the store's index keys; the details walk the entities of the one type or attribute (or of
- * each, for {@code details=true}). Names are compacted with the request's context; ids stay
+ * from the store's index keys - and, unless {@code local=true}, the lists of the sources whose
+ * registrations take {@code retrieveEntityTypes} / {@code retrieveAttrTypes} (§ 4.3.6); the
+ * details walk this broker's entities of the one type or attribute (or of each, for
+ * {@code details=true}). Names are compacted with the request's context; ids stay
  * expanded, as the test suite's expectations have them.
  */
 final class DiscoveryOperations {
     private final NgsildApplication app;
     private final Config config;
+    private final DistributedOperations distributed;
 
-    DiscoveryOperations(NgsildApplication app, Config config) {
+    DiscoveryOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
         this.app = app;
         this.config = config;
+        this.distributed = distributed;
     }
 
     void run(Exchange x) {
@@ -84,7 +88,11 @@ final class DiscoveryOperations {
         o.put("id", "urn:ngsi-ld:" + type + ":" + UUID.randomUUID());
         o.put("type", type);
         ArrayNode list = o.putArray(member);
-        for (String k : new TreeSet<>(config.store().keys(x.tenant, index))) {
+        TreeSet<String> keys = new TreeSet<>(config.store().keys(x.tenant, index));
+        if (x.forwards != null && distributed != null) {
+            keys.addAll(distributed.names(x, index == Index.TYPE ? "types" : "attributes", member, index == Index.TYPE));
+        }
+        for (String k : keys) {
             list.add(index == Index.TYPE ? x.context.compactIri(k) : x.context.compactName(k));
         }
         return o;

@@ -77,6 +77,8 @@ final class DistributedOperations {
             case BATCH_MERGE -> "mergeBatch";
             case PURGE_ENTITIES -> "purgeEntity";
             case CREATE_SUBSCRIPTION -> "createSubscription";
+            case LIST_TYPES -> "retrieveEntityTypes";
+            case LIST_ATTRIBUTES -> "retrieveAttrTypes";
             default -> null;
         };
     }
@@ -367,6 +369,42 @@ final class DistributedOperations {
     /** Sends forwards made by {@link #subscriptionForward}, all at once; their answers in order. */
     List<Forwarder.Answer> send(Exchange x, List<Forwarder.Outgoing> outs) {
         return fanOut(x, outs);
+    }
+
+    // ---------------------------------------------------------------- discovery (§ 5.7.5, 5.7.8)
+
+    /**
+     * The entity types ({@code types}) or attribute names ({@code !types}) that the sources
+     * registered for the request's operation list at {@code GET /{path}} - their {@code member}
+     * array, read with each registration's context - expanded. A source that fails adds its
+     * warning and nothing else.
+     */
+    Set<String> names(Exchange x, String path, String member, boolean types) {
+        List<Registration> regs = config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want(operationName(x.operation()), null, null, Set.of(), Set.of()), config.clock().millis());
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        for (Registration r : regs) {
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", path, new StringBuilder(), null, false)));
+        }
+        Set<String> out = new java.util.TreeSet<>();
+        for (Forwarder.Answer a : fanOut(x, outs)) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            JsonNode list = a.body().path(member);
+            if (!list.isArray()) {
+                warn(x, forwarder.invalid(a, "answered no " + member));
+                continue;
+            }
+            LdContext ctx = a.registration().context() != null ? a.registration().context() : x.context;
+            for (JsonNode n : list) {
+                if (n.isTextual()) {
+                    String iri = ctx.expand(n.asText());
+                    out.add(iri != null ? iri : n.asText());
+                }
+            }
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- Purge Entities (§ 5.6.21.4)

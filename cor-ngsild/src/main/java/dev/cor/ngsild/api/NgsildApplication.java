@@ -66,7 +66,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.entities = new EntityOperations(this, config, distributed);
         this.batches = new BatchOperations(this, config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
-        this.discovery = new DiscoveryOperations(this, config);
+        this.discovery = new DiscoveryOperations(this, config, distributed);
         this.subscriptionOps = new SubscriptionOperations(this, config);
         this.registrationOps = new RegistrationOperations(this, config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();

@@ -1215,6 +1215,29 @@ class DistributedOperationsTest {
         assertEquals("application/ld+json", acc.seen().get(0).header("Accept"));
     }
 
+    // ---------------------------------------------------------------- discovery, § 5.7.5, 5.7.8
+
+    /** GET /types and /attributes list what the sources registered for retrieveEntityTypes / retrieveAttrTypes hold too; local=true only this broker's. */
+    @Test
+    void types_and_attributes_include_the_sources() {
+        Node a = broker("T1");
+        Node b = broker("T1B");
+        String here = "Here" + SEQ.incrementAndGet();
+        String there = "There" + SEQ.incrementAndGet();
+        create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\",\"localAttr\":{\"type\":\"Property\",\"value\":1}}".formatted(here, here));
+        create(b, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\",\"remoteAttr\":{\"type\":\"Property\",\"value\":1}}".formatted(there, there));
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, there, Set.of(), null, "[\"federationOps\"]");
+        Answer types = a.api().get("/types").send();
+        assertEquals(200, types.status(), types.toString());
+        String list = types.json().path("typeList").toString();
+        assertTrue(list.contains("\"" + here + "\"") && list.contains("\"" + there + "\""), list);
+        String local = a.api().get("/types").query("local", "true").send().json().path("typeList").toString();
+        assertTrue(local.contains(here) && !local.contains(there), local);
+        String attrs = a.api().get("/attributes").send().json().path("attributeList").toString();
+        assertTrue(attrs.contains("\"localAttr\"") && attrs.contains("\"remoteAttr\""), attrs);
+        assertNull(types.header("NGSILD-Warning"), types.toString());
+    }
+
     // ---------------------------------------------------------------- Purge Entities, § 5.6.21.4
 
     /**
