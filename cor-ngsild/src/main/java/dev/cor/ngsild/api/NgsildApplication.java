@@ -451,6 +451,12 @@ public final class NgsildApplication implements CorRestApplication {
             case UPDATE_CSR -> registrationOps.update(x);
             default -> registrationOps.delete(x);
         }
+        if (x.forwards != null && x.request.status() < 300) {
+            // a source that takes createSubscription, registered after the subscriptions it serves (§ 5.8.1.4)
+            String location = x.request.responseHeaders().get("Location");
+            subscriptionOps.registered(x, x.operation() == Operation.CREATE_CSR && location != null
+                    ? location.substring(location.lastIndexOf('/') + 1) : x.route.entityId());
+        }
     }
 
     // ---------------------------------------------------------------- preparing, on the loop
@@ -534,7 +540,8 @@ public final class NgsildApplication implements CorRestApplication {
             x.forwards = distributed.plan(x);
             if (x.forwards == null && (op == Operation.REMOTE_NOTIFY
                     || ((op == Operation.DELETE_SUBSCRIPTION || op == Operation.UPDATE_SUBSCRIPTION)
-                            && subscriptionOps.hasRemoteCopies(x)))) {
+                            && subscriptionOps.hasRemoteCopies(x))
+                    || ((op == Operation.CREATE_CSR || op == Operation.UPDATE_CSR) && config.subscriptions().count(x.tenant) > 0))) {
                 x.forwards = List.of(); // it may forward: to the sources of a subscription's copies (§ 5.8.1.4, 5.8.5.4)
             }
         }

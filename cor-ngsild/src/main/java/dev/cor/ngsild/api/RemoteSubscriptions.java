@@ -110,6 +110,23 @@ final class RemoteSubscriptions {
     }
 
     /**
+     * After registration {@code id} was created or updated in the request's tenant: every
+     * subscription of the tenant that it serves gets its copy there, if it has none - whether or
+     * not a source was registered when the subscription was made.
+     */
+    void registered(Exchange x, String id) {
+        Registration r = distributed == null ? null : distributed.registration(x.tenant, id);
+        if (r == null) {
+            return; // gone, expired, or it takes no createSubscription
+        }
+        for (LiveSubscription live : subs.list(x.tenant)) {
+            if (!live.definition().document().path("localOnly").asBoolean(false)) {
+                copyTo(x, live, List.of(r));
+            }
+        }
+    }
+
+    /**
      * Makes {@code live}'s copy at each of {@code regs} that has none yet and shares a slice of
      * its entities; the sources that accepted one (2xx) are recorded in its document. A source
      * that refuses is logged; the subscription here stands.

@@ -111,6 +111,13 @@ final class SubscriptionOperations {
         return remote != null && x.route.entityId() != null && remote.hasCopies(x.tenant, x.route.entityId());
     }
 
+    /** After a registration was created or updated: the subscriptions it serves get their copies there (§ 5.8.1.4). */
+    void registered(Exchange x, String registrationId) {
+        if (remote != null) {
+            remote.registered(x, registrationId);
+        }
+    }
+
     /** {@code POST /ngsi-ld/ex/remote-notify}: a source's notification of a copy (§ 5.8.1.4). */
     void remoteNotify(Exchange x) {
         if (remote == null) {

@@ -1131,6 +1131,26 @@ class DistributedOperationsTest {
         // the refusing source may be asked again when registrations are notified: it has no copy yet
     }
 
+    /** A source registered after the subscription, with none before it, gets its copy - and the delete. */
+    @Test
+    void a_subscription_made_before_any_source_is_copied_when_one_registers() throws Exception {
+        Node a = broker("S6");
+        SourceStub src = subscriptionSource();
+        String id = fresh("Subscription");
+        assertEquals(201, a.api().post("/subscriptions").json(Json.parse(subscription(id, "", "http://127.0.0.1:9/n"))).send().status());
+        assertEquals(0, src.seen().size());
+        reg(a, Mode.INCLUSIVE, src.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
+        List<SourceStub.Seen> copies = await(src, "POST", 1);
+        assertEquals(1, copies.size(), src.seen().toString());
+        String remoteId = Json.parse(copies.get(0).body()).path("id").asText();
+        assertTrue(remoteId.startsWith(id + ":"), remoteId);
+        reg(a, Mode.INCLUSIVE, fresh("x").replace("urn:ngsi-ld:x:", "http://127.0.0.1:9/"), null, "Building", Set.of(), null,
+                "[\"federationOps\"]");
+        assertEquals(1, posts(src).size(), "another registration makes no second copy here");
+        assertEquals(204, a.api().delete("/subscriptions/" + id).send().status());
+        assertEquals("/ngsi-ld/v1/subscriptions/" + remoteId, await(src, "DELETE", 1).get(0).target());
+    }
+
     /** 16 subscriptions created at once against one source: each gets exactly one copy, the copies' ids distinct. */
     @Test
     void concurrent_subscriptions_each_get_one_copy() throws Exception {
