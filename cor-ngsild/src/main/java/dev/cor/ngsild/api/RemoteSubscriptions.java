@@ -68,6 +68,13 @@ final class RemoteSubscriptions {
     private final Resource resource;
     /** A copy's id at its source -> {tenant, the local subscription's id}. */
     private final ConcurrentHashMap<String, String[]> byRemoteId = new ConcurrentHashMap<>();
+    /**
+     * The copies being made: {@code tenant, subscription id, registration id}. Claimed before the
+     * copies made are read and freed after the new one is recorded, so that two requests - the
+     * registration's own, and the notification of the subscription to registrations it causes -
+     * never make the same copy twice.
+     */
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     /** Unique over restarts: it starts from the clock. */
     private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis());
 
@@ -133,8 +140,27 @@ final class RemoteSubscriptions {
      */
     private void copyTo(Exchange x, LiveSubscription live, List<Registration> regs) {
         Subscription d = live.definition();
+        List<String> claimed = new ArrayList<>();
+        try {
+            List<Registration> todo = new ArrayList<>();
+            for (Registration r : regs) {
+                String key = d.tenant() + "\n" + d.id() + "\n" + r.id();
+                if (r.mode() != Registration.Mode.AUXILIARY && inFlight.add(key)) {
+                    claimed.add(key);
+                    todo.add(r);
+                }
+            }
+            copyClaimed(x, live, todo);
+        } finally {
+            inFlight.removeAll(claimed);
+        }
+    }
+
+    /** {@link #copyTo} for the registrations this request claimed: those without a copy yet get one. */
+    private void copyClaimed(Exchange x, LiveSubscription live, List<Registration> regs) {
+        Subscription d = live.definition();
         Set<String> copied = new java.util.HashSet<>();
-        for (JsonNode c : d.document().path(COPIES)) {
+        for (JsonNode c : live.definition().document().path(COPIES)) {
             copied.add(c.path("registrationId").asText());
         }
         String callback = x.baseUrl() + Route.REMOTE_NOTIFY_PATH;
@@ -142,7 +168,7 @@ final class RemoteSubscriptions {
         List<String> remoteIds = new ArrayList<>();
         for (Registration r : regs) {
             ArrayNode slice = slice(d, r);
-            if (copied.contains(r.id()) || slice.isEmpty() || r.mode() == Registration.Mode.AUXILIARY) {
+            if (copied.contains(r.id()) || slice.isEmpty()) {
                 continue;
             }
             String remoteId = d.id() + ":" + sequence.incrementAndGet();
