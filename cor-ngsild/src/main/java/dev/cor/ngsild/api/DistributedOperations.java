@@ -117,6 +117,9 @@ final class DistributedOperations {
             // a source that only answers queries serves a retrieve too; one that takes only GET or only POST queries, both
             regs = queryServers(x, id, null, Set.of(), Set.of(), List.of());
         }
+        if (regs.isEmpty() && x.operation() == Operation.PURGE_ENTITIES && proxiedElsewhere(x, null)) {
+            return List.of(); // no source takes it, but one holds what it may select: purge() reports the Conflict
+        }
         if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
             return List.of(); // no source takes it, but one holds it: write() answers the Conflict
         }
@@ -417,7 +420,8 @@ final class DistributedOperations {
      */
     List<Forwarder.Answer> purge(Exchange x, Set<String> types, Set<String> attrs) {
         List<Forwarder.Outgoing> outs = new ArrayList<>();
-        for (Registration r : reach(x, null, x.params.get("idPattern"), types, attrs)) {
+        List<Registration> regs = reach(x, null, x.params.get("idPattern"), types, attrs);
+        for (Registration r : regs) {
             if (r.mode() == Registration.Mode.AUXILIARY) {
                 continue;
             }
@@ -434,6 +438,27 @@ final class DistributedOperations {
             outs.add(new Forwarder.Outgoing(r, request(x, r, "DELETE", "entities", q, null, false)));
         }
         return fanOut(x, outs);
+    }
+
+    /**
+     * The exclusive and redirect registrations that hold what a purge selects - their entities are
+     * at their sources only - but do not take {@code purgeEntity}: their part cannot be done
+     * (§ 5.6.21.4, a Conflict), each as a failed answer naming the registration.
+     */
+    List<Forwarder.Answer> purgeRefusals(Exchange x, Set<String> types, Set<String> attrs) {
+        Set<String> taking = new HashSet<>();
+        reach(x, null, x.params.get("idPattern"), types, attrs).forEach(r -> taking.add(r.id()));
+        List<Forwarder.Answer> out = new ArrayList<>();
+        for (String op : List.of("retrieveEntity", "queryEntity")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, null, x.params.get("idPattern"), types, attrs), config.clock().millis())) {
+                if ((r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) && taking.add(r.id())) {
+                    out.add(new Forwarder.Answer(r, 409, null, forwarder.warning(299, r,
+                            "holds entities the purge selects, and its source does not take purgeEntity")));
+                }
+            }
+        }
+        return out;
     }
 
     /** Attribute names expanded with the request's context, the system ones left out (they name no attribute). */

@@ -368,11 +368,18 @@ final class EntityOperations {
         }
         if (x.forwards != null) {
             Set<String> types = type == null ? Set.of() : TypeSelection.parse(type, parser::typeName).types();
-            List<Forwarder.Answer> failed = new ArrayList<>();
+            List<Forwarder.Answer> failed = new ArrayList<>(distributed.purgeRefusals(x, types, Set.copyOf(attrs)));
+            int taken = 0;
             for (Forwarder.Answer a : distributed.purge(x, types, Set.copyOf(attrs))) {
                 if (!a.ok() && a.status() != 404) {
                     failed.add(a); // a source with nothing to purge may say 404: not a failure
+                } else {
+                    taken++;
                 }
+            }
+            if (!failed.isEmpty() && purged.isEmpty() && taken == 0 && failed.stream().allMatch(a -> a.status() == 409)) {
+                // § 5.6.21.4: "the complete purge failed" - only sources that cannot take it, nothing done here
+                throw new NgsiLdException(ErrorType.CONFLICT, failed.get(0).warning());
             }
             if (!failed.isEmpty()) {
                 app.partialSuccess(x, purged, failed);

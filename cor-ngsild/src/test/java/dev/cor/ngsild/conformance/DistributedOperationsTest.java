@@ -1296,6 +1296,29 @@ class DistributedOperationsTest {
         assertEquals(404, a.api().get(Ngsi.entity(here)).query("local", "true").send().status(), "purged here too");
     }
 
+    /**
+     * § 5.6.21.4: a redirect source that does not take purgeEntity leaves its part undone - 409
+     * Conflict when nothing else was purged, a 207 naming it when the local part was - and is never asked.
+     */
+    @Test
+    void purge_of_what_a_source_holds_that_does_not_take_purgeEntity_is_a_conflict() {
+        Node a = broker("P6");
+        String type = "Purged" + SEQ.incrementAndGet();
+        SourceStub s = stub(req -> new SourceStub.Answer(204, "", 0));
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        String reg = reg(a, Mode.REDIRECT, s.endpoint(), null, type, Set.of("speed"), null, "[\"retrieveOps\"]");
+        Answer partial = a.api().delete("/entities").query("type", type).send();
+        assertEquals(207, partial.status(), partial.toString());
+        assertEquals(id, partial.json().path("success").path(0).asText(), partial.toString());
+        assertEquals(reg, partial.json().path("errors").path(0).path("registrationId").asText(), partial.toString());
+        assertEquals(409, partial.json().path("errors").path(0).path("error").path("status").asInt(), partial.toString());
+        Answer none = a.api().delete("/entities").query("type", type).send();
+        assertEquals(409, none.status(), none.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/Conflict", none.json().path("type").asText(), none.toString());
+        assertEquals(0, s.seen().size(), "a source that does not take purgeEntity is not asked: " + s.seen());
+    }
+
     /** § 5.6.21.4: a source that fails the purge makes it a partial success - 207 naming its registration. */
     @Test
     void a_failed_source_purge_is_a_207_naming_its_registration() {
