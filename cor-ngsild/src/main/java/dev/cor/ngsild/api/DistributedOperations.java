@@ -1228,7 +1228,9 @@ final class DistributedOperations {
             b.header("Content-Type", "application/json").body(body);
         }
         String accept = sourceInfo(r, "accept");
-        b.header("Accept", accept != null ? accept : "application/json"); // § 4.3.6.6: the registered format
+        // § 4.3.6.6: the registered format - when it is one this broker reads back (JSON or JSON-LD)
+        b.header("Accept", accept != null && (accept.startsWith("application/json") || accept.startsWith("application/ld+json"))
+                ? accept : "application/json");
         if (ctx != null && !ctx.isCore()) {
             b.header("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null)
                     + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");

@@ -1233,6 +1233,12 @@ class DistributedOperationsTest {
         assertEquals(200, read.status(), read.toString());
         assertEquals(7, read.json().path("speed").path("value").asInt(), read.toString());
         assertEquals("application/ld+json", acc.seen().get(0).header("Accept"));
+
+        // a format this broker cannot read back (GeoJSON) is not asked for: JSON is
+        String geoId = fresh("Vehicle");
+        regWithInfo(a, acc.endpoint(), geoId, "[{\"key\":\"accept\",\"value\":\"application/geo+json\"}]");
+        assertEquals(200, a.api().get(Ngsi.entity(geoId)).send().status());
+        assertEquals("application/json", acc.seen().get(1).header("Accept"));
     }
 
     // ---------------------------------------------------------------- discovery, § 5.7.5, 5.7.8
