@@ -5,13 +5,19 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A stackful coroutine of one {@link CorCoLoop}: the switch.
  * <p>
  * A coroutine runs a {@link CorCoTask} on its loop's thread. Where the task would block it
  * waits instead - on a channel ({@link #waitFd}), a deadline ({@link #sleep}), another coroutine
- * ({@link #park}/{@link #wake}) or a blocking call run elsewhere ({@link #blocking}) - and its
+ * ({@link #park}/{@link #wake}), a blocking call run elsewhere ({@link #blocking}) or a result
+ * another thread completes ({@link #await}) - and its
  * loop serves everything else until the wait is over, then resumes it on the same thread. It
  * never migrates: only its loop's thread runs it.
  * <p>
@@ -379,6 +385,99 @@ public final class CorCo {
             return co.loop.blocking(co, call, timeoutMs);
         }
         return timeoutMs < 0 ? call.call() : BlockingCall.onHelper(call, timeoutMs, who);
+    }
+
+    /**
+     * Waits until {@code future} is complete or {@code timeoutMs} has passed: inside a coroutine
+     * the coroutine parks (whichever thread completes the future wakes it, through the loop's
+     * inbox) and its loop serves everyone else; on a plain thread (a worker) the thread waits.
+     * For a result produced in its own time by someone else - one connection that several
+     * waiters share, an acknowledgement a library reports on its own thread - with no helper
+     * thread per waiter. A waiter that gives up leaves the future as it is: it is not cancelled,
+     * and its completion later wakes nobody (a pooled handle's next task is left alone).
+     *
+     * @param timeoutMs the deadline in milliseconds: 0 has passed already (only a future done by
+     *                  now gives its outcome); every wait has one
+     * @return its value
+     * @throws Exception               what it completed with exceptionally (the cause itself), or a
+     *                                 {@link java.util.concurrent.CancellationException} if it was cancelled
+     * @throws CorCoTimeoutException   past the deadline
+     * @throws CorCoCancelledException if the loop stops meanwhile
+     * @throws InterruptedException    a plain thread interrupted while it waits
+     * @throws IllegalStateException   on a loop thread outside a coroutine: a loop never blocks
+     * @throws IllegalArgumentException for a negative deadline
+     */
+    public static <T> T await(CompletableFuture<T> future, long timeoutMs) throws Exception {
+        Objects.requireNonNull(future, "future");
+        if (timeoutMs < 0) {
+            throw new IllegalArgumentException("every wait has a deadline: " + timeoutMs + " ms");
+        }
+        if (!future.isDone()) {
+            CorCo co = current();
+            if (co != null) {
+                co.awaitParked(future, timeoutMs);
+            } else {
+                CorCoLoop loop = CorCoLoop.current();
+                if (loop != null) {
+                    throw new IllegalStateException("an await on loop thread " + loop.name()
+                            + " outside a coroutine: a loop never blocks (await in a coroutine or on another thread)");
+                }
+                try {
+                    future.get(timeoutMs, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    throw awaitTimedOut(Thread.currentThread().getName(), timeoutMs);
+                } catch (ExecutionException e) {
+                    // its outcome, below
+                }
+            }
+        }
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception x) {
+                throw x;
+            }
+            if (cause instanceof Error x) {
+                throw x;
+            }
+            throw e;
+        }
+    }
+
+    private void awaitParked(CompletableFuture<?> future, long timeoutMs) throws CorCoTimeoutException {
+        long task = taskId;
+        future.whenComplete((v, e) -> wakeTask(task));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!future.isDone()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw awaitTimedOut(name(), timeoutMs);
+            }
+            park((left + 999_999) / 1_000_000); // a wake for another reason: look again
+        }
+    }
+
+    private static CorCoTimeoutException awaitTimedOut(String who, long timeoutMs) {
+        return new CorCoTimeoutException(who + ": what it awaited was not done within its " + timeoutMs + " ms deadline");
+    }
+
+    /** Wakes this coroutine if it still runs task {@code task} (a pooled handle runs the next task later). Any thread. */
+    private void wakeTask(long task) {
+        Runnable r = () -> {
+            if (taskId == task) {
+                loop.wakeParked(this);
+            }
+        };
+        if (loop.inLoop()) {
+            r.run();
+        } else {
+            try {
+                loop.execute(r);
+            } catch (RejectedExecutionException e) {
+                // the loop has ended: its coroutines were cancelled
+            }
+        }
     }
 
     // ---------------------------------------------------------------- looking
