@@ -30,6 +30,7 @@ import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.client.CorRestClient;
+import dev.cor.rest.client.CorRestClientException;
 import dev.cor.rest.client.CorRestClientRequest;
 import dev.cor.rest.client.CorRestClientResponse;
 
@@ -50,9 +51,11 @@ public final class Notifier implements AutoCloseable {
     private final LdContexts contexts;
     private final InstantSource clock;
     private final NgsildMetrics metrics;
+    private final long timeoutMs;
 
     public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs) {
         this.client = client;
+        this.timeoutMs = timeoutMs;
         this.contexts = contexts;
         this.clock = clock;
         this.metrics = metrics;
@@ -103,14 +106,39 @@ public final class Notifier implements AutoCloseable {
         }
     }
 
-    /** The HTTP(S) POST; {@code null} when the receiver took it (2xx), else why not. */
-    private String http(Subscription d, byte[] body) throws Exception {
+    /**
+     * The HTTP(S) POST; {@code null} when the receiver took it (2xx), else why not. The client
+     * closes the connection of every exchange that failed; the reason is ours, never the
+     * client's message, which may quote what the receiver sent.
+     */
+    private String http(Subscription d, byte[] body) {
         CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", d.endpoint().uri());
         for (String[] h : headers(d)) {
             b.header(h[0], h[1]);
         }
-        CorRestClientResponse r = client.send(b.body(body).build());
+        CorRestClientResponse r;
+        try {
+            r = client.send(b.body(body).build());
+        } catch (CorRestClientException e) {
+            String receiver = "the receiver " + origin(d.endpoint().uri());
+            return switch (e.kind()) {
+                case REFUSED -> "cannot connect to " + receiver;
+                case RESET -> "the connection to " + receiver + " failed";
+                case TIMEOUT -> receiver + " did not answer within " + timeoutMs + " ms";
+                case MALFORMED -> receiver + " answered what is not HTTP/1.1";
+                case TLS -> "TLS with " + receiver + " failed";
+                case RESOLVE -> "the host of " + receiver + " did not resolve";
+                case CLOSED -> receiver + " closed the connection before a full answer";
+                case TOO_LARGE -> receiver + " answered more than the broker reads";
+            };
+        }
         return r.status() / 100 == 2 ? null : "the receiver answered " + r.status();
+    }
+
+    /** {@code scheme://host:port} of an endpoint: how a reason names it, without its path or user information. */
+    private static String origin(String uri) {
+        java.net.URI u = java.net.URI.create(uri);
+        return u.getScheme() + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
     }
 
     /** The header fields of a notification: its media type, the Link of a JSON one, the tenant, receiverInfo. */

@@ -18,14 +18,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * A notification receiver for tests, on a free port of 127.0.0.1, in one of four behaviours: it
+ * A notification receiver for tests, on a free port of 127.0.0.1, in one of six behaviours: it
  * answers (a status, after a delay), it never answers (accepts and holds the connection), it
- * resets every connection, or it refuses (nothing listens). It keeps every notification it took
- * with its headers and arrival time; {@link #next} waits for one with a deadline.
+ * resets every connection, it closes every connection at once, it answers every connection with
+ * the same garbage and holds it, or it refuses (nothing listens). The raw ones speak no protocol,
+ * so they stand for a silent or hostile MQTT broker as well as an HTTP receiver. It keeps every
+ * notification it took with its headers and arrival time; {@link #next} waits for one with a
+ * deadline.
  */
 public final class NotificationReceiver implements AutoCloseable {
     /** What the receiver does with a notification. */
-    enum Mode { ANSWER, HANG, RESET }
+    enum Mode { ANSWER, HANG, RESET, CLOSE, GARBAGE }
+
+    /**
+     * What GARBAGE answers: not HTTP, not MQTT (its first byte is no MQTT packet type), and a
+     * token that no error text the broker shows may carry.
+     */
+    static final String GARBAGE_TOKEN = "eyJhbGciOiJub25lIn0.secret-of-the-peer";
 
     /** One notification as it arrived. */
     public record Received(String path, Map<String, List<String>> headers, byte[] body, long arrivedNanos) {
@@ -58,6 +67,7 @@ public final class NotificationReceiver implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger openHeld = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger maxInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
 
     private NotificationReceiver(Mode mode) throws IOException {
         if (mode == Mode.ANSWER) {
@@ -94,10 +104,17 @@ public final class NotificationReceiver implements AutoCloseable {
                 while (!raw.isClosed()) {
                     try {
                         Socket s = raw.accept();
+                        accepted.incrementAndGet();
                         if (mode == Mode.RESET) {
                             s.setSoLinger(true, 0);
                             s.close();
+                        } else if (mode == Mode.CLOSE) {
+                            s.close();
                         } else {
+                            if (mode == Mode.GARBAGE) {
+                                s.getOutputStream().write(("\u00ff\u00ff GARBAGE " + GARBAGE_TOKEN + "\r\n\r\n")
+                                        .getBytes(StandardCharsets.ISO_8859_1));
+                            }
                             synchronized (held) {
                                 held.add(s);
                             }
@@ -141,6 +158,16 @@ public final class NotificationReceiver implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The port it listens on. */
+    int port() {
+        return http != null ? http.getAddress().getPort() : raw.getLocalPort();
+    }
+
+    /** The raw modes: how many connections it has accepted. */
+    int accepted() {
+        return accepted.get();
     }
 
     public String url() {
