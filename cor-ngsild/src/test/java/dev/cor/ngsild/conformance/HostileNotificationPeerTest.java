@@ -11,11 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import org.eclipse.paho.client.mqttv3.MqttClient;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -26,20 +29,215 @@ import dev.cor.ngsild.conformance.NotificationReceiver.Mode;
 import dev.cor.ngsild.subscription.LiveSubscription;
 
 /**
- * Notification receivers that fail - accepting and never answering, closing or resetting at
- * once, answering garbage - under several subscriptions and writes that match them all: every
- * failure is counted in the subscriptions' status with a reason that carries no byte the peer
- * sent, and afterwards the process has no more open descriptors ({@code /proc/self/fd}) than
- * before, the peer no connection from the broker. Everything is awaited by polling under a
- * deadline.
+ * Notification peers that fail - an MQTT broker or an HTTP receiver that accepts and never
+ * answers, closes or resets at once, answers garbage, or (MQTT) announces a packet of 256 MiB -
+ * under twenty subscriptions and writes
+ * that match them all: every failure is counted in the subscriptions' status with a reason that
+ * carries no byte the peer sent, and afterwards the process has no more {@code MQTT*} threads
+ * and no more open descriptors ({@code /proc/self/fd}) than before, the peer no connection from
+ * the broker. A dead MQTT broker is tried once at a time and not again for a while (the
+ * notifications meanwhile fail at once, counted); once it answers - or the subscription names a
+ * live one - notifications flow again. Everything is awaited by polling under a deadline.
  */
 class HostileNotificationPeerTest {
+    /**
+     * The broker's notificationTimeoutMs for MQTT: every connect and publish has it. Paho 1.2.5
+     * alone takes up to ~300 ms to connect (it looks for each of its threads to run every 100 ms),
+     * so a shorter one would turn "the broker refused" into "it did not answer in time" on a
+     * loaded machine.
+     */
+    static final long TIMEOUT_MS = 2_000;
     /** The broker's notificationTimeoutMs for HTTP: a silent receiver costs it per notification. */
     static final long HTTP_TIMEOUT_MS = 500;
     /** How long anything may take to settle on a loaded machine: a deadline, never a pause. */
     static final long SETTLE_MS = 30_000;
+    static final int SUBSCRIPTIONS = 20;
+    static final int WRITES = 5;
     /** Descriptors the process may hold beyond its baseline once settled (a keep-alive to the broker, a selector). */
     static final int FD_SLACK = 6;
+
+    // ---------------------------------------------------------------- MQTT
+
+    @ParameterizedTest
+    @EnumSource(value = Mode.class, names = {"HANG", "CLOSE", "RESET", "GARBAGE", "HUGE_MQTT_PACKET"})
+    void a_failing_mqtt_broker_leaves_no_thread_or_socket_behind(Mode mode) {
+        try (TestBroker broker = broker(); NotificationReceiver peer = NotificationReceiver.start(mode)) {
+            Ngsi api = warmedUp(broker);
+            Resources before = Resources.now();
+            String type = Entities.uniqueName("MqttDead");
+            List<String> subs = subscribeMany(api, type, "mqtt://127.0.0.1:" + peer.port() + "/cor/" + type);
+            writeAndAwaitOutcomes(api, broker, type, subs, WRITES);
+            settles(before, peer);
+            for (String sub : subs) {
+                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                assertEquals(WRITES, s.timesFailed(), () -> sub + ": every notification failed and is counted");
+                assertFailedWithoutForeignBytes(api, s, sub, "mqtt://127.0.0.1:" + peer.port());
+                String reason = s.lastFailureReason();
+                assertTrue(switch (mode) {
+                    case HANG -> reason.startsWith("no CONNACK from the MQTT broker") && reason.contains("within " + TIMEOUT_MS + " ms");
+                    case CLOSE -> reason.contains("closed the connection");
+                    case GARBAGE -> reason.contains("sent what is not MQTT");
+                    // refused as its length is read, before Paho allocates it
+                    case HUGE_MQTT_PACKET -> reason.contains("announced a packet of 268435455 bytes");
+                    default -> reason.contains("closed the connection") || reason.contains("connection to the MQTT broker");
+                }, () -> mode + ": " + reason);
+            }
+        }
+    }
+
+    @Test
+    void an_mqtt_broker_that_never_acknowledges_fails_qos_1_notifications_and_leaves_nothing_behind() {
+        try (TestBroker broker = broker(); NotificationReceiver peer = NotificationReceiver.start(Mode.MQTT_CONNACK_ONLY)) {
+            Ngsi api = warmedUp(broker);
+            Resources before = Resources.now();
+            String type = Entities.uniqueName("MqttNoAck");
+            List<String> subs = new ArrayList<>();
+            for (int i = 0; i < SUBSCRIPTIONS; i++) {
+                String id = Entities.id("Subscription");
+                Checks.status(api.post("/subscriptions").json(Json.obj("""
+                        {"id": "%s", "type": "Subscription", "entities": [{"type": "%s"}],
+                         "notification": {"endpoint": {"uri": "mqtt://127.0.0.1:%d/cor/%s",
+                            "notifierInfo": [{"key": "MQTT-QoS", "value": "1"}]}}}""", id, type, peer.port(), type)).send(), 201);
+                subs.add(id);
+            }
+            writeAndAwaitOutcomes(api, broker, type, subs, WRITES);
+            settles(before, peer);
+            boolean sawNoPuback = false;
+            for (String sub : subs) {
+                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                assertEquals(WRITES, s.timesFailed(), () -> sub + ": every notification failed and is counted");
+                assertFailedWithoutForeignBytes(api, s, sub, "mqtt://127.0.0.1:" + peer.port());
+                sawNoPuback |= s.lastFailureReason().startsWith("no PUBACK from the MQTT broker");
+            }
+            assertTrue(sawNoPuback, "the publish that timed out is remembered as the broker's failure");
+        }
+    }
+
+    @Test
+    void a_silent_mqtt_broker_is_tried_once_at_a_time_and_not_again_for_a_while() {
+        try (TestBroker broker = broker(); NotificationReceiver peer = NotificationReceiver.start(Mode.HANG)) {
+            Ngsi api = warmedUp(broker);
+            String type = Entities.uniqueName("MqttSilent");
+            List<String> subs = subscribeMany(api, type, "mqtt://127.0.0.1:" + peer.port() + "/cor/" + type);
+            long t0 = System.nanoTime();
+            // writes at once from as many clients: their notifications to the dead broker overlap
+            List<java.util.concurrent.CompletableFuture<Ngsi.Answer>> burst = new ArrayList<>();
+            for (int i = 0; i < SUBSCRIPTIONS; i++) {
+                burst.add(api.post("/entities").json(Json.obj("""
+                        {"id": "%s", "type": "%s"}""", Entities.id(type), type)).sendAsync());
+            }
+            burst.forEach(f -> Checks.status(f.join(), 201));
+            awaitOutcomes(broker, subs, new long[subs.size()]);
+            // then one write after the other: each finds the failure remembered
+            writeAndAwaitOutcomes(api, broker, type, subs, WRITES);
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            // each attempt waits TIMEOUT_MS for a CONNACK, then the failure is remembered at least
+            // as long again: one attempt per notification (hundreds) or per write is a leak of time
+            long bound = 1 + elapsedMs / (2 * TIMEOUT_MS);
+            assertTrue(peer.accepted() <= bound, () -> peer.accepted() + " connections in " + elapsedMs
+                    + " ms for " + SUBSCRIPTIONS * (SUBSCRIPTIONS + WRITES) + " matches: at most " + bound + " expected");
+            for (String sub : subs) {
+                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                assertEquals(s.timesSent(), s.timesFailed(), () -> sub + ": a notification that fails fast is a failure too");
+                assertTrue(s.lastFailureReason().contains("not tried again"), () -> sub + ": the later writes found the "
+                        + "failure remembered: " + s.lastFailureReason());
+            }
+        }
+    }
+
+    @Test
+    void notifications_flow_again_once_the_dead_mqtt_broker_answers() throws Exception {
+        try (TestBroker broker = broker()) {
+            Ngsi api = warmedUp(broker);
+            String type = Entities.uniqueName("MqttRevived");
+            String topic = "cor/" + type;
+            int port;
+            String sub;
+            try (NotificationReceiver peer = NotificationReceiver.start(Mode.HANG)) {
+                port = peer.port();
+                sub = subscribeMany(api, type, "mqtt://127.0.0.1:" + port + "/" + topic, 1).get(0);
+                writeAndAwaitOutcomes(api, broker, type, List.of(sub), 1);
+                assertEquals(1, broker.broker().subscriptions().get("", sub).timesFailed());
+            }
+            try (Mosquitto mosquitto = Mosquitto.start(port)) {
+                LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
+                MqttClient listener = mosquitto.listen(topic, got);
+                try {
+                    // the failure is remembered for a while: write until a notification gets through
+                    JsonNode m = writeUntilReceived(api, type, got);
+                    assertEquals(sub, m.path("body").path("subscriptionId").asText());
+                    eventually(() -> "active".equals(Checks.okJson(api.get("/subscriptions/" + sub).send()).path("status")
+                            .asText()), () -> "the subscription still says failed after a notification went through");
+                } finally {
+                    listener.disconnect();
+                    listener.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void an_update_to_a_live_mqtt_broker_notifies_at_once() throws Exception {
+        try (TestBroker broker = broker(); NotificationReceiver peer = NotificationReceiver.start(Mode.HANG);
+                Mosquitto mosquitto = Mosquitto.start()) {
+            Ngsi api = warmedUp(broker);
+            String type = Entities.uniqueName("MqttMoved");
+            String topic = "cor/" + type;
+            String sub = subscribeMany(api, type, "mqtt://127.0.0.1:" + peer.port() + "/" + topic, 1).get(0);
+            writeAndAwaitOutcomes(api, broker, type, List.of(sub), 1);
+            assertEquals(1, broker.broker().subscriptions().get("", sub).timesFailed());
+            LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
+            MqttClient listener = mosquitto.listen(topic, got);
+            try {
+                Checks.status(api.patch("/subscriptions/" + sub).json(Json.obj("""
+                        {"notification": {"endpoint": {"uri": "mqtt://127.0.0.1:%d/%s"}}}""", mosquitto.port(), topic))
+                        .send(), 204);
+                create(api, type);
+                // the dead broker's failure is its own: the live one is tried at once
+                JsonNode m = got.poll(SETTLE_MS, TimeUnit.MILLISECONDS);
+                assertNotNull(m, "no notification through the live broker after the update");
+                assertEquals(sub, m.path("body").path("subscriptionId").asText());
+            } finally {
+                listener.disconnect();
+                listener.close();
+            }
+        }
+    }
+
+    @Test
+    void a_live_mqtt_broker_is_one_connection_for_every_subscription_and_the_broker_stop_closes_it() throws Exception {
+        int baselineThreads = Resources.mqttThreadNames().size();
+        try (Mosquitto mosquitto = Mosquitto.start()) {
+            String type = Entities.uniqueName("MqttLive");
+            String topic = "cor/" + type;
+            LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
+            MqttClient listener = mosquitto.listen(topic, got);
+            int listenerThreads = Resources.mqttThreadNames().size();
+            try {
+                try (TestBroker broker = broker()) {
+                    Ngsi api = warmedUp(broker);
+                    List<String> subs = subscribeMany(api, type, "mqtt://127.0.0.1:" + mosquitto.port() + "/" + topic);
+                    writeAndAwaitOutcomes(api, broker, type, subs, 2);
+                    for (String sub : subs) {
+                        LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                        assertEquals(0, s.timesFailed(), () -> sub + " failed: " + s.lastFailureReason());
+                    }
+                    for (int i = 0; i < 2 * SUBSCRIPTIONS; i++) {
+                        assertNotNull(got.poll(SETTLE_MS, TimeUnit.MILLISECONDS), "notification " + i + " did not arrive");
+                    }
+                    // one connection: Paho's receiver, sender, callback and ping threads, not twenty times that
+                    int mqtt = Resources.mqttThreadNames().size() - listenerThreads;
+                    assertTrue(mqtt <= 5, () -> mqtt + " MQTT threads for one broker: " + Resources.mqttThreadNames());
+                }
+                eventually(() -> Resources.mqttThreadNames().size() <= listenerThreads,
+                        () -> "the stopped broker left MQTT threads: " + Resources.mqttThreadNames());
+            } finally {
+                listener.disconnect();
+                listener.close();
+            }
+        }
+        eventually(() -> Resources.mqttThreadNames().size() <= baselineThreads, () -> "MQTT threads left: " + Resources.mqttThreadNames());
+    }
 
     // ---------------------------------------------------------------- HTTP
 
@@ -50,7 +248,7 @@ class HostileNotificationPeerTest {
             Ngsi api = warmedUp(broker);
             Resources before = Resources.now();
             String type = Entities.uniqueName("HttpDead");
-            // an HTTP receiver is tried each time, and a silent one costs its timeout each time
+            // fewer than for MQTT: an HTTP receiver is tried each time, and a silent one costs its timeout each time
             List<String> subs = subscribeMany(api, type, peer.url(), 5);
             writeAndAwaitOutcomes(api, broker, type, subs, 2);
             settles(before, peer);
@@ -71,6 +269,10 @@ class HostileNotificationPeerTest {
 
     // ---------------------------------------------------------------- helpers
 
+    static TestBroker broker() {
+        return broker(TIMEOUT_MS);
+    }
+
     static TestBroker broker(long notificationTimeoutMs) {
         return TestBroker.start(b -> b.notificationTimeoutMs(notificationTimeoutMs), s -> { });
     }
@@ -80,6 +282,10 @@ class HostileNotificationPeerTest {
         Ngsi api = new Ngsi(broker.baseUrl());
         Checks.okJson(api.get("/subscriptions").send());
         return api;
+    }
+
+    static List<String> subscribeMany(Ngsi api, String type, String uri) {
+        return subscribeMany(api, type, uri, SUBSCRIPTIONS);
     }
 
     static List<String> subscribeMany(Ngsi api, String type, String uri, int n) {
@@ -125,6 +331,19 @@ class HostileNotificationPeerTest {
             }
             return true;
         }, () -> "not every subscription has its notification's outcome");
+    }
+
+    /** Writes an entity of {@code type} until a notification arrives; the failure memory lasts a while. */
+    static JsonNode writeUntilReceived(Ngsi api, String type, LinkedBlockingQueue<JsonNode> got) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * SETTLE_MS);
+        while (true) {
+            create(api, type);
+            JsonNode m = got.poll(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            if (m != null) {
+                return m;
+            }
+            assertTrue(System.nanoTime() < deadline, "no notification through the revived broker");
+        }
     }
 
     /** The status says failed, the last failure is timed and its reason names the endpoint and nothing the peer sent. */

@@ -4,9 +4,18 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+import org.eclipse.paho.client.mqttv3.MqttClient;
+import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
+import org.eclipse.paho.client.mqttv3.MqttException;
+import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * A real mosquitto broker (Debian's package) on a free port of 127.0.0.1, started for a test and
@@ -27,6 +36,17 @@ final class Mosquitto implements AutoCloseable {
     }
 
     static Mosquitto start() {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return start(port);
+    }
+
+    /** On {@code port} of 127.0.0.1: where something else listened before (a test's dead broker). */
+    static Mosquitto start(int port) {
         String binary = null;
         for (String b : BINARIES) {
             if (Files.isExecutable(Path.of(b))) {
@@ -37,10 +57,6 @@ final class Mosquitto implements AutoCloseable {
             throw new AssertionError("no mosquitto binary (apt-get install -y mosquitto; .ci/run installs it)");
         }
         try {
-            int port;
-            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                port = s.getLocalPort();
-            }
             Path dir = Files.createTempDirectory("cor-mosquitto");
             Path conf = dir.resolve("mosquitto.conf");
             Files.writeString(conf, "listener " + port + " 127.0.0.1\nallow_anonymous true\npersistence false\n");
@@ -70,6 +86,18 @@ final class Mosquitto implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** A subscriber to {@code topic} on this broker (QoS 1); each message's payload, parsed, lands in {@code into}. */
+    MqttClient listen(String topic, LinkedBlockingQueue<JsonNode> into) throws MqttException {
+        MqttClient c = new MqttClient("tcp://127.0.0.1:" + port, "test-" + topic.hashCode() + System.nanoTime(),
+                new MemoryPersistence());
+        MqttConnectOptions o = new MqttConnectOptions();
+        o.setMqttVersion(MqttConnectOptions.MQTT_VERSION_3_1_1);
+        o.setConnectionTimeout(5);
+        c.connect(o);
+        c.subscribe(topic, 1, (t, m) -> into.add(Json.parse(new String(m.getPayload(), StandardCharsets.UTF_8))));
+        return c;
     }
 
     @Override

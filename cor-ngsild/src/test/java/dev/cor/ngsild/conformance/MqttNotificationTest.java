@@ -3,13 +3,10 @@ package dev.cor.ngsild.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.eclipse.paho.client.mqttv3.MqttClient;
-import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
-import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,25 +41,13 @@ class MqttNotificationTest {
         mosquitto.close();
     }
 
-    /** A subscriber to {@code topic} on the test's mosquitto; messages land in the queue. */
-    static MqttClient listen(String topic, LinkedBlockingQueue<JsonNode> into) throws Exception {
-        MqttClient c = new MqttClient("tcp://127.0.0.1:" + mosquitto.port(), "test-" + topic.hashCode() + System.nanoTime(),
-                new MemoryPersistence());
-        MqttConnectOptions o = new MqttConnectOptions();
-        o.setMqttVersion(MqttConnectOptions.MQTT_VERSION_3_1_1);
-        o.setConnectionTimeout(5);
-        c.connect(o);
-        c.subscribe(topic, 1, (t, m) -> into.add(Json.parse(new String(m.getPayload(), StandardCharsets.UTF_8))));
-        return c;
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"0", "1"})
     void a_notification_is_published_on_the_uris_topic_with_its_metadata(String qos) throws Exception {
         String type = Entities.uniqueName("Mqtt");
         String topic = "cor/notifications/" + type;
         LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
-        MqttClient listener = listen(topic, got);
+        MqttClient listener = mosquitto.listen(topic, got);
         try {
             String sub = Entities.id("Subscription");
             Checks.status(api.post("/subscriptions").json(Json.obj("""

@@ -21,14 +21,15 @@ import com.sun.net.httpserver.HttpServer;
  * A notification receiver for tests, on a free port of 127.0.0.1, in one of six behaviours: it
  * answers (a status, after a delay), it never answers (accepts and holds the connection), it
  * resets every connection, it closes every connection at once, it answers every connection with
- * the same garbage and holds it, or it refuses (nothing listens). The raw ones speak no protocol,
+ * the same garbage (or with the header of a 256 MiB MQTT packet, or with an MQTT CONNACK and never
+ * a PUBACK) and holds it, or it refuses (nothing listens). The raw ones speak no protocol,
  * so they stand for a silent or hostile MQTT broker as well as an HTTP receiver. It keeps every
  * notification it took with its headers and arrival time; {@link #next} waits for one with a
  * deadline.
  */
 public final class NotificationReceiver implements AutoCloseable {
     /** What the receiver does with a notification. */
-    enum Mode { ANSWER, HANG, RESET, CLOSE, GARBAGE }
+    enum Mode { ANSWER, HANG, RESET, CLOSE, GARBAGE, HUGE_MQTT_PACKET, MQTT_CONNACK_ONLY }
 
     /**
      * What GARBAGE answers: not HTTP, not MQTT (its first byte is no MQTT packet type), and a
@@ -114,6 +115,12 @@ public final class NotificationReceiver implements AutoCloseable {
                             if (mode == Mode.GARBAGE) {
                                 s.getOutputStream().write(("\u00ff\u00ff GARBAGE " + GARBAGE_TOKEN + "\r\n\r\n")
                                         .getBytes(StandardCharsets.ISO_8859_1));
+                            } else if (mode == Mode.HUGE_MQTT_PACKET) {
+                                // a CONNACK's first byte, then the largest remaining length MQTT can say: 268 435 455
+                                s.getOutputStream().write(new byte[] {0x20, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F});
+                            } else if (mode == Mode.MQTT_CONNACK_ONLY) {
+                                // "connection accepted" to whatever CONNECT comes; nothing more, ever
+                                s.getOutputStream().write(new byte[] {0x20, 0x02, 0x00, 0x00});
                             }
                             synchronized (held) {
                                 held.add(s);
