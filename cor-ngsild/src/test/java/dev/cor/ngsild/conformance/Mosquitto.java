@@ -10,10 +10,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real mosquitto broker (Debian's package) on a free port of 127.0.0.1, started for a test and
- * stopped after it. {@code .ci/run} installs the package when it is missing; a test that finds no
- * binary fails, naming it.
+ * stopped after it (public: the launcher's soak starts one too, through this module's test jar).
+ * {@code .ci/run} installs the package when it is missing; a test that finds no binary fails,
+ * naming it.
  */
-final class Mosquitto implements AutoCloseable {
+public final class Mosquitto implements AutoCloseable {
     private static final String[] BINARIES = {"/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"};
 
     private final Process process;
@@ -26,7 +27,7 @@ final class Mosquitto implements AutoCloseable {
         this.dir = dir;
     }
 
-    static Mosquitto start() {
+    public static Mosquitto start() {
         String binary = null;
         for (String b : BINARIES) {
             if (Files.isExecutable(Path.of(b))) {
@@ -68,7 +69,7 @@ final class Mosquitto implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
