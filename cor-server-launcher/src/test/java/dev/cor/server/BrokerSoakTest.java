@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -296,7 +297,14 @@ class BrokerSoakTest {
         while (true) {
             List<String> busy = new ArrayList<>();
             for (String id : subscriptions) {
-                JsonNode n = subscriptionJson(broker, id).path("notification");
+                JsonNode n;
+                try {
+                    n = subscriptionJson(broker, id).path("notification");
+                } catch (IOException stalled) {
+                    idleAt.put(id, -1L);
+                    busy.add(id + " (its status not answered: " + stalled + ")");
+                    continue;
+                }
                 long sent = n.path("timesSent").asLong();
                 Instant last = time(n, "lastNotification");
                 Instant outcome = later(time(n, "lastSuccess"), time(n, "lastFailure"));
@@ -365,15 +373,27 @@ class BrokerSoakTest {
         /** Measures (with no health probe in flight: a full GC stops the broker) and adds a row. */
         ProcessVitals.Sample take(String label, java.util.function.Supplier<ProcessVitals.Sample> measure) throws Exception {
             ProcessVitals.Sample v = health.whileQuiet(measure);
-            HttpResponse<String> scrape = http.send(HttpRequest.newBuilder(broker.uri("/metrics")).timeout(Duration.ofSeconds(30))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            rows.add(new Row(label, (System.nanoTime() - t0) / 1e9, v, load.done(), load.refused(), health.worstSinceLast()[0],
+                    notifications(), load.errors()));
+            return v;
+        }
+
+        /**
+         * Notifications sent/failed/overflowed, from /metrics; "no answer" when a stalled broker
+         * does not answer the scrape (the probe's lapses say so too; the row is kept).
+         */
+        private String notifications() throws InterruptedException {
+            HttpResponse<String> scrape;
+            try {
+                scrape = http.send(HttpRequest.newBuilder(broker.uri("/metrics")).timeout(Duration.ofSeconds(30)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                return "no answer";
+            }
             PromText m = PromText.parse(scrape.body());
-            String notifications = (long) m.value("cor_ngsild_notifications_total{outcome=\"sent\"}") + "/"
+            return (long) m.value("cor_ngsild_notifications_total{outcome=\"sent\"}") + "/"
                     + (long) m.value("cor_ngsild_notifications_total{outcome=\"failed\"}") + "/"
                     + (long) m.value("cor_ngsild_notifications_total{outcome=\"overflowed\"}");
-            rows.add(new Row(label, (System.nanoTime() - t0) / 1e9, v, load.done(), load.refused(), health.worstSinceLast()[0],
-                    notifications, load.errors()));
-            return v;
         }
 
         void print(List<String> subscriptions) {
