@@ -2,10 +2,10 @@ package dev.cor.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -204,7 +204,8 @@ class CorServerProcessTest {
                 awaitRefused(s.port); // the listener is closed: the stop is under way
 
                 InputStream in = new BufferedInputStream(slow.getInputStream());
-                String head = readHead(in);
+                String head = HttpHead.read(in);
+                assertNotNull(head, "the connection ended before the answer");
                 assertTrue(head.startsWith("HTTP/1.1 200 "), head);
                 Matcher cl = Pattern.compile("(?i)\r\ncontent-length: *(\\d+)\r\n").matcher(head);
                 assertTrue(cl.find(), head);
@@ -276,19 +277,4 @@ class CorServerProcessTest {
         throw new AssertionError("port " + port + " still accepts connections 10 s after SIGTERM");
     }
 
-    /** The status line and header fields, up to the empty line. */
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("the connection ended in the head: " + head);
-            }
-            head.write(b);
-            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
-                    ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return head.toString(StandardCharsets.US_ASCII);
-    }
 }

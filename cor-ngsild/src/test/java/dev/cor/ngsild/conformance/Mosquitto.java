@@ -19,10 +19,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * A real mosquitto broker (Debian's package) on a free port of 127.0.0.1, started for a test and
- * stopped after it. {@code .ci/run} installs the package when it is missing; a test that finds no
- * binary fails, naming it.
+ * stopped after it (public: the launcher's soak starts one too, through this module's test jar).
+ * {@code .ci/run} installs the package when it is missing; a test that finds no binary fails,
+ * naming it.
  */
-final class Mosquitto implements AutoCloseable {
+public final class Mosquitto implements AutoCloseable {
     private static final String[] BINARIES = {"/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"};
 
     private final Process process;
@@ -35,7 +36,7 @@ final class Mosquitto implements AutoCloseable {
         this.dir = dir;
     }
 
-    static Mosquitto start() {
+    public static Mosquitto start() {
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
@@ -84,7 +85,7 @@ final class Mosquitto implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
