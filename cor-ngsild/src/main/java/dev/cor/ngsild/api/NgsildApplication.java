@@ -54,6 +54,11 @@ public final class NgsildApplication implements CorRestApplication {
     private final SubscriptionOperations csourceSubscriptionOps;
     private final Subscriptions csourceSubscriptions;
 
+    /** Whether a request for {@code path} is this application's to answer (a host routes by it). Any thread. */
+    public static boolean owns(String path) {
+        return Route.owns(path);
+    }
+
     /** The application without forwarding: registrations never match ({@link RegistrationLookup#NONE} in the config). */
     public NgsildApplication(Config config) {
         this(config, null);

@@ -23,6 +23,16 @@ record Route(Operation operation, String entityId, String attribute, String cont
 
     /** Where the sources a subscription was forwarded to send their notifications (§ 5.8.1.4). */
     static final String REMOTE_NOTIFY_PATH = "/ngsi-ld/ex/remote-notify";
+    private static final String BASE_WITHOUT_SLASH = CorNgsild.BASE_PATH.substring(0, CorNgsild.BASE_PATH.length() - 1);
+
+    /**
+     * Whether {@code path} is the broker's: its resources under {@link CorNgsild#BASE_PATH} (and
+     * that path without its slash) and {@link #REMOTE_NOTIFY_PATH}. The one definition: a host
+     * that mounts the broker beside routes of its own routes by it ({@link CorNgsild#handles}).
+     */
+    static boolean owns(String path) {
+        return path.startsWith(CorNgsild.BASE_PATH) || path.equals(REMOTE_NOTIFY_PATH) || path.equals(BASE_WITHOUT_SLASH);
+    }
 
     static Match match(String method, String path) {
         if (path.equals(REMOTE_NOTIFY_PATH)) {
