@@ -621,7 +621,7 @@ final class DistributedOperations {
                 return true;
             }
             for (var m : localBody.properties()) {
-                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                     return true;
                 }
             }
@@ -660,7 +660,7 @@ final class DistributedOperations {
         java.util.Map<String, String> bodyAttrs = new java.util.LinkedHashMap<>();
         if (x.body != null && x.body.isObject() && pathAttr == null) {
             for (var m : x.body.properties()) {
-                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                     bodyAttrs.put(parser.attributeName(m.getKey()), m.getKey());
                 }
             }
@@ -957,13 +957,16 @@ final class DistributedOperations {
             String key = m.getKey();
             switch (key) {
                 case "@context" -> { }
-                case "id", "@id", "scope", "createdAt", "modifiedAt" -> out.set(key, m.getValue());
                 case "type", "@type" -> out.set(key, m.getValue().isTextual()
                         ? JsonNodeFactory.instance.textNode(to.compactIri(expandType(from, m.getValue().asText())))
                         : m.getValue());
                 default -> {
-                    String iri = from.expand(key);
-                    out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                    if (dev.cor.ngsild.model.EntityParser.isEntityMember(key)) {
+                        out.set(key, m.getValue());
+                    } else {
+                        String iri = from.expand(key);
+                        out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                    }
                 }
             }
         }
@@ -1026,7 +1029,7 @@ final class DistributedOperations {
                         t.addAll(e.types());
                     }
                     for (var m : item.properties()) {
-                        if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                        if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                             a.put(parser.attributeName(m.getKey()), m.getKey());
                         }
                     }

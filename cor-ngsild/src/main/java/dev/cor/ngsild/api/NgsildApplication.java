@@ -271,7 +271,7 @@ public final class NgsildApplication implements CorRestApplication {
                 }
                 var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
                 for (var m : x.body.properties()) {
-                    if (!java.util.Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())
+                    if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())
                             && !failed.contains(parser.attributeName(m.getKey()))) {
                         updated.add(m.getKey());
                     }

@@ -675,6 +675,81 @@ class DistributedOperationsTest {
         assertTrue(f.target().contains("local=true"), "localOnly: the source may not forward further: " + f.target());
     }
 
+    // ---------------------------------------------------------------- the entity's own members are no attributes
+
+    /** What a retrieve with sysAttrs gives and a deleted entity's notification carries: members of the entity, not attributes. */
+    private static final String SYSTEM_MEMBERS = "\"createdAt\":\"2020-01-01T00:00:00Z\",\"modifiedAt\":\"2020-01-02T00:00:00Z\","
+            + "\"deletedAt\":\"2020-01-03T00:00:00Z\",\"expiresAt\":\"2030-01-01T00:00:00Z\"";
+
+    /**
+     * § 5.6.1.4: a create whose body carries the entity's system members (a client writing back
+     * what it read with sysAttrs) is forwarded as it is done here, where those members are
+     * ignored: they are not attributes of it.
+     */
+    @Test
+    void a_write_carrying_the_entitys_own_members_is_forwarded_and_they_are_no_attributes() {
+        Node a = broker("M1");
+        Node b = broker("MB1");
+        String type = "Sys" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"%s\",%s,\"speed\":{\"type\":\"Property\",\"value\":1}}"
+                .formatted(id, type, SYSTEM_MEMBERS))).send();
+        assertEquals(201, r.status(), r.toString());
+        for (Node n : List.of(a, b)) {
+            JsonNode e = n.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+            assertEquals(Json.parse("{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type)), e,
+                    e.toString());
+        }
+    }
+
+    /**
+     * § 5.6.8.4: an upsert batch whose entity carries the system members goes to the source its
+     * registered attribute belongs to, as one without them would.
+     */
+    @Test
+    void a_batch_entity_carrying_its_own_members_still_goes_to_its_source() {
+        Node a = broker("M2");
+        Node b = broker("MB2");
+        String id = fresh("Vehicle");
+        reg(a, Mode.REDIRECT, b.broker().origin(), id, "Vehicle", Set.of("speed"));
+        Answer r = a.api().post("/entityOperations/upsert").json(Json.parse(("[{\"id\":\"%s\",\"type\":\"Vehicle\",%s,"
+                + "\"speed\":{\"type\":\"Property\",\"value\":4},\"brand\":{\"type\":\"Property\",\"value\":\"Seat\"}}]")
+                .formatted(id, SYSTEM_MEMBERS))).send();
+        assertEquals(201, r.status(), r.toString());
+        JsonNode there = b.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(4, there.path("speed").path("value").asInt(), "the registered attribute is the source's: " + there);
+        JsonNode here = a.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+        assertEquals("Seat", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "a redirected attribute is not kept here: " + here);
+    }
+
+    /**
+     * § 5.7.1.4, § 5.7.2.4: a source whose entities carry the entity's own members (createdAt,
+     * modifiedAt, deletedAt, expiresAt) is merged as usable - no 111 - and none of them becomes an
+     * attribute of the answer.
+     */
+    @Test
+    void a_sources_entities_carrying_their_own_members_merge_without_them_as_attributes() {
+        Node a = broker("M3");
+        String type = "Sys" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\",%s,\"speed\":{\"type\":\"Property\",\"value\":2}}"
+                .formatted(id, type, SYSTEM_MEMBERS);
+        SourceStub s = stub(req -> new SourceStub.Answer(200, req.target().contains("/entities/") ? entity : "[" + entity + "]", 0));
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id, type));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        JsonNode expected = Json.parse(("{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"},"
+                + "\"speed\":{\"type\":\"Property\",\"value\":2}}").formatted(id, type));
+        Answer one = a.api().get(Ngsi.entity(id)).send();
+        assertNull(one.header("NGSILD-Warning"), one.toString());
+        assertEquals(expected, one.json(), one.toString());
+        Answer all = a.api().get("/entities").query("type", type).send();
+        assertNull(all.header("NGSILD-Warning"), all.toString());
+        assertEquals(Json.parse("[" + expected + "]"), all.json(), all.toString());
+        assertEquals(2, s.hits());
+    }
+
     // ---------------------------------------------------------------- Query Entities, § 5.7.2.4
 
     /** D011_01_inc: the union by id, pagination and count over the merged result. */
