@@ -716,14 +716,15 @@ final class DistributedOperations {
                 forwarded++;
                 if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
                     for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
-                        if (u.isTextual()) {
-                            taken.add(parser.attributeName(u.asText()));
+                        String iri = partNamed(parser, u, parts.get(i));
+                        if (iri != null) {
+                            taken.add(iri);
                         }
                     }
                     for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
-                        if (n.path("attributeName").isTextual()) {
-                            refused.add(new String[] {parser.attributeName(n.path("attributeName").asText()),
-                                n.path("reason").asText("not updated by the source"), a.registration().id()});
+                        String iri = partNamed(parser, n.path("attributeName"), parts.get(i));
+                        if (iri != null) {
+                            refused.add(new String[] {iri, "not updated by the context source", a.registration().id()});
                         }
                     }
                 } else {
@@ -770,6 +771,23 @@ final class DistributedOperations {
             localBody = o;
         }
         return new WriteOutcome(localBody, true, forwarded, failures, answers);
+    }
+
+    /**
+     * The attribute of {@code part} (expanded names) that a source's UpdateResult names with
+     * {@code name}, or {@code null}: a source answers for the part it was sent, and whatever else it
+     * names - an entity's member, a keyword, garbage - is not the client's write.
+     */
+    private static String partNamed(dev.cor.ngsild.model.EntityParser parser, JsonNode name, Set<String> part) {
+        if (!name.isTextual()) {
+            return null;
+        }
+        try {
+            String iri = parser.attributeName(name.asText());
+            return part.contains(iri) ? iri : null;
+        } catch (NgsiLdException notAnAttribute) {
+            return null;
+        }
     }
 
     /** Reads the write's body as the local operation will, so that one it refuses is forwarded nowhere. */
@@ -989,7 +1007,11 @@ final class DistributedOperations {
      * @param done   the ids of entities some source took its part of
      * @param failed the ids of entities some source did not take its part of, and why
      */
-    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, NgsiLdException> failed) {
+    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, SourceFailure> failed) {
+    }
+
+    /** An entity's part a source did not take: its registration, and the error (the source's type and status, our words). */
+    record SourceFailure(String registrationId, NgsiLdException error) {
     }
 
     /**
@@ -1110,9 +1132,10 @@ final class DistributedOperations {
         }
         List<Forwarder.Answer> answers = fanOut(x, outs);
         Set<String> done = new HashSet<>();
-        java.util.Map<String, NgsiLdException> failed = new java.util.HashMap<>();
+        java.util.Map<String, SourceFailure> failed = new java.util.HashMap<>();
         for (int k = 0; k < answers.size(); k++) {
             Forwarder.Answer a = answers.get(k);
+            String regId = a.registration().id();
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 Set<String> bad = new HashSet<>();
                 if (a.status() == 207 && a.body() != null) {
@@ -1120,9 +1143,10 @@ final class DistributedOperations {
                         String eid = e.path("entityId").asText(null);
                         if (eid != null) {
                             bad.add(eid);
-                            failed.put(eid, new NgsiLdException(ErrorType.ofSource(e.path("error"), e.path("error").path("status")
-                                    .asInt(503)), "registration " + a.registration().id() + ": "
-                                    + e.path("error").path("detail").asText(e.path("error").toString())));
+                            // the source's error type and status; its text is not ours to pass on
+                            ErrorType type = ErrorType.ofSource(e.path("error"), e.path("error").path("status").asInt(503));
+                            failed.put(eid, new SourceFailure(regId, new NgsiLdException(type, "the context source (registration "
+                                    + regId + ") did not take entity " + eid)));
                         }
                     }
                 }
@@ -1137,7 +1161,7 @@ final class DistributedOperations {
                 ErrorType type = a.status() >= 400 && a.status() <= 599 ? ErrorType.ofSource(a.body(), a.status())
                         : ErrorType.SERVICE_UNAVAILABLE;
                 for (String id : sent.get(k)) {
-                    failed.put(id, new NgsiLdException(type, "registration " + a.registration().id() + ": " + why));
+                    failed.put(id, new SourceFailure(regId, new NgsiLdException(type, "registration " + regId + ": " + why)));
                 }
             }
         }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.CorNgsild;
@@ -229,25 +228,17 @@ final class EntityOperations {
         return b;
     }
 
-    /** 204, or 207 with an UpdateResult when some attributes were not updated (§ 5.2.18). */
+    /**
+     * 204, or 207 with an UpdateResult when some attributes were not updated (§ 5.2.18) - with
+     * what the sources did not take, when the write went to some too.
+     */
     private void updateResult(Exchange x, EntityEditor.Result r) {
-        if (r.notUpdated().isEmpty()) {
-            app.noContent(x);
-            return;
-        }
-        ObjectNode body = CorRestJson.mapper().createObjectNode();
-        ArrayNode updated = body.putArray("updated");
-        // a partial success names attributes by their full IRIs: there is no context to compact with (6.3.6)
-        for (String u : r.updated()) {
-            updated.add(u);
-        }
-        ArrayNode notUpdated = body.putArray("notUpdated");
+        UpdateResult result = x.updateResult != null ? x.updateResult : new UpdateResult();
+        r.updated().forEach(result::updated);
         for (EntityEditor.NotUpdated n : r.notUpdated()) {
-            ObjectNode d = notUpdated.addObject();
-            d.put("attributeName", n.attributeIri());
-            d.put("reason", n.reason());
+            result.notUpdated(n.attributeIri(), n.reason(), null);
         }
-        app.answerPlain(x, 207, body);
+        result.answer(app, x);
     }
 
     // ---------------------------------------------------------------- listing

@@ -503,6 +503,27 @@ class DistributedOperationsTest {
         assertEquals(1, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "kept at the source");
     }
 
+    /**
+     * § 5.2.18: a source's UpdateResult that names what is no attribute of the write (an entity's
+     * system member, a keyword, garbage, an attribute it was not sent) is read for what it names of
+     * its part: the rest is not the client's fault - no 400, no 207 - and no text of it is echoed.
+     */
+    @Test
+    void a_source_update_result_naming_what_is_no_attribute_does_not_fail_the_write() {
+        Node a = broker("W19");
+        String type = "App" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(207, "{\"updated\":[\"speed\",\"modifiedAt\",\"@id\",7],"
+                + "\"notUpdated\":[{\"attributeName\":\"not a name EVIL-TEXT\",\"reason\":\"EVIL-TEXT\"},{\"attributeName\":\"createdAt\"},"
+                + "{\"attributeName\":\"brand\",\"reason\":\"an attribute it was not sent\"}]}", 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().post(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(1, s.hits());
+        assertEquals(2, a.api().get(Ngsi.entity(id)).query("local", "true").send().json().path("speed").path("value").asInt());
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
@@ -553,6 +574,32 @@ class DistributedOperationsTest {
         assertEquals(207, only.status(), only.toString());
         assertEquals(0, only.json().path("updated").size(), only.toString());
         assertEquals("speed", only.json().path("notUpdated").get(0).path("attributeName").asText(), only.toString());
+    }
+
+    /**
+     * § 5.2.18: one UpdateResult holds both parts of a distributed write - the attribute the dead
+     * source could not take (with its registration) and the one the entity here lacks - and names
+     * neither as updated.
+     */
+    @Test
+    void a_207_holds_what_the_source_and_this_broker_each_did_not_update() {
+        Node a = broker("W17");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        SourceStub dead = stub(req -> new SourceStub.Answer(500, "{}", 0));
+        String r = reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of("speed"));
+        Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},"
+                + "\"brand\":{\"type\":\"Property\",\"value\":\"VW\"},\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}")).send();
+        assertEquals(207, p.status(), p.toString());
+        assertEquals(Json.parse("[\"brand\"]"), p.json().path("updated"), p.toString());
+        java.util.Map<String, String> notUpdated = new java.util.TreeMap<>();
+        for (JsonNode n : p.json().path("notUpdated")) {
+            notUpdated.put(n.path("attributeName").asText(), n.path("registrationId").asText(null));
+        }
+        java.util.Map<String, String> expected = new java.util.TreeMap<>();
+        expected.put("colour", null);
+        expected.put("speed", r);
+        assertEquals(expected, notUpdated, p.toString());
     }
 
     /** § 4.3.6.2: an auxiliary registration takes no writes. */
@@ -633,6 +680,31 @@ class DistributedOperationsTest {
         assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", error.path("error").path("type").asText(), r.toString());
         assertEquals(404, error.path("error").path("status").asInt(), r.toString());
         assertTrue(error.path("error").path("detail").asText().contains(reg), r.toString());
+    }
+
+    /**
+     * § 5.2.16/5.2.17: an entity a source's batch refused is an error of the 207 that names the
+     * registration in its {@code registrationId} - as a whole-entity write's and a purge's errors do -
+     * and carries the source's error type and status, never the text the source wrote.
+     */
+    @Test
+    void a_batch_error_a_source_answered_names_its_registration_and_not_its_text() {
+        Node a = broker("W18");
+        String type = "Gone" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        SourceStub s = stub(req -> new SourceStub.Answer(207, ("{\"success\":[],\"errors\":[{\"entityId\":\"%s\",\"error\":"
+                + "{\"type\":\"https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound\",\"title\":\"x\",\"status\":404,"
+                + "\"detail\":\"EVIL-TEXT from the source\"}}]}").formatted(id), 0));
+        String reg = reg(a, Mode.REDIRECT, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/delete").json(Json.parse("[\"%s\"]".formatted(id))).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(0, r.json().path("success").size(), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(id, error.path("entityId").asText(), r.toString());
+        assertEquals(reg, error.path("registrationId").asText(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", error.path("error").path("type").asText(), r.toString());
+        assertEquals(404, error.path("error").path("status").asInt(), r.toString());
+        assertFalse(r.text().contains("EVIL-TEXT"), "no text a source wrote is echoed: " + r);
     }
 
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
