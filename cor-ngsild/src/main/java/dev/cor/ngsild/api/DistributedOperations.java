@@ -218,7 +218,7 @@ final class DistributedOperations {
             param(q, "attrs", compactNames(r, ask));
             if (k < retrievers) {
                 boolean relay = local == null && regs.size() == 1 && relayable(x, r);
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null, !relay), relay));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + PercentEncoding.encode(id), q, null, !relay), relay));
             } else if (r.operations().contains("queryEntity")) {
                 if (sendTypes.isEmpty() && ask == null) {
                     continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
@@ -1320,7 +1320,7 @@ final class DistributedOperations {
         if (!q.isEmpty()) {
             q.append('&');
         }
-        q.append(name).append('=').append(encode(value));
+        q.append(name).append('=').append(PercentEncoding.encode(value));
     }
 
     /**
@@ -1482,21 +1482,5 @@ final class DistributedOperations {
 
     private static boolean sameContext(LdContext a, LdContext b) {
         return a == b || (a != null && b != null && a.linkUrl() != null && a.linkUrl().equals(b.linkUrl()));
-    }
-
-    /** {@code s} percent-encoded as a path segment or a query value: everything but RFC 3986's unreserved characters and ':'. */
-    static String encode(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        for (byte by : s.getBytes(StandardCharsets.UTF_8)) {
-            int c = by & 0xFF;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
-                    || c == '_' || c == '~' || c == ':') {
-                b.append((char) c);
-            } else {
-                b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
-            }
-        }
-        return b.toString();
     }
 }

@@ -553,27 +553,10 @@ final class EntityOperations {
         StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append(resource);
         char sep = '?';
         for (java.util.Map.Entry<String, String> p : params.entrySet()) {
-            b.append(sep).append(p.getKey()).append('=').append(linkValue(p.getValue()));
+            b.append(sep).append(p.getKey()).append('=').append(PercentEncoding.encode(p.getValue()));
             sep = '&';
         }
         return b.append(">; rel=\"").append(rel).append("\"; type=\"").append(x.accept.mediaType()).append('"').toString();
-    }
-
-    /** A parameter value as a URI reference admits it: what would break the Link header or the query is escaped. */
-    private static String linkValue(String v) {
-        StringBuilder b = new StringBuilder(v.length());
-        for (int i = 0; i < v.length(); i++) {
-            char c = v.charAt(i);
-            if (c <= 0x20 || c >= 0x7F || "<>\"&#%,+".indexOf(c) >= 0) {
-                for (byte by : String.valueOf(c).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-                    b.append('%').append(Character.toUpperCase(Character.forDigit((by >> 4) & 0xF, 16)))
-                            .append(Character.toUpperCase(Character.forDigit(by & 0xF, 16)));
-                }
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */

@@ -1,6 +1,5 @@
 package dev.cor.ngsild.api;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -207,7 +206,7 @@ record Route(Operation operation, String entityId, String attribute, String cont
         while (start <= len) {
             int slash = rest.indexOf('/', start);
             int end = slash < 0 || slash > len ? len : slash;
-            String seg = percentDecode(rest.substring(start, end));
+            String seg = PercentEncoding.decode(rest.substring(start, end));
             if (seg == null) {
                 return null;
             }
@@ -215,38 +214,5 @@ record Route(Operation operation, String entityId, String attribute, String cont
             start = end + 1;
         }
         return out;
-    }
-
-    /** Decodes {@code %XX} escapes as UTF-8; {@code null} when one is malformed. */
-    static String percentDecode(String s) {
-        if (s.indexOf('%') < 0) {
-            return s;
-        }
-        byte[] out = new byte[s.length() * 3];
-        int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= s.length()) {
-                    return null;
-                }
-                int hi = Character.digit(s.charAt(i + 1), 16);
-                int lo = Character.digit(s.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                out[n++] = (byte) (hi * 16 + lo);
-                i += 2;
-            } else {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
-                    b = s.substring(i, i + 2).getBytes(StandardCharsets.UTF_8);
-                    i++;
-                }
-                System.arraycopy(b, 0, out, n, b.length);
-                n += b.length;
-            }
-        }
-        return new String(out, 0, n, StandardCharsets.UTF_8);
     }
 }

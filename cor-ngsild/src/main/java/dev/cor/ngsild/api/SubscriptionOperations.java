@@ -503,7 +503,11 @@ final class SubscriptionOperations {
         if (q != null && q.contains("%22")) {
             // a q copied from a URL, its quotes still percent-encoded (the suite's 5814_01_02 writes one so): a
             // percent sign has no place in the grammar (4.9), so it is read as the URL's parameter would be
-            q = java.net.URLDecoder.decode(q.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+            String decoded = PercentEncoding.decode(q);
+            if (decoded == null) {
+                throw NgsiLdException.badData("q holds a malformed percent-escape (%XX)");
+            }
+            q = decoded;
         }
         QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
         GeoQuery geo = geoQ == null ? null : GeoQuery.parse(geoQ, ctx);

@@ -181,6 +181,7 @@ class SubscriptionResourceTest extends ConformanceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"q=speed>50|", "q=>50", "q=(speed>50", "q=speed==\"open", "scopeQ=Madrid",
+            "q=brandName==%22Tesla%2", "q=brandName==%22Tesla%zz%22",
             "geoQ={\"georel\": \"near;maxDistance==10\", \"geometry\": \"Point\", \"coordinates\": [1]}",
             "geoQ={\"georel\": \"around\", \"geometry\": \"Point\", \"coordinates\": [1, 2]}"})
     void an_invalid_q_geoQ_or_scopeQ_is_400_and_nothing_is_created_028_02(String member) {
