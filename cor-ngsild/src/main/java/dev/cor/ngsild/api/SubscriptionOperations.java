@@ -1,6 +1,5 @@
 package dev.cor.ngsild.api;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -421,17 +420,7 @@ final class SubscriptionOperations {
         if (geoQ != null && !geoQ.isObject()) {
             throw NgsiLdException.badData("geoQ is a GeoQuery: a JSON object");
         }
-        long expiresAt = Long.MAX_VALUE;
-        String expires = optionalText(doc, "expiresAt");
-        if (expires != null) {
-            if (!Syntax.isDateTime(expires)) {
-                throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
-            }
-            expiresAt = Instant.parse(expires).toEpochMilli();
-            if (!restored && expiresAt <= config.clock().millis()) {
-                throw NgsiLdException.badData("expiresAt " + expires + " has passed already (§ 5.8.1.4)");
-            }
-        }
+        long expiresAt = ExpiresAt.of(doc, restored, config.clock().millis());
         boolean active = bool(doc, "isActive", true);
         String lang = optionalText(doc, "lang");
         optionalText(doc, "description");

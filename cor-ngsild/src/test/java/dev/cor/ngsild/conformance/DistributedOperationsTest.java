@@ -151,6 +151,29 @@ class DistributedOperationsTest {
         assertEquals("local", e.path("fuel").path("value").asText(), "the local one is newer: " + e);
     }
 
+    /**
+     * § 4.5.5.3 against a hostile source: an observedAt no clock can hold (year 999 999 999) is no
+     * DateTime - the source's answer is a 111, the local attribute stands - and never a 500.
+     */
+    @Test
+    void a_source_observedAt_beyond_any_clock_is_a_111_not_a_500() {
+        Node a = broker("A21");
+        String id = fresh("Vehicle");
+        create(a, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1,"
+                + "\"observedAt\":\"2024-01-01T00:00:00Z\"}}").formatted(id));
+        SourceStub s = stub(req -> new SourceStub.Answer(200, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\","
+                + "\"value\":2,\"observedAt\":\"+999999999-12-31T23:59:59Z\"}}").formatted(id), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().path("speed").path("value").asInt(), r.toString());
+        assertTrue(r.header("NGSILD-Warning").startsWith("111 A21 "), r.toString());
+        Answer local = a.api().post("/entities").query("local", "true").json(Json.parse(("{\"id\":\"%s\",\"type\":\"Vehicle\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":1,\"observedAt\":\"+999999999-12-31T23:59:59Z\"}}").formatted(fresh("Vehicle"))))
+                .send();
+        assertEquals(400, local.status(), "nor is it a DateTime here: " + local);
+    }
+
     /** § 4.5.5.3: without observedAt on either, the newer modifiedAt wins. */
     @Test
     void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() throws InterruptedException {
