@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.registry.Registration.Mode;
@@ -43,7 +44,12 @@ class DistributedOperationsTest {
     }
 
     private Node broker(String id) {
-        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000), s -> { });
+        return broker(id, java.time.InstantSource.system());
+    }
+
+    /** A broker on {@code clock}: its timestamps, cooldowns and notification times are the test's to move. */
+    private Node broker(String id, java.time.InstantSource clock) {
+        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000).clock(clock), s -> { });
         open.add(b);
         return new Node(b, new Ngsi(b.baseUrl()));
     }
@@ -176,16 +182,17 @@ class DistributedOperationsTest {
 
     /** § 4.5.5.3: without observedAt on either, the newer modifiedAt wins. */
     @Test
-    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() throws InterruptedException {
-        Node a = broker("A19");
-        Node b = broker("B19");
+    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() {
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // both brokers': one write is newer than another by 20 ms
+        Node a = broker("A19", clock);
+        Node b = broker("B19", clock);
         String id = fresh("Vehicle");
         create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
-        Thread.sleep(20);
+        clock.advance(20);
         create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2}}".formatted(id));
         reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
         assertEquals(2, a.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "the source's is newer");
-        Thread.sleep(20);
+        clock.advance(20);
         Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").query("local", "true")
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":3}}")).send();
         assertEquals(204, p.status(), p.toString());
@@ -1145,6 +1152,25 @@ class DistributedOperationsTest {
         return s.seen().stream().filter(q -> q.method().equals("POST")).toList();
     }
 
+    /**
+     * Waits up to 5 s for the notification of subscription to registrations {@code id} sent at
+     * {@code atMs} (the broker's manual clock) to be answered: its {@code lastSuccess} is that time.
+     */
+    private static void awaitNotified(Node n, String id, long atMs) throws InterruptedException {
+        long end = System.nanoTime() + 5_000_000_000L;
+        JsonNode s = null;
+        while (System.nanoTime() < end) {
+            s = n.api().get("/csourceSubscriptions/" + id).send().json();
+            String last = s.path("notification").path("lastSuccess").asText(null);
+            if (last != null && java.time.Instant.parse(last).toEpochMilli() == atMs) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no notification of " + id + " sent at " + java.time.Instant.ofEpochMilli(atMs)
+                + " was answered within 5 s: " + s);
+    }
+
     /** Waits up to 5 s for {@code s} to have seen {@code n} requests of {@code method}. */
     private static List<SourceStub.Seen> await(SourceStub s, String method, int n) throws InterruptedException {
         long end = System.nanoTime() + 5_000_000_000L;
@@ -1282,23 +1308,29 @@ class DistributedOperationsTest {
      */
     @Test
     void a_refused_copy_keeps_the_subscription_and_a_later_source_gets_one() throws Exception {
-        Node a = broker("S4");
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // the notifications' lastSuccess tells which one was answered
+        Node a = broker("S4", clock);
         SourceStub refusing = stub(req -> new SourceStub.Answer(500, "{}", 0));
         SourceStub later = subscriptionSource();
         reg(a, Mode.INCLUSIVE, refusing.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
         String id = fresh("Subscription");
         Answer created = a.api().post("/subscriptions").json(Json.parse(subscription(id, "", "http://127.0.0.1:9/n"))).send();
         assertEquals(201, created.status(), created.toString());
-        assertEquals(1, posts(refusing).size());
+        // the refusing source was asked (and is asked again when registrations are notified: it has no copy yet)
+        assertFalse(posts(refusing).isEmpty(), refusing.seen().toString());
         assertEquals(200, a.api().get("/subscriptions/" + id).send().status());
+        // the subscription to registrations has told this broker of the refusing source: that notification is done
+        awaitNotified(a, id + ":sources", clock.millis());
 
+        clock.advance(1_000);
         reg(a, Mode.INCLUSIVE, later.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
         List<SourceStub.Seen> copies = await(later, "POST", 1);
         assertEquals(1, copies.size(), "the source registered later gets the copy: " + later.seen());
         assertTrue(Json.parse(copies.get(0).body()).path("id").asText().startsWith(id + ":"), copies.get(0).body());
-        Thread.sleep(300);
+        // the barrier: the notification of the later registration - the one that could make a second copy - was
+        // answered (each notification of a subscription is answered before the next is sent), so it came and went
+        awaitNotified(a, id + ":sources", clock.millis());
         assertEquals(1, posts(later).size(), "one copy, however many notifications of registrations came: " + later.seen());
-        // the refusing source may be asked again when registrations are notified: it has no copy yet
     }
 
     /** A source registered after the subscription, with none before it, gets its copy - and the delete. */
@@ -1576,8 +1608,9 @@ class DistributedOperationsTest {
 
     /** § 5.2.34: after a failure the source is not asked again until its cooldown has passed. */
     @Test
-    void cooldown_keeps_a_failed_source_unasked_until_it_passes() throws InterruptedException {
-        Node a = broker("A12");
+    void cooldown_keeps_a_failed_source_unasked_until_it_passes() {
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // the cooldown passes when the test says, not when the machine lets it
+        Node a = broker("A12", clock);
         String type = "Cool" + SEQ.incrementAndGet();
         create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
         SourceStub s = stub(req -> new SourceStub.Answer(500, "{}", 0));
@@ -1593,7 +1626,11 @@ class DistributedOperationsTest {
         assertEquals(1, s.hits(), "not asked in its cooldown");
         assertEquals(1, a.api().get("/csourceRegistrations/" + r).send().json().path("timesSent").asInt(),
                 "a forward not sent is not counted");
-        Thread.sleep(900);
+        clock.advance(799);
+        Answer still = a.api().get("/entities").query("type", type).send();
+        assertTrue(still.header("NGSILD-Warning").startsWith("199 A12 "), "still in cooldown 1 ms before its end: " + still);
+        assertEquals(1, s.hits(), "not asked in its cooldown");
+        clock.advance(1);
         a.api().get("/entities").query("type", type).send();
         assertEquals(2, s.hits(), "asked again once the cooldown passed");
     }
