@@ -112,14 +112,21 @@ public final class CorNgsild implements AutoCloseable {
         return new Builder();
     }
 
-    /** The application a server runs: every request under {@link #BASE_PATH}. */
+    /**
+     * The application a server runs: every request under {@link #BASE_PATH}, and the
+     * notifications its sources send for the copies of its subscriptions.
+     */
     public CorRestApplication application() {
         return application;
     }
 
-    /** Whether {@code request} is the broker's (its path is under {@link #BASE_PATH}). */
+    /**
+     * Whether {@code request} is the broker's: its path is under {@link #BASE_PATH}, or it is
+     * where the broker's sources notify it of the copies of its subscriptions (§ 5.8.1.4). A host
+     * that mounts the broker beside routes of its own gives it every request this is true of.
+     */
     public boolean handles(CorRest request) {
-        return request.path().startsWith(BASE_PATH) || request.path().equals("/ngsi-ld/v1");
+        return NgsildApplication.owns(request.path());
     }
 
     /**

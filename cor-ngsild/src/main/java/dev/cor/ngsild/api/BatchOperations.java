@@ -6,7 +6,6 @@ import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.api.NgsildApplication.Config;
 import dev.cor.ngsild.ld.ContextRef;
@@ -38,8 +37,11 @@ final class BatchOperations {
         this.distributed = distributed;
     }
 
-    /** One entity's outcome. */
-    private record Outcome(String id, boolean created, NgsiLdException error) {
+    /** One entity's outcome; {@code registrationId}: the source whose part failed (null: this broker's). */
+    private record Outcome(String id, boolean created, NgsiLdException error, String registrationId) {
+        Outcome(String id, boolean created, NgsiLdException error) {
+            this(id, created, error, null);
+        }
     }
 
     void run(Exchange x) {
@@ -94,8 +96,8 @@ final class BatchOperations {
                     o = remote && e.type() == ErrorType.RESOURCE_NOT_FOUND ? new Outcome(id, false, null) : new Outcome(id, false, e);
                 }
             }
-            NgsiLdException failed = plan == null || id == null ? null : plan.failed().get(id);
-            outcomes.add(failed != null ? new Outcome(id, false, failed) : o);
+            DistributedOperations.SourceFailure failed = plan == null || id == null ? null : plan.failed().get(id);
+            outcomes.add(failed != null ? new Outcome(id, false, failed.error(), failed.registrationId()) : o);
         }
         answer(x, op, outcomes);
     }
@@ -152,7 +154,7 @@ final class BatchOperations {
             // the entity was written, but noOverwrite kept some of its attributes: reported, not hidden
             StringBuilder names = new StringBuilder();
             for (EntityEditor.NotUpdated n : kept[0]) {
-                names.append(names.isEmpty() ? "" : ", ").append(n.attributeIri());
+                names.append(names.isEmpty() ? "" : ", ").append(ctx.compactName(n.attributeIri())); // as the client named them
             }
             return new Outcome(in.id(), false, NgsiLdException.badData("attributes kept as they were (noOverwrite): " + names));
         }
@@ -209,22 +211,14 @@ final class BatchOperations {
             }
             return;
         }
-        ObjectNode result = CorRestJson.mapper().createObjectNode();
-        ArrayNode success = result.putArray("success");
-        ArrayNode errors = result.putArray("errors");
+        BatchResult result = new BatchResult();
         for (Outcome o : outcomes) {
             if (o.error() == null) {
-                success.add(o.id());
+                result.success(o.id());
             } else {
-                ObjectNode e = errors.addObject();
-                if (o.id() != null) {
-                    e.put("entityId", o.id());
-                } else {
-                    e.putNull("entityId");
-                }
-                e.set("error", NgsildApplication.problem(o.error()));
+                result.entityError(o.id(), o.registrationId(), NgsildApplication.problem(o.error()));
             }
         }
-        app.answerPlain(x, 207, result);
+        result.answer(app, x);
     }
 }

@@ -218,7 +218,7 @@ final class DistributedOperations {
             param(q, "attrs", compactNames(r, ask));
             if (k < retrievers) {
                 boolean relay = local == null && regs.size() == 1 && relayable(x, r);
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + encode(id), q, null, !relay), relay));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + PercentEncoding.encode(id), q, null, !relay), relay));
             } else if (r.operations().contains("queryEntity")) {
                 if (sendTypes.isEmpty() && ask == null) {
                     continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
@@ -621,7 +621,7 @@ final class DistributedOperations {
                 return true;
             }
             for (var m : localBody.properties()) {
-                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                     return true;
                 }
             }
@@ -660,7 +660,7 @@ final class DistributedOperations {
         java.util.Map<String, String> bodyAttrs = new java.util.LinkedHashMap<>();
         if (x.body != null && x.body.isObject() && pathAttr == null) {
             for (var m : x.body.properties()) {
-                if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                     bodyAttrs.put(parser.attributeName(m.getKey()), m.getKey());
                 }
             }
@@ -716,14 +716,15 @@ final class DistributedOperations {
                 forwarded++;
                 if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
                     for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
-                        if (u.isTextual()) {
-                            taken.add(parser.attributeName(u.asText()));
+                        String iri = partNamed(parser, u, parts.get(i));
+                        if (iri != null) {
+                            taken.add(iri);
                         }
                     }
                     for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
-                        if (n.path("attributeName").isTextual()) {
-                            refused.add(new String[] {parser.attributeName(n.path("attributeName").asText()),
-                                n.path("reason").asText("not updated by the source"), a.registration().id()});
+                        String iri = partNamed(parser, n.path("attributeName"), parts.get(i));
+                        if (iri != null) {
+                            refused.add(new String[] {iri, "not updated by the context source", a.registration().id()});
                         }
                     }
                 } else {
@@ -770,6 +771,23 @@ final class DistributedOperations {
             localBody = o;
         }
         return new WriteOutcome(localBody, true, forwarded, failures, answers);
+    }
+
+    /**
+     * The attribute of {@code part} (expanded names) that a source's UpdateResult names with
+     * {@code name}, or {@code null}: a source answers for the part it was sent, and whatever else it
+     * names - an entity's member, a keyword, garbage - is not the client's write.
+     */
+    private static String partNamed(dev.cor.ngsild.model.EntityParser parser, JsonNode name, Set<String> part) {
+        if (!name.isTextual()) {
+            return null;
+        }
+        try {
+            String iri = parser.attributeName(name.asText());
+            return part.contains(iri) ? iri : null;
+        } catch (NgsiLdException notAnAttribute) {
+            return null;
+        }
     }
 
     /** Reads the write's body as the local operation will, so that one it refuses is forwarded nowhere. */
@@ -957,13 +975,16 @@ final class DistributedOperations {
             String key = m.getKey();
             switch (key) {
                 case "@context" -> { }
-                case "id", "@id", "scope", "createdAt", "modifiedAt" -> out.set(key, m.getValue());
                 case "type", "@type" -> out.set(key, m.getValue().isTextual()
                         ? JsonNodeFactory.instance.textNode(to.compactIri(expandType(from, m.getValue().asText())))
                         : m.getValue());
                 default -> {
-                    String iri = from.expand(key);
-                    out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                    if (dev.cor.ngsild.model.EntityParser.isEntityMember(key)) {
+                        out.set(key, m.getValue());
+                    } else {
+                        String iri = from.expand(key);
+                        out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                    }
                 }
             }
         }
@@ -986,7 +1007,11 @@ final class DistributedOperations {
      * @param done   the ids of entities some source took its part of
      * @param failed the ids of entities some source did not take its part of, and why
      */
-    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, NgsiLdException> failed) {
+    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, SourceFailure> failed) {
+    }
+
+    /** An entity's part a source did not take: its registration, and the error (the source's type and status, our words). */
+    record SourceFailure(String registrationId, NgsiLdException error) {
     }
 
     /**
@@ -1026,7 +1051,7 @@ final class DistributedOperations {
                         t.addAll(e.types());
                     }
                     for (var m : item.properties()) {
-                        if (!Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())) {
+                        if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
                             a.put(parser.attributeName(m.getKey()), m.getKey());
                         }
                     }
@@ -1107,9 +1132,10 @@ final class DistributedOperations {
         }
         List<Forwarder.Answer> answers = fanOut(x, outs);
         Set<String> done = new HashSet<>();
-        java.util.Map<String, NgsiLdException> failed = new java.util.HashMap<>();
+        java.util.Map<String, SourceFailure> failed = new java.util.HashMap<>();
         for (int k = 0; k < answers.size(); k++) {
             Forwarder.Answer a = answers.get(k);
+            String regId = a.registration().id();
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 Set<String> bad = new HashSet<>();
                 if (a.status() == 207 && a.body() != null) {
@@ -1117,9 +1143,10 @@ final class DistributedOperations {
                         String eid = e.path("entityId").asText(null);
                         if (eid != null) {
                             bad.add(eid);
-                            failed.put(eid, new NgsiLdException(ErrorType.ofSource(e.path("error"), e.path("error").path("status")
-                                    .asInt(503)), "registration " + a.registration().id() + ": "
-                                    + e.path("error").path("detail").asText(e.path("error").toString())));
+                            // the source's error type and status; its text is not ours to pass on
+                            ErrorType type = ErrorType.ofSource(e.path("error"), e.path("error").path("status").asInt(503));
+                            failed.put(eid, new SourceFailure(regId, new NgsiLdException(type, "the context source (registration "
+                                    + regId + ") did not take entity " + eid)));
                         }
                     }
                 }
@@ -1134,7 +1161,7 @@ final class DistributedOperations {
                 ErrorType type = a.status() >= 400 && a.status() <= 599 ? ErrorType.ofSource(a.body(), a.status())
                         : ErrorType.SERVICE_UNAVAILABLE;
                 for (String id : sent.get(k)) {
-                    failed.put(id, new NgsiLdException(type, "registration " + a.registration().id() + ": " + why));
+                    failed.put(id, new SourceFailure(regId, new NgsiLdException(type, "registration " + regId + ": " + why)));
                 }
             }
         }
@@ -1293,7 +1320,7 @@ final class DistributedOperations {
         if (!q.isEmpty()) {
             q.append('&');
         }
-        q.append(name).append('=').append(encode(value));
+        q.append(name).append('=').append(PercentEncoding.encode(value));
     }
 
     /**
@@ -1455,21 +1482,5 @@ final class DistributedOperations {
 
     private static boolean sameContext(LdContext a, LdContext b) {
         return a == b || (a != null && b != null && a.linkUrl() != null && a.linkUrl().equals(b.linkUrl()));
-    }
-
-    /** {@code s} percent-encoded as a path segment or a query value: everything but RFC 3986's unreserved characters and ':'. */
-    static String encode(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        for (byte by : s.getBytes(StandardCharsets.UTF_8)) {
-            int c = by & 0xFF;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
-                    || c == '_' || c == '~' || c == ':') {
-                b.append((char) c);
-            } else {
-                b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
-                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
-            }
-        }
-        return b.toString();
     }
 }

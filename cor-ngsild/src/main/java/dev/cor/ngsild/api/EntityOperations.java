@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.CorNgsild;
@@ -229,25 +228,17 @@ final class EntityOperations {
         return b;
     }
 
-    /** 204, or 207 with an UpdateResult when some attributes were not updated (§ 5.2.18). */
+    /**
+     * 204, or 207 with an UpdateResult when some attributes were not updated (§ 5.2.18) - with
+     * what the sources did not take, when the write went to some too.
+     */
     private void updateResult(Exchange x, EntityEditor.Result r) {
-        if (r.notUpdated().isEmpty()) {
-            app.noContent(x);
-            return;
-        }
-        ObjectNode body = CorRestJson.mapper().createObjectNode();
-        ArrayNode updated = body.putArray("updated");
-        // a partial success names attributes by their full IRIs: there is no context to compact with (6.3.6)
-        for (String u : r.updated()) {
-            updated.add(u);
-        }
-        ArrayNode notUpdated = body.putArray("notUpdated");
+        UpdateResult result = x.updateResult != null ? x.updateResult : new UpdateResult();
+        r.updated().forEach(result::updated);
         for (EntityEditor.NotUpdated n : r.notUpdated()) {
-            ObjectNode d = notUpdated.addObject();
-            d.put("attributeName", n.attributeIri());
-            d.put("reason", n.reason());
+            result.notUpdated(n.attributeIri(), n.reason(), null);
         }
-        app.answerPlain(x, 207, body);
+        result.answer(app, x);
     }
 
     // ---------------------------------------------------------------- listing
@@ -562,27 +553,10 @@ final class EntityOperations {
         StringBuilder b = new StringBuilder("<").append(CorNgsild.BASE_PATH).append(resource);
         char sep = '?';
         for (java.util.Map.Entry<String, String> p : params.entrySet()) {
-            b.append(sep).append(p.getKey()).append('=').append(linkValue(p.getValue()));
+            b.append(sep).append(p.getKey()).append('=').append(PercentEncoding.encode(p.getValue()));
             sep = '&';
         }
         return b.append(">; rel=\"").append(rel).append("\"; type=\"").append(x.accept.mediaType()).append('"').toString();
-    }
-
-    /** A parameter value as a URI reference admits it: what would break the Link header or the query is escaped. */
-    private static String linkValue(String v) {
-        StringBuilder b = new StringBuilder(v.length());
-        for (int i = 0; i < v.length(); i++) {
-            char c = v.charAt(i);
-            if (c <= 0x20 || c >= 0x7F || "<>\"&#%,+".indexOf(c) >= 0) {
-                for (byte by : String.valueOf(c).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-                    b.append('%').append(Character.toUpperCase(Character.forDigit((by >> 4) & 0xF, 16)))
-                            .append(Character.toUpperCase(Character.forDigit(by & 0xF, 16)));
-                }
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */

@@ -40,6 +40,11 @@ final class Exchange {
     LdContext context;
     /** The registrations the request may be forwarded to (§ 4.3.6), or {@code null}: answered here alone. */
     java.util.List<dev.cor.ngsild.registry.Registration> forwards;
+    /**
+     * A write of attributes that went to sources gathers its parts here - theirs first, then this
+     * broker's - and is answered from it ({@code null}: the write is this broker's alone).
+     */
+    UpdateResult updateResult;
 
     Exchange(CorRest request) {
         this.request = request;

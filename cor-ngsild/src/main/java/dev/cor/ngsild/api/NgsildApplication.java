@@ -54,6 +54,11 @@ public final class NgsildApplication implements CorRestApplication {
     private final SubscriptionOperations csourceSubscriptionOps;
     private final Subscriptions csourceSubscriptions;
 
+    /** Whether a request for {@code path} is this application's to answer (a host routes by it). Any thread. */
+    public static boolean owns(String path) {
+        return Route.owns(path);
+    }
+
     /** The application without forwarding: registrations never match ({@link RegistrationLookup#NONE} in the config). */
     public NgsildApplication(Config config) {
         this(config, null);
@@ -240,6 +245,22 @@ public final class NgsildApplication implements CorRestApplication {
             wholeEntityWrite(x, o);
             return;
         }
+        // one UpdateResult for every part: what was asked, less what a source did not take - and what this broker did not
+        UpdateResult result = new UpdateResult();
+        var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        if (x.route.attribute() != null) {
+            result.updated(parser.attributeName(x.route.attribute()));
+        } else if (x.body != null && x.body.isObject()) {
+            for (var m : x.body.properties()) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
+                    result.updated(parser.attributeName(m.getKey()));
+                }
+            }
+        }
+        for (String[] f : o.failures()) {
+            result.notUpdated(f[0], f[1], f[2]);
+        }
+        x.updateResult = result;
         boolean ranHere = false;
         // here too: what the sources did not take, a whole-entity write, or - nobody having taken any of it - the
         // local operation's own answer (a 404, say)
@@ -247,7 +268,7 @@ public final class NgsildApplication implements CorRestApplication {
                 || x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY)) {
             x.body = o.localBody();
             try {
-                runHere(x);
+                runHere(x); // an update or append of attributes adds its own part to the result and answers it
                 ranHere = true;
             } catch (NgsiLdException e) {
                 if (o.forwarded() == 0 || e.type() != ErrorType.RESOURCE_NOT_FOUND) {
@@ -256,31 +277,8 @@ public final class NgsildApplication implements CorRestApplication {
                 // the entity is only at the sources, which took the write
             }
         }
-        if (!o.failures().isEmpty()) {
-            ObjectNode body = CorRestJson.mapper().createObjectNode();
-            var updated = body.putArray("updated");
-            if (x.body != null && x.body.isObject()) {
-                java.util.Set<String> failed = new java.util.HashSet<>();
-                for (String[] f : o.failures()) {
-                    failed.add(f[0]);
-                }
-                var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
-                for (var m : x.body.properties()) {
-                    if (!java.util.Set.of("id", "@id", "type", "@type", "scope", "@context").contains(m.getKey())
-                            && !failed.contains(parser.attributeName(m.getKey()))) {
-                        updated.add(m.getKey());
-                    }
-                }
-            }
-            var notUpdated = body.putArray("notUpdated");
-            for (String[] f : o.failures()) {
-                ObjectNode d = notUpdated.addObject();
-                d.put("attributeName", f[0] == null ? "" : x.context.compactName(f[0]));
-                d.put("reason", f[1]);
-                d.put("registrationId", f[2]);
-            }
-            x.request.responseHeaders().remove("Location");
-            answerPlain(x, 207, body);
+        if (result.partial()) {
+            result.answer(this, x);
             return;
         }
         if (!ranHere) {
@@ -305,16 +303,16 @@ public final class NgsildApplication implements CorRestApplication {
     private void wholeEntityWrite(Exchange x, DistributedOperations.WriteOutcome o) {
         String id = x.route.entityId() != null ? x.route.entityId() : x.body.path("id").asText();
         int successes = 0;
-        List<ObjectNode> errors = new java.util.ArrayList<>();
+        BatchResult result = new BatchResult();
+        ObjectNode onlyError = null;
+        int failures = 0;
         for (Forwarder.Answer a : o.answers()) {
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 successes++;
             } else {
-                ObjectNode e = CorRestJson.mapper().createObjectNode();
-                e.put("entityId", id);
-                e.put("registrationId", a.registration().id());
-                e.set("error", sourceProblem(a));
-                errors.add(e);
+                onlyError = sourceProblem(a);
+                result.entityError(id, a.registration().id(), onlyError);
+                failures++;
             }
         }
         boolean ranHere = false;
@@ -326,16 +324,15 @@ public final class NgsildApplication implements CorRestApplication {
                 ranHere = true;
                 successes++;
             } catch (NgsiLdException e) {
-                if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && errors.isEmpty()
+                if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && failures == 0
                         && x.operation() != Operation.DELETE_ENTITY)) {
-                    ObjectNode err = CorRestJson.mapper().createObjectNode();
-                    err.put("entityId", id);
-                    err.set("error", problem(e));
-                    errors.add(err);
+                    onlyError = problem(e);
+                    result.entityError(id, null, onlyError);
+                    failures++;
                 }
             }
         }
-        if (errors.isEmpty()) {
+        if (failures == 0) {
             if (!ranHere) {
                 if (x.operation() == Operation.CREATE_ENTITY) {
                     created(x, dev.cor.ngsild.CorNgsild.BASE_PATH + "entities/" + id);
@@ -345,20 +342,15 @@ public final class NgsildApplication implements CorRestApplication {
             }
             return;
         }
-        x.request.responseHeaders().remove("Location");
-        if (successes == 0 && errors.size() == 1) {
-            JsonNode p = errors.get(0).get("error");
-            answerPlain(x, p.path("status").asInt(500), p);
+        if (successes == 0 && failures == 1) {
+            x.request.responseHeaders().remove("Location");
+            answerPlain(x, onlyError.path("status").asInt(500), onlyError);
             return;
         }
-        ObjectNode body = CorRestJson.mapper().createObjectNode();
-        var success = body.putArray("success");
         if (successes > 0) {
-            success.add(id);
+            result.success(id);
         }
-        var errs = body.putArray("errors");
-        errors.forEach(errs::add);
-        answerPlain(x, 207, body);
+        result.answer(this, x);
     }
 
     /**
@@ -367,16 +359,12 @@ public final class NgsildApplication implements CorRestApplication {
      * here and whose {@code errors} name each failed source's registration and its error.
      */
     void partialSuccess(Exchange x, List<String> doneHere, List<Forwarder.Answer> failed) {
-        ObjectNode body = CorRestJson.mapper().createObjectNode();
-        var success = body.putArray("success");
-        doneHere.forEach(success::add);
-        var errors = body.putArray("errors");
+        BatchResult result = new BatchResult();
+        doneHere.forEach(result::success);
         for (Forwarder.Answer a : failed) {
-            ObjectNode e = errors.addObject(); // no entityId: a purge names a selection, not an entity
-            e.put("registrationId", a.registration().id());
-            e.set("error", sourceProblem(a));
+            result.selectionError(a.registration().id(), sourceProblem(a)); // a purge names a selection, not an entity
         }
-        answerPlain(x, 207, body);
+        result.answer(this, x);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.cor.ngsild.api;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -568,17 +567,8 @@ final class RegistrationOperations {
                 }
             }
         }
-        long expiresAt = -1;
-        String expires = SubscriptionOperations.optionalText(doc, "expiresAt");
-        if (expires != null) {
-            if (!Syntax.isDateTime(expires)) {
-                throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
-            }
-            expiresAt = Instant.parse(expires.endsWith("Z") ? expires : expires + "Z").toEpochMilli();
-            if (!restored && expiresAt <= config.clock().millis()) {
-                throw NgsiLdException.badData("expiresAt " + expires + " has passed");
-            }
-        }
+        long expires = ExpiresAt.of(doc, restored, config.clock().millis());
+        long expiresAt = expires == ExpiresAt.NEVER ? -1 : expires; // a registration's "never" is -1
         Map<String, String> csi = new LinkedHashMap<>();
         for (String[] kv : SubscriptionOperations.keyValues(doc, "contextSourceInfo")) {
             csi.put(kv[0], kv[1]);
@@ -1077,8 +1067,9 @@ final class RegistrationOperations {
         }
     }
 
+    /** A DateTime already checked ({@link Syntax#isDateTime}) in epoch milliseconds. */
     private static long millis(String dateTime) {
-        return Instant.parse(dateTime.endsWith("Z") ? dateTime : dateTime + "Z").toEpochMilli();
+        return Syntax.epochMillis(dateTime);
     }
 
     /**

@@ -292,7 +292,7 @@ final class RemoteSubscriptions {
                         + " stays at its source: registration " + c.path("registrationId").asText() + " is gone");
                 continue;
             }
-            outs.add(distributed.subscriptionForward(x, r, "DELETE", "subscriptions/" + DistributedOperations.encode(remoteId),
+            outs.add(distributed.subscriptionForward(x, r, "DELETE", "subscriptions/" + PercentEncoding.encode(remoteId),
                     null, r.context()));
         }
         if (outs.isEmpty()) {
@@ -345,7 +345,7 @@ final class RemoteSubscriptions {
             Registration r = distributed.registration(d.tenant(), c.path("registrationId").asText());
             if (r != null) {
                 outs.add(distributed.subscriptionForward(x, r, "PATCH",
-                        "subscriptions/" + DistributedOperations.encode(c.path("remoteId").asText()), body, x.context));
+                        "subscriptions/" + PercentEncoding.encode(c.path("remoteId").asText()), body, x.context));
             }
         }
         if (outs.isEmpty()) {

@@ -1,6 +1,5 @@
 package dev.cor.ngsild.api;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,6 +22,16 @@ record Route(Operation operation, String entityId, String attribute, String cont
 
     /** Where the sources a subscription was forwarded to send their notifications (§ 5.8.1.4). */
     static final String REMOTE_NOTIFY_PATH = "/ngsi-ld/ex/remote-notify";
+    private static final String BASE_WITHOUT_SLASH = CorNgsild.BASE_PATH.substring(0, CorNgsild.BASE_PATH.length() - 1);
+
+    /**
+     * Whether {@code path} is the broker's: its resources under {@link CorNgsild#BASE_PATH} (and
+     * that path without its slash) and {@link #REMOTE_NOTIFY_PATH}. The one definition: a host
+     * that mounts the broker beside routes of its own routes by it ({@link CorNgsild#handles}).
+     */
+    static boolean owns(String path) {
+        return path.startsWith(CorNgsild.BASE_PATH) || path.equals(REMOTE_NOTIFY_PATH) || path.equals(BASE_WITHOUT_SLASH);
+    }
 
     static Match match(String method, String path) {
         if (path.equals(REMOTE_NOTIFY_PATH)) {
@@ -197,7 +206,7 @@ record Route(Operation operation, String entityId, String attribute, String cont
         while (start <= len) {
             int slash = rest.indexOf('/', start);
             int end = slash < 0 || slash > len ? len : slash;
-            String seg = percentDecode(rest.substring(start, end));
+            String seg = PercentEncoding.decode(rest.substring(start, end));
             if (seg == null) {
                 return null;
             }
@@ -205,38 +214,5 @@ record Route(Operation operation, String entityId, String attribute, String cont
             start = end + 1;
         }
         return out;
-    }
-
-    /** Decodes {@code %XX} escapes as UTF-8; {@code null} when one is malformed. */
-    static String percentDecode(String s) {
-        if (s.indexOf('%') < 0) {
-            return s;
-        }
-        byte[] out = new byte[s.length() * 3];
-        int n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= s.length()) {
-                    return null;
-                }
-                int hi = Character.digit(s.charAt(i + 1), 16);
-                int lo = Character.digit(s.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                out[n++] = (byte) (hi * 16 + lo);
-                i += 2;
-            } else {
-                byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                if (Character.isHighSurrogate(c) && i + 1 < s.length()) {
-                    b = s.substring(i, i + 2).getBytes(StandardCharsets.UTF_8);
-                    i++;
-                }
-                System.arraycopy(b, 0, out, n, b.length);
-                n += b.length;
-            }
-        }
-        return new String(out, 0, n, StandardCharsets.UTF_8);
     }
 }

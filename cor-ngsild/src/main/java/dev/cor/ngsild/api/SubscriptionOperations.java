@@ -1,6 +1,5 @@
 package dev.cor.ngsild.api;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -421,17 +420,7 @@ final class SubscriptionOperations {
         if (geoQ != null && !geoQ.isObject()) {
             throw NgsiLdException.badData("geoQ is a GeoQuery: a JSON object");
         }
-        long expiresAt = Long.MAX_VALUE;
-        String expires = optionalText(doc, "expiresAt");
-        if (expires != null) {
-            if (!Syntax.isDateTime(expires)) {
-                throw NgsiLdException.badData("expiresAt is a UTC DateTime, not '" + expires + "'");
-            }
-            expiresAt = Instant.parse(expires).toEpochMilli();
-            if (!restored && expiresAt <= config.clock().millis()) {
-                throw NgsiLdException.badData("expiresAt " + expires + " has passed already (§ 5.8.1.4)");
-            }
-        }
+        long expiresAt = ExpiresAt.of(doc, restored, config.clock().millis());
         boolean active = bool(doc, "isActive", true);
         String lang = optionalText(doc, "lang");
         optionalText(doc, "description");
@@ -503,7 +492,11 @@ final class SubscriptionOperations {
         if (q != null && q.contains("%22")) {
             // a q copied from a URL, its quotes still percent-encoded (the suite's 5814_01_02 writes one so): a
             // percent sign has no place in the grammar (4.9), so it is read as the URL's parameter would be
-            q = java.net.URLDecoder.decode(q.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
+            String decoded = PercentEncoding.decode(q);
+            if (decoded == null) {
+                throw NgsiLdException.badData("q holds a malformed percent-escape (%XX)");
+            }
+            q = decoded;
         }
         QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
         GeoQuery geo = geoQ == null ? null : GeoQuery.parse(geoQ, ctx);

@@ -50,7 +50,7 @@ public final class EntityParser {
     /** The core GeoProperties (§ 4.7): whatever else an attribute of these names is, it is refused. */
     private static final Set<String> GEO_NAMES = Set.of("https://uri.etsi.org/ngsi-ld/location",
             "https://uri.etsi.org/ngsi-ld/observationSpace", "https://uri.etsi.org/ngsi-ld/operationSpace");
-    /** Members of an entity that are not attributes. */
+    /** Members of an entity that are not attributes (§ 5.2.4): the one list, {@link #isEntityMember}. */
     private static final Set<String> ENTITY_MEMBERS = Set.of("id", "@id", "type", "@type", "scope", "@context",
             "createdAt", "modifiedAt", "deletedAt", "expiresAt");
     private static final Set<String> GEOMETRY_TYPES = Set.of("Point", "MultiPoint", "LineString", "MultiLineString",
@@ -128,6 +128,16 @@ public final class EntityParser {
             attributes.put(name, instances);
         }
         return new EntityInput(id, types, scopes, attributes);
+    }
+
+    /**
+     * Whether {@code member} of an entity's JSON is the entity's own - its id, type, scope,
+     * {@code @context} or a system member ({@code createdAt}, {@code modifiedAt}, {@code deletedAt},
+     * {@code expiresAt}) - and so never one of its attributes, wherever the entity comes from (a
+     * request, a source's answer or notification). Any thread.
+     */
+    public static boolean isEntityMember(String member) {
+        return ENTITY_MEMBERS.contains(member);
     }
 
     /** The value of an attribute of {@code PATCH/PUT /entities/{id}/attrs/{attrId}}: its instances. */

@@ -121,16 +121,30 @@ public final class Syntax {
         return true;
     }
 
-    /** Whether {@code s} is a UTC date-time as NGSI-LD's temporal properties are (§ 4.8): {@code YYYY-MM-DDThh:mm:ss[.fff]Z}. */
+    /** What {@link #epochMillis} answers for a text that is no DateTime. */
+    public static final long NOT_A_DATE_TIME = Long.MIN_VALUE;
+
+    /** Whether {@code s} is a UTC date-time as NGSI-LD's temporal properties are (§ 4.8): {@link #epochMillis}. */
     public static boolean isDateTime(String s) {
+        return epochMillis(s) != NOT_A_DATE_TIME;
+    }
+
+    /**
+     * {@code s} read as a UTC date-time (§ 4.8) - {@code YYYY-MM-DDThh:mm:ss[.fraction]Z}, seconds
+     * present, {@code Z} and no other offset - in epoch milliseconds; {@link #NOT_A_DATE_TIME} when
+     * it is none, or when it lies beyond what milliseconds since 1970 can hold (a year of ten
+     * digits). The one reading of a DateTime: what passes it can be compared and stored without
+     * failing later.
+     */
+    public static long epochMillis(String s) {
         if (s.length() < 20 || s.charAt(s.length() - 1) != 'Z') {
-            return false;
+            return NOT_A_DATE_TIME;
         }
         try {
             DATE_TIME.parse(s.substring(0, s.length() - 1));
-            return true;
-        } catch (DateTimeParseException e) {
-            return false;
+            return java.time.Instant.parse(s).toEpochMilli(); // seconds required; beyond the long range: no DateTime
+        } catch (DateTimeParseException | ArithmeticException e) {
+            return NOT_A_DATE_TIME;
         }
     }
 

@@ -1,7 +1,5 @@
 package dev.cor.ngsild.registry;
 
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -19,6 +17,7 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityInput;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.Syntax;
 
 /**
  * The pieces of one entity from this broker and its sources put together (ETSI GS CIM 009
@@ -93,21 +92,14 @@ public final class EntityMerge {
     static boolean newer(Attribute candidate, Attribute current) {
         long co = epoch(candidate.observedAt());
         long cu = epoch(current.observedAt());
-        if (co != Long.MIN_VALUE || cu != Long.MIN_VALUE) {
+        if (co != Syntax.NOT_A_DATE_TIME || cu != Syntax.NOT_A_DATE_TIME) {
             return co > cu;
         }
         return candidate.modifiedAt() > current.modifiedAt();
     }
 
     private static long epoch(String instant) {
-        if (instant == null) {
-            return Long.MIN_VALUE;
-        }
-        try {
-            return Instant.parse(instant).toEpochMilli();
-        } catch (DateTimeParseException e) {
-            return Long.MIN_VALUE;
-        }
+        return instant == null ? Syntax.NOT_A_DATE_TIME : Syntax.epochMillis(instant);
     }
 
     /**
@@ -171,6 +163,6 @@ public final class EntityMerge {
             return 0;
         }
         long t = epoch(n.asText());
-        return t == Long.MIN_VALUE ? 0 : t;
+        return t == Syntax.NOT_A_DATE_TIME ? 0 : t;
     }
 }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.registry.Registration.Mode;
@@ -43,7 +44,12 @@ class DistributedOperationsTest {
     }
 
     private Node broker(String id) {
-        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000), s -> { });
+        return broker(id, java.time.InstantSource.system());
+    }
+
+    /** A broker on {@code clock}: its timestamps, cooldowns and notification times are the test's to move. */
+    private Node broker(String id, java.time.InstantSource clock) {
+        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000).clock(clock), s -> { });
         open.add(b);
         return new Node(b, new Ngsi(b.baseUrl()));
     }
@@ -151,18 +157,42 @@ class DistributedOperationsTest {
         assertEquals("local", e.path("fuel").path("value").asText(), "the local one is newer: " + e);
     }
 
+    /**
+     * § 4.5.5.3 against a hostile source: an observedAt no clock can hold (year 999 999 999) is no
+     * DateTime - the source's answer is a 111, the local attribute stands - and never a 500.
+     */
+    @Test
+    void a_source_observedAt_beyond_any_clock_is_a_111_not_a_500() {
+        Node a = broker("A21");
+        String id = fresh("Vehicle");
+        create(a, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1,"
+                + "\"observedAt\":\"2024-01-01T00:00:00Z\"}}").formatted(id));
+        SourceStub s = stub(req -> new SourceStub.Answer(200, ("{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\","
+                + "\"value\":2,\"observedAt\":\"+999999999-12-31T23:59:59Z\"}}").formatted(id), 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(1, r.json().path("speed").path("value").asInt(), r.toString());
+        assertTrue(r.header("NGSILD-Warning").startsWith("111 A21 "), r.toString());
+        Answer local = a.api().post("/entities").query("local", "true").json(Json.parse(("{\"id\":\"%s\",\"type\":\"Vehicle\","
+                + "\"speed\":{\"type\":\"Property\",\"value\":1,\"observedAt\":\"+999999999-12-31T23:59:59Z\"}}").formatted(fresh("Vehicle"))))
+                .send();
+        assertEquals(400, local.status(), "nor is it a DateTime here: " + local);
+    }
+
     /** § 4.5.5.3: without observedAt on either, the newer modifiedAt wins. */
     @Test
-    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() throws InterruptedException {
-        Node a = broker("A19");
-        Node b = broker("B19");
+    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() {
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // both brokers': one write is newer than another by 20 ms
+        Node a = broker("A19", clock);
+        Node b = broker("B19", clock);
         String id = fresh("Vehicle");
         create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
-        Thread.sleep(20);
+        clock.advance(20);
         create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2}}".formatted(id));
         reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
         assertEquals(2, a.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "the source's is newer");
-        Thread.sleep(20);
+        clock.advance(20);
         Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").query("local", "true")
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":3}}")).send();
         assertEquals(204, p.status(), p.toString());
@@ -503,6 +533,27 @@ class DistributedOperationsTest {
         assertEquals(1, b.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "kept at the source");
     }
 
+    /**
+     * § 5.2.18: a source's UpdateResult that names what is no attribute of the write (an entity's
+     * system member, a keyword, garbage, an attribute it was not sent) is read for what it names of
+     * its part: the rest is not the client's fault - no 400, no 207 - and no text of it is echoed.
+     */
+    @Test
+    void a_source_update_result_naming_what_is_no_attribute_does_not_fail_the_write() {
+        Node a = broker("W19");
+        String type = "App" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type));
+        SourceStub s = stub(req -> new SourceStub.Answer(207, "{\"updated\":[\"speed\",\"modifiedAt\",\"@id\",7],"
+                + "\"notUpdated\":[{\"attributeName\":\"not a name EVIL-TEXT\",\"reason\":\"EVIL-TEXT\"},{\"attributeName\":\"createdAt\"},"
+                + "{\"attributeName\":\"brand\",\"reason\":\"an attribute it was not sent\"}]}", 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().post(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(204, r.status(), r.toString());
+        assertEquals(1, s.hits());
+        assertEquals(2, a.api().get(Ngsi.entity(id)).query("local", "true").send().json().path("speed").path("value").asInt());
+    }
+
     /** D001_02_inc: a malformed create is refused before anything is forwarded. */
     @Test
     void a_malformed_create_is_forwarded_nowhere() {
@@ -553,6 +604,32 @@ class DistributedOperationsTest {
         assertEquals(207, only.status(), only.toString());
         assertEquals(0, only.json().path("updated").size(), only.toString());
         assertEquals("speed", only.json().path("notUpdated").get(0).path("attributeName").asText(), only.toString());
+    }
+
+    /**
+     * § 5.2.18: one UpdateResult holds both parts of a distributed write - the attribute the dead
+     * source could not take (with its registration) and the one the entity here lacks - and names
+     * neither as updated.
+     */
+    @Test
+    void a_207_holds_what_the_source_and_this_broker_each_did_not_update() {
+        Node a = broker("W17");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id));
+        SourceStub dead = stub(req -> new SourceStub.Answer(500, "{}", 0));
+        String r = reg(a, Mode.REDIRECT, dead.endpoint(), id, "Vehicle", Set.of("speed"));
+        Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":9},"
+                + "\"brand\":{\"type\":\"Property\",\"value\":\"VW\"},\"colour\":{\"type\":\"Property\",\"value\":\"red\"}}")).send();
+        assertEquals(207, p.status(), p.toString());
+        assertEquals(Json.parse("[\"brand\"]"), p.json().path("updated"), p.toString());
+        java.util.Map<String, String> notUpdated = new java.util.TreeMap<>();
+        for (JsonNode n : p.json().path("notUpdated")) {
+            notUpdated.put(n.path("attributeName").asText(), n.path("registrationId").asText(null));
+        }
+        java.util.Map<String, String> expected = new java.util.TreeMap<>();
+        expected.put("colour", null);
+        expected.put("speed", r);
+        assertEquals(expected, notUpdated, p.toString());
     }
 
     /** § 4.3.6.2: an auxiliary registration takes no writes. */
@@ -635,6 +712,31 @@ class DistributedOperationsTest {
         assertTrue(error.path("error").path("detail").asText().contains(reg), r.toString());
     }
 
+    /**
+     * § 5.2.16/5.2.17: an entity a source's batch refused is an error of the 207 that names the
+     * registration in its {@code registrationId} - as a whole-entity write's and a purge's errors do -
+     * and carries the source's error type and status, never the text the source wrote.
+     */
+    @Test
+    void a_batch_error_a_source_answered_names_its_registration_and_not_its_text() {
+        Node a = broker("W18");
+        String type = "Gone" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        SourceStub s = stub(req -> new SourceStub.Answer(207, ("{\"success\":[],\"errors\":[{\"entityId\":\"%s\",\"error\":"
+                + "{\"type\":\"https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound\",\"title\":\"x\",\"status\":404,"
+                + "\"detail\":\"EVIL-TEXT from the source\"}}]}").formatted(id), 0));
+        String reg = reg(a, Mode.REDIRECT, s.endpoint(), null, type, Set.of());
+        Answer r = a.api().post("/entityOperations/delete").json(Json.parse("[\"%s\"]".formatted(id))).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(0, r.json().path("success").size(), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(id, error.path("entityId").asText(), r.toString());
+        assertEquals(reg, error.path("registrationId").asText(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/ResourceNotFound", error.path("error").path("type").asText(), r.toString());
+        assertEquals(404, error.path("error").path("status").asInt(), r.toString());
+        assertFalse(r.text().contains("EVIL-TEXT"), "no text a source wrote is echoed: " + r);
+    }
+
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
     @Test
     void batch_update_with_a_dead_source_reports_its_entity_in_the_207() {
@@ -673,6 +775,81 @@ class DistributedOperationsTest {
         assertEquals("alice", f.header("X-User"), "urn:ngsi-ld:request takes the request's value");
         assertEquals("over-there", f.header("NGSILD-Tenant"));
         assertTrue(f.target().contains("local=true"), "localOnly: the source may not forward further: " + f.target());
+    }
+
+    // ---------------------------------------------------------------- the entity's own members are no attributes
+
+    /** What a retrieve with sysAttrs gives and a deleted entity's notification carries: members of the entity, not attributes. */
+    private static final String SYSTEM_MEMBERS = "\"createdAt\":\"2020-01-01T00:00:00Z\",\"modifiedAt\":\"2020-01-02T00:00:00Z\","
+            + "\"deletedAt\":\"2020-01-03T00:00:00Z\",\"expiresAt\":\"2030-01-01T00:00:00Z\"";
+
+    /**
+     * § 5.6.1.4: a create whose body carries the entity's system members (a client writing back
+     * what it read with sysAttrs) is forwarded as it is done here, where those members are
+     * ignored: they are not attributes of it.
+     */
+    @Test
+    void a_write_carrying_the_entitys_own_members_is_forwarded_and_they_are_no_attributes() {
+        Node a = broker("M1");
+        Node b = broker("MB1");
+        String type = "Sys" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        reg(a, Mode.INCLUSIVE, b.broker().origin(), null, type, Set.of());
+        Answer r = a.api().post("/entities").json(Json.parse("{\"id\":\"%s\",\"type\":\"%s\",%s,\"speed\":{\"type\":\"Property\",\"value\":1}}"
+                .formatted(id, type, SYSTEM_MEMBERS))).send();
+        assertEquals(201, r.status(), r.toString());
+        for (Node n : List.of(a, b)) {
+            JsonNode e = n.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+            assertEquals(Json.parse("{\"id\":\"%s\",\"type\":\"%s\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id, type)), e,
+                    e.toString());
+        }
+    }
+
+    /**
+     * § 5.6.8.4: an upsert batch whose entity carries the system members goes to the source its
+     * registered attribute belongs to, as one without them would.
+     */
+    @Test
+    void a_batch_entity_carrying_its_own_members_still_goes_to_its_source() {
+        Node a = broker("M2");
+        Node b = broker("MB2");
+        String id = fresh("Vehicle");
+        reg(a, Mode.REDIRECT, b.broker().origin(), id, "Vehicle", Set.of("speed"));
+        Answer r = a.api().post("/entityOperations/upsert").json(Json.parse(("[{\"id\":\"%s\",\"type\":\"Vehicle\",%s,"
+                + "\"speed\":{\"type\":\"Property\",\"value\":4},\"brand\":{\"type\":\"Property\",\"value\":\"Seat\"}}]")
+                .formatted(id, SYSTEM_MEMBERS))).send();
+        assertEquals(201, r.status(), r.toString());
+        JsonNode there = b.api().get(Ngsi.entity(id)).send().json();
+        assertEquals(4, there.path("speed").path("value").asInt(), "the registered attribute is the source's: " + there);
+        JsonNode here = a.api().get(Ngsi.entity(id)).query("local", "true").send().json();
+        assertEquals("Seat", here.path("brand").path("value").asText(), here.toString());
+        assertFalse(here.has("speed"), "a redirected attribute is not kept here: " + here);
+    }
+
+    /**
+     * § 5.7.1.4, § 5.7.2.4: a source whose entities carry the entity's own members (createdAt,
+     * modifiedAt, deletedAt, expiresAt) is merged as usable - no 111 - and none of them becomes an
+     * attribute of the answer.
+     */
+    @Test
+    void a_sources_entities_carrying_their_own_members_merge_without_them_as_attributes() {
+        Node a = broker("M3");
+        String type = "Sys" + SEQ.incrementAndGet();
+        String id = "urn:ngsi-ld:" + type + ":1";
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\",%s,\"speed\":{\"type\":\"Property\",\"value\":2}}"
+                .formatted(id, type, SYSTEM_MEMBERS);
+        SourceStub s = stub(req -> new SourceStub.Answer(200, req.target().contains("/entities/") ? entity : "[" + entity + "]", 0));
+        create(a, "{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"}}".formatted(id, type));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        JsonNode expected = Json.parse(("{\"id\":\"%s\",\"type\":\"%s\",\"brand\":{\"type\":\"Property\",\"value\":\"Skoda\"},"
+                + "\"speed\":{\"type\":\"Property\",\"value\":2}}").formatted(id, type));
+        Answer one = a.api().get(Ngsi.entity(id)).send();
+        assertNull(one.header("NGSILD-Warning"), one.toString());
+        assertEquals(expected, one.json(), one.toString());
+        Answer all = a.api().get("/entities").query("type", type).send();
+        assertNull(all.header("NGSILD-Warning"), all.toString());
+        assertEquals(Json.parse("[" + expected + "]"), all.json(), all.toString());
+        assertEquals(2, s.hits());
     }
 
     // ---------------------------------------------------------------- Query Entities, § 5.7.2.4
@@ -975,6 +1152,25 @@ class DistributedOperationsTest {
         return s.seen().stream().filter(q -> q.method().equals("POST")).toList();
     }
 
+    /**
+     * Waits up to 5 s for the notification of subscription to registrations {@code id} sent at
+     * {@code atMs} (the broker's manual clock) to be answered: its {@code lastSuccess} is that time.
+     */
+    private static void awaitNotified(Node n, String id, long atMs) throws InterruptedException {
+        long end = System.nanoTime() + 5_000_000_000L;
+        JsonNode s = null;
+        while (System.nanoTime() < end) {
+            s = n.api().get("/csourceSubscriptions/" + id).send().json();
+            String last = s.path("notification").path("lastSuccess").asText(null);
+            if (last != null && java.time.Instant.parse(last).toEpochMilli() == atMs) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no notification of " + id + " sent at " + java.time.Instant.ofEpochMilli(atMs)
+                + " was answered within 5 s: " + s);
+    }
+
     /** Waits up to 5 s for {@code s} to have seen {@code n} requests of {@code method}. */
     private static List<SourceStub.Seen> await(SourceStub s, String method, int n) throws InterruptedException {
         long end = System.nanoTime() + 5_000_000_000L;
@@ -1112,23 +1308,29 @@ class DistributedOperationsTest {
      */
     @Test
     void a_refused_copy_keeps_the_subscription_and_a_later_source_gets_one() throws Exception {
-        Node a = broker("S4");
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // the notifications' lastSuccess tells which one was answered
+        Node a = broker("S4", clock);
         SourceStub refusing = stub(req -> new SourceStub.Answer(500, "{}", 0));
         SourceStub later = subscriptionSource();
         reg(a, Mode.INCLUSIVE, refusing.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
         String id = fresh("Subscription");
         Answer created = a.api().post("/subscriptions").json(Json.parse(subscription(id, "", "http://127.0.0.1:9/n"))).send();
         assertEquals(201, created.status(), created.toString());
-        assertEquals(1, posts(refusing).size());
+        // the refusing source was asked (and is asked again when registrations are notified: it has no copy yet)
+        assertFalse(posts(refusing).isEmpty(), refusing.seen().toString());
         assertEquals(200, a.api().get("/subscriptions/" + id).send().status());
+        // the subscription to registrations has told this broker of the refusing source: that notification is done
+        awaitNotified(a, id + ":sources", clock.millis());
 
+        clock.advance(1_000);
         reg(a, Mode.INCLUSIVE, later.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
         List<SourceStub.Seen> copies = await(later, "POST", 1);
         assertEquals(1, copies.size(), "the source registered later gets the copy: " + later.seen());
         assertTrue(Json.parse(copies.get(0).body()).path("id").asText().startsWith(id + ":"), copies.get(0).body());
-        Thread.sleep(300);
+        // the barrier: the notification of the later registration - the one that could make a second copy - was
+        // answered (each notification of a subscription is answered before the next is sent), so it came and went
+        awaitNotified(a, id + ":sources", clock.millis());
         assertEquals(1, posts(later).size(), "one copy, however many notifications of registrations came: " + later.seen());
-        // the refusing source may be asked again when registrations are notified: it has no copy yet
     }
 
     /** A source registered after the subscription, with none before it, gets its copy - and the delete. */
@@ -1406,8 +1608,9 @@ class DistributedOperationsTest {
 
     /** § 5.2.34: after a failure the source is not asked again until its cooldown has passed. */
     @Test
-    void cooldown_keeps_a_failed_source_unasked_until_it_passes() throws InterruptedException {
-        Node a = broker("A12");
+    void cooldown_keeps_a_failed_source_unasked_until_it_passes() {
+        ManualClock clock = new ManualClock(1_800_000_000_000L); // the cooldown passes when the test says, not when the machine lets it
+        Node a = broker("A12", clock);
         String type = "Cool" + SEQ.incrementAndGet();
         create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
         SourceStub s = stub(req -> new SourceStub.Answer(500, "{}", 0));
@@ -1423,7 +1626,11 @@ class DistributedOperationsTest {
         assertEquals(1, s.hits(), "not asked in its cooldown");
         assertEquals(1, a.api().get("/csourceRegistrations/" + r).send().json().path("timesSent").asInt(),
                 "a forward not sent is not counted");
-        Thread.sleep(900);
+        clock.advance(799);
+        Answer still = a.api().get("/entities").query("type", type).send();
+        assertTrue(still.header("NGSILD-Warning").startsWith("199 A12 "), "still in cooldown 1 ms before its end: " + still);
+        assertEquals(1, s.hits(), "not asked in its cooldown");
+        clock.advance(1);
         a.api().get("/entities").query("type", type).send();
         assertEquals(2, s.hits(), "asked again once the cooldown passed");
     }

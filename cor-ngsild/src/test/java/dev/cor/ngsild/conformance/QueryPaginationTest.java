@@ -111,6 +111,25 @@ class QueryPaginationTest extends ConformanceTest {
     }
 
     @Test
+    @DisplayName("4.12: a page link carries each parameter as the client sent it, a character beyond the BMP too")
+    void pageLinksKeepEveryCharacter() {
+        String t = Entities.uniqueName("Mark");
+        for (int i = 0; i < 2; i++) {
+            createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"mark\": {\"type\": \"Property\", \"value\": \"\uD83D\uDE97 a&b\"}}",
+                    Entities.id(t), t));
+        }
+        Answer first = api.get("/entities").query("type", t).query("q", "mark==\"\uD83D\uDE97 a&b\"").query("limit", "1").send();
+        List<String> one = page(first);
+        assertEquals(1, one.size(), first::toString);
+        String next = pageLinks(first).split(" ")[1];
+        assertTrue(next.startsWith(Ngsi.PREFIX + "/entities?"), next);
+        Answer second = api.get(next.substring(Ngsi.PREFIX.length())).send();
+        List<String> two = page(second);
+        assertEquals(1, two.size(), () -> next + " -> " + second);
+        assertTrue(!two.equals(one), () -> next + " -> " + second);
+    }
+
+    @Test
     @DisplayName("6.3.13 TP 019_07_01: count=true gives the number of all matches in NGSILD-Results-Count, beyond the page")
     void countOfType() {
         Answer a = api.get("/entities").query("type", type).query("count", "true").query("limit", "3").send();

@@ -133,6 +133,9 @@ class SubscriptionResourceTest extends ConformanceTest {
         "{\"notificationTrigger\": []}",
         "{\"expiresAt\": \"2001-01-01T00:00:00Z\"}",
         "{\"expiresAt\": \"tomorrow\"}",
+        "{\"expiresAt\": \"+123456-01-01T10:00Z\"}",
+        "{\"expiresAt\": \"+999999999-12-31T23:59:59Z\"}",
+        "{\"expiresAt\": \"2099-01-01T00:00:00+01:00\"}",
         "{\"isActive\": \"yes\"}",
         "{\"lang\": 3}",
         "{\"datasetId\": [\"not a uri\"]}",
@@ -181,6 +184,7 @@ class SubscriptionResourceTest extends ConformanceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"q=speed>50|", "q=>50", "q=(speed>50", "q=speed==\"open", "scopeQ=Madrid",
+            "q=brandName==%22Tesla%2", "q=brandName==%22Tesla%zz%22",
             "geoQ={\"georel\": \"near;maxDistance==10\", \"geometry\": \"Point\", \"coordinates\": [1]}",
             "geoQ={\"georel\": \"around\", \"geometry\": \"Point\", \"coordinates\": [1, 2]}"})
     void an_invalid_q_geoQ_or_scopeQ_is_400_and_nothing_is_created_028_02(String member) {

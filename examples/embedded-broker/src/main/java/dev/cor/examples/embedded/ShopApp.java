@@ -10,8 +10,9 @@ import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestException;
 
 /**
- * The host's application: the NGSI-LD broker's requests (under {@code /ngsi-ld/v1/}) go to the
- * broker's own application, the rest are the host's:
+ * The host's application: the NGSI-LD broker's requests (those {@link CorNgsild#handles} owns:
+ * {@code /ngsi-ld/v1/...} and the notifications its sources send it) go to the broker's own
+ * application, the rest are the host's:
  * <ul>
  * <li>{@code GET /shop/stock} never waits: it runs inline on the loop and reads the broker's
  * store (how many entities the default tenant holds);</li>

@@ -1,6 +1,7 @@
 package dev.cor.examples.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
@@ -8,6 +9,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import com.sun.net.httpserver.HttpServer;
 
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
@@ -90,5 +96,60 @@ class EmbeddedBrokerTest {
         assertTrue(ld.body().contains("LdContextNotAvailable"), ld.body());
         assertEquals(co + 2, server.coroutineCount(), "the broker's waiting request ran as a coroutine");
         assertEquals(hops + 1, server.hopCount());
+    }
+
+    /**
+     * § 5.8.1.4 in an embedding: a subscription whose entities a context source registers is copied
+     * to that source with its notifications addressed to the broker's own
+     * {@code /ngsi-ld/ex/remote-notify} - a path outside {@code /ngsi-ld/v1/} that the host must
+     * route to the broker too ({@link CorNgsild#handles}) - and the subscriber gets the source's
+     * notification under the local subscription's id.
+     */
+    @Test
+    void aSourcesNotificationOfADistributedSubscriptionReachesTheSubscriber() throws Exception {
+        CorNgsild sourceBroker = CorNgsild.builder().build();
+        CorHttpServer source = EmbeddedMain.start(sourceBroker, "127.0.0.1", 0, 1);
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        HttpServer subscriber = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        subscriber.createContext("/notify", exchange -> {
+            try (exchange) {
+                received.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+                exchange.sendResponseHeaders(204, -1);
+            }
+        });
+        subscriber.start();
+        try {
+            HttpResponse<String> registered = send(at("/ngsi-ld/v1/csourceRegistrations").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("""
+                            {"id": "urn:ngsi-ld:ContextSourceRegistration:shelves", "type": "ContextSourceRegistration",
+                             "information": [{"entities": [{"type": "Shelf"}]}], "operations": ["federationOps"],
+                             "endpoint": "http://127.0.0.1:%d"}""".formatted(source.port()))));
+            assertEquals(201, registered.statusCode(), registered.body());
+            HttpResponse<String> subscribed = send(at("/ngsi-ld/v1/subscriptions").header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("""
+                            {"id": "urn:ngsi-ld:Subscription:shelves", "type": "Subscription", "entities": [{"type": "Shelf"}],
+                             "notification": {"endpoint": {"uri": "http://127.0.0.1:%d/notify"}}}"""
+                            .formatted(subscriber.getAddress().getPort()))));
+            assertEquals(201, subscribed.statusCode(), subscribed.body());
+
+            // the entity is written at the source alone: only the source's copy of the subscription can tell of it
+            HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + source.port()
+                    + "/ngsi-ld/v1/entities")).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("""
+                            {"id": "urn:ngsi-ld:Shelf:remote", "type": "Shelf", "items": {"type": "Property", "value": 7}}"""))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(201, created.statusCode(), created.body());
+
+            String notification = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(notification, "the subscriber got no notification: the source's never reached the broker");
+            com.fasterxml.jackson.databind.JsonNode n = dev.cor.rest.CorRestJson.mapper().readTree(notification);
+            assertEquals("urn:ngsi-ld:Subscription:shelves", n.path("subscriptionId").asText(), notification);
+            assertEquals("urn:ngsi-ld:Shelf:remote", n.path("data").path(0).path("id").asText(), notification);
+            assertEquals(7, n.path("data").path(0).path("items").path("value").asInt(), notification);
+        } finally {
+            subscriber.stop(0);
+            source.stop();
+            sourceBroker.close();
+        }
     }
 }
