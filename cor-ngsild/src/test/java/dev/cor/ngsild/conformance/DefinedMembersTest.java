@@ -89,7 +89,7 @@ class DefinedMembersTest extends ConformanceTest {
     }
 
     @Test
-    void v1_3s_expires_is_refused_naming_expiresAt_on_create_and_on_update_and_nothing_changes() {
+    void v1_3s_expires_and_name_are_refused_naming_todays_members_on_create_and_on_update_and_nothing_changes() {
         for (String resource : new String[] {"subscriptions", "csourceSubscriptions"}) {
             String id = SubscriptionResourceTest.subscriptionId();
             ObjectNode sub = SubscriptionResourceTest.vehicles(id);
@@ -99,6 +99,10 @@ class DefinedMembersTest extends ConformanceTest {
             Checks.problem(api.get("/" + resource + "/" + id).send(), 404, "ResourceNotFound");
 
             sub.remove("expires");
+            sub.put("name", "V1.3's subscriptionName");
+            p = Checks.badData(subscribe(resource, sub), "'name'");
+            assertTrue(p.path("detail").asText().contains("subscriptionName"), p::toString);
+            sub.remove("name");
             Checks.status(subscribe(resource, sub), 201);
             Checks.badData(api.patch("/" + resource + "/" + id).json(Json.obj("{\"expires\": \"%s\"}", future())).link(model)
                     .send(), "'expires'");
