@@ -69,8 +69,7 @@ class OneElementArrayOracleTest {
 
     @Test
     void the_normalized_answer_is_the_json_ld_compaction_of_what_was_sent() throws Exception {
-        String id = "urn:ngsi-ld:T:" + System.nanoTime();
-        assertEquals(201, send("POST", "/entities", sent(id).toString()).statusCode());
+        String id = created();
 
         TitaniumOracle oracle = new TitaniumOracle(Map.of());
         // the core context as the broker processes it: last, and served by the oracle's loader
@@ -92,8 +91,7 @@ class OneElementArrayOracleTest {
 
     @Test
     void the_concise_answer_gives_the_same_values() throws Exception {
-        String id = "urn:ngsi-ld:T:" + System.nanoTime();
-        assertEquals(201, send("POST", "/entities", sent(id).toString()).statusCode());
+        String id = created();
         assertEquals(json("""
                 {"id": "%s", "type": "T", "scope": "/a",
                  "reading": {"value": "x", "unitCode": "C62", "source": 7},
@@ -109,14 +107,20 @@ class OneElementArrayOracleTest {
 
     @Test
     void the_simplified_answer_gives_the_same_values() throws Exception {
-        String id = "urn:ngsi-ld:T:" + System.nanoTime();
-        assertEquals(201, send("POST", "/entities", sent(id).toString()).statusCode());
+        String id = created();
         assertEquals(json("""
                 {"id": "%s", "type": "T", "scope": "/a",
                  "reading": "x", "owner": "urn:ngsi-ld:T:a", "category": {"vocab": "x"},
                  "title": {"languageMap": {"en": "x", "fr": ["a", "b"]}},
                  "series": ["x"], "members": ["urn:ngsi-ld:T:b"], "document": {"json": [{"k": [1]}]},
                  "flag": true, "pair": ["x", "y"]}""".formatted(id)), retrieved(id, "?options=keyValues"));
+    }
+
+    /** Creates {@link #sent} under a fresh id, as application/json with the core context; returns the id. */
+    private static String created() throws Exception {
+        String id = "urn:ngsi-ld:T:" + System.nanoTime();
+        assertEquals(201, send("POST", "/entities", sent(id).toString()).statusCode());
+        return id;
     }
 
     private static JsonNode retrieved(String id, String query) throws Exception {
