@@ -127,6 +127,9 @@ final class BatchOperations {
         if (in.id() == null) {
             throw NgsiLdException.badData("an entity of the batch has no id");
         }
+        if (op == Operation.BATCH_UPDATE || op == Operation.BATCH_MERGE) {
+            EntityOperations.somethingToWrite(in); // a fragment; create and upsert take whole entities, a type at least
+        }
         List<EntityEditor.NotUpdated>[] kept = none();
         EntityWrite w = app.write(x, in.id(), current -> switch (op) {
             case BATCH_CREATE -> {

@@ -798,9 +798,11 @@ final class DistributedOperations {
         dev.cor.ngsild.model.EntityParser.Mode whole = dev.cor.ngsild.model.EntityParser.Mode.WHOLE;
         switch (x.operation()) {
             case CREATE_ENTITY -> parser.entity(objectOf(x.body), true, whole);
-            case REPLACE_ENTITY, APPEND_ATTRIBUTES -> parser.entity(objectOf(x.body), false, whole);
-            case MERGE_ENTITY -> parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.MERGE);
-            case UPDATE_ATTRIBUTES -> parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.PATCH);
+            case REPLACE_ENTITY, APPEND_ATTRIBUTES -> EntityOperations.somethingToWrite(parser.entity(objectOf(x.body), false, whole));
+            case MERGE_ENTITY -> EntityOperations.somethingToWrite(
+                    parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.MERGE));
+            case UPDATE_ATTRIBUTES -> EntityOperations.somethingToWrite(
+                    parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.PATCH));
             default -> {
                 // an attribute's body: its operation checks it (nothing of it was forwarded wrongly: one attribute, one source)
             }

@@ -210,8 +210,21 @@ final class EntityOperations {
 
     /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */
     private EntityInput fragment(Exchange x, Mode mode) {
-        EntityInput in = parser(x).entity(objectBody(x), false, mode);
+        EntityInput in = somethingToWrite(parser(x).entity(objectBody(x), false, mode));
         checkBodyId(entityId(x), in);
+        return in;
+    }
+
+    /**
+     * {@code in}, unless it names nothing to write - no attribute, type or scope: BadRequestData then
+     * (Append 5.6.3, Update 5.6.2, Merge 5.6.17, Replace 5.6.18, and their batches), as Partial
+     * Attribute Update refuses an empty fragment (TP 012_02_04) and Orion-LD every empty body. A write
+     * that changes nothing must not answer as if it had done something.
+     */
+    static EntityInput somethingToWrite(EntityInput in) {
+        if (in.writesNothing()) {
+            throw NgsiLdException.badData("the fragment names nothing to write: no attribute, no type, no scope");
+        }
         return in;
     }
 

@@ -496,7 +496,7 @@ public final class NgsildApplication implements CorRestApplication {
             // over cor:// a JSON body may arrive already parsed, with no Content-Type to say so
             x.contentType = ct == null && r.isJson() ? MediaType.JSON : MediaType.ofContentType(ct);
             if (x.contentType == null || x.contentType == MediaType.GEO_JSON
-                    || (x.contentType == MediaType.MERGE_PATCH && !r.method().equals("PATCH"))) {
+                    || (x.contentType == MediaType.MERGE_PATCH && !readsMergePatch(r.method(), op))) {
                 x.bareStatus = 415; // § 6.3.4: just the status, no body
                 return;
             }
@@ -533,6 +533,17 @@ public final class NgsildApplication implements CorRestApplication {
                 x.forwards = List.of(); // it may forward: to the sources of a subscription's copies (§ 5.8.1.4, 5.8.5.4)
             }
         }
+    }
+
+    /**
+     * Where {@code application/merge-patch+json} is read as {@code application/json}: every PATCH (§ 6.3.4),
+     * and Append Attributes, which FIWARE's ngsijs (1.4.1) sends so and Stellio takes - an append is a
+     * member-level merge of the entity, and the one thing a merge patch says otherwise, null removing a
+     * member, is refused there anyway. A create, a replace (PUT) or a batch sent as a merge patch
+     * contradicts itself: 415.
+     */
+    private static boolean readsMergePatch(String method, Operation op) {
+        return method.equals("PATCH") || op == Operation.APPEND_ATTRIBUTES;
     }
 
     /** Operations that may create a tenant: they write new entities. */

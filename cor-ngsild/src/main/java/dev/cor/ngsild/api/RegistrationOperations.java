@@ -48,7 +48,7 @@ final class RegistrationOperations {
     static final String TYPE = "ContextSourceRegistration";
     /** The members the broker keeps (Table 5.2.9-2, and the system members): a registrant's values are ignored. */
     private static final Set<String> KEPT = Set.of("status", "timesSent", "timesFailed", "lastSuccess", "lastFailure",
-            "createdAt", "modifiedAt");
+            "createdAt", "modifiedAt", "deletedAt");
     /** The members § 5.2.9 defines; any other is a Context Source Property, its name expanded like an attribute's. */
     private static final Set<String> MEMBERS = Set.of("registrationName", "description", "endpoint", "contextSourceInfo",
             "information", "contextSourceAlias", "datasetId", "expiresAt", "location", "management",
@@ -77,6 +77,7 @@ final class RegistrationOperations {
 
     void create(Exchange x) {
         ObjectNode body = object(x.body);
+        DefinedMembers.registration(body);
         JsonNode id = body.get("id");
         String regId;
         if (id == null) {
@@ -141,6 +142,7 @@ final class RegistrationOperations {
         if (fragment.isEmpty() || (fragment.size() == 1 && fragment.has("@context"))) {
             throw NgsiLdException.badData("the fragment is empty: nothing to update");
         }
+        DefinedMembers.registration(fragment);
         Registration old = l.definition();
         JsonNode id = fragment.get("id");
         if (id != null && !id.asText().equals(old.id())) {

@@ -47,7 +47,7 @@ final class SubscriptionOperations {
     /** The members the broker keeps: a subscriber's values for them are ignored (Table 5.2.12-2). */
     private static final CorCoLogLimiter FILTER_LOG =
             new CorCoLogLimiter(System.getLogger(SubscriptionOperations.class.getName()), 10_000);
-    private static final Set<String> KEPT = Set.of("status", "createdAt", "modifiedAt", RemoteSubscriptions.COPIES);
+    private static final Set<String> KEPT = Set.of("status", "createdAt", "modifiedAt", "deletedAt", RemoteSubscriptions.COPIES);
     private static final Set<String> KEPT_NOTIFICATION = Set.of("status", "timesSent", "timesFailed",
             "lastNotification", "lastSuccess", "lastFailure");
     private static final Set<String> FORMATS = Set.of("normalized", "concise", "keyValues", "simplified");
@@ -139,6 +139,7 @@ final class SubscriptionOperations {
 
     void create(Exchange x) {
         ObjectNode body = object(x.body);
+        DefinedMembers.subscription(body);
         JsonNode id = body.get("id");
         String subId;
         if (id == null) {
@@ -194,6 +195,7 @@ final class SubscriptionOperations {
         if (fragment.isEmpty() || (fragment.size() == 1 && fragment.has("@context"))) {
             throw NgsiLdException.badData("the fragment is empty: nothing to update");
         }
+        DefinedMembers.subscription(fragment);
         JsonNode id = fragment.get("id");
         if (id != null && !id.asText().equals(s.definition().id())) {
             throw NgsiLdException.badData("a subscription's id cannot change (" + id + ")");

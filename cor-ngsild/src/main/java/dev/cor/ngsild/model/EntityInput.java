@@ -14,4 +14,9 @@ import java.util.Map;
  */
 public record EntityInput(String id, List<String> types, List<String> scopes,
         Map<String, List<AttributeInput>> attributes) {
+
+    /** Whether it names nothing to write: no attribute, no type, no scope (an id, an @context and system members aside). */
+    public boolean writesNothing() {
+        return types == null && scopes == null && attributes.isEmpty();
+    }
 }

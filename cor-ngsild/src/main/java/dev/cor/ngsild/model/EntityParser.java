@@ -10,6 +10,7 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import dev.cor.ngsild.NgsildLimits;
@@ -443,7 +444,18 @@ public final class EntityParser {
             throw NgsiLdException.badData("attribute '" + key + "' has an NGSI-LD Null value, which only a patch may use");
         }
         checkDepth(key, v, 1, mode != Mode.MERGE);
-        return v;
+        return single(v);
+    }
+
+    /**
+     * A one-element array as JSON-LD compaction gives it back (compactArrays, JSON-LD 1.1 § 4.1.5):
+     * the element. Expanded, {@code ["x"]} and {@code "x"} are the same value of a member whose term
+     * is no list ({@code value}, {@code object}, {@code vocab}, a language of a languageMap), so the
+     * broker keeps - and answers, and matches - the element, as Orion-LD does ("array reduction").
+     * One level: a structured value below it is JSON kept as written.
+     */
+    private static JsonNode single(JsonNode v) {
+        return v.isArray() && v.size() == 1 ? v.get(0) : v;
     }
 
     /**
@@ -478,7 +490,7 @@ public final class EntityParser {
                     throw NgsiLdException.badData("attribute '" + key + "': the object " + o + " is not a URI");
                 }
             }
-            return raw;
+            return single(raw);
         }
         throw NgsiLdException.badData("attribute '" + key + "': object is a URI or an array of URIs, not " + describe(raw));
     }
@@ -526,7 +538,14 @@ public final class EntityParser {
                         + "' is a string or an array of strings, not " + describe(s));
             }
         }
-        return raw;
+        ObjectNode out = null;
+        for (Map.Entry<String, JsonNode> e : raw.properties()) {
+            if (e.getValue().isArray() && e.getValue().size() == 1) {
+                out = out == null ? ((ObjectNode) raw).deepCopy() : out;
+                out.set(e.getKey(), single(e.getValue())); // a language's one string (@container @language compacts so)
+            }
+        }
+        return out == null ? raw : out;
     }
 
     /** BCP 47, loosely: alphanumeric subtags of 1-8 characters separated by dashes, the first one letters. */
@@ -562,7 +581,7 @@ public final class EntityParser {
                 }
                 out.add(expandTerm(key, member, t.asText()));
             }
-            return out;
+            return single(out);
         }
         throw NgsiLdException.badData("attribute '" + key + "': " + member + " is a string or an array of strings, not "
                 + describe(raw));

@@ -21,8 +21,8 @@ import dev.cor.ngsild.conformance.Ngsi.Answer;
  * The HTTP preconditions and common answer requirements (6.3.4, 6.3.6): Accept negotiation over
  * application/json, application/ld+json and application/geo+json in that order unless q-values say
  * otherwise, 406 otherwise; Content-Type application/json or application/ld+json (and
- * application/merge-patch+json on PATCH), else a bare 415; Content-Length on POST, PATCH and PUT,
- * else a bare 411; 207 and errors always application/json; no Content-Length on a 204.
+ * application/merge-patch+json on PATCH and on POST .../attrs: NgsijsRequestsTest), else a bare 415;
+ * Content-Length on POST, PATCH and PUT, else a bare 411; 207 and errors always application/json; no Content-Length on a 204.
  * ETSI: TP/NGSI-LD/CommonBehaviours/CommonResponses.
  */
 class ContentNegotiationTest extends ConformanceTest {

@@ -566,6 +566,21 @@ class DistributedOperationsTest {
         assertEquals(0, s.hits());
     }
 
+    /** A fragment that names nothing to write is refused (400) before anything is forwarded, on every route that takes one. */
+    @Test
+    void a_fragment_naming_nothing_to_write_is_forwarded_nowhere() {
+        Node a = broker("W10e");
+        String type = "Empty" + SEQ.incrementAndGet();
+        String id = fresh(type);
+        SourceStub s = stub(req -> new SourceStub.Answer(204, null, 0));
+        reg(a, Mode.INCLUSIVE, s.endpoint(), null, type, Set.of());
+        for (String[] route : new String[][] {{"POST", "/attrs"}, {"PATCH", "/attrs"}, {"PATCH", ""}, {"PUT", ""}}) {
+            Answer r = a.api().method(route[0], Ngsi.entity(id) + route[1]).json(Json.parse("{}")).send();
+            assertEquals(400, r.status(), r.toString());
+        }
+        assertEquals(0, s.hits());
+    }
+
     /** D001_02_exc / 5614_01: an entity registered exclusively by a source that does not take createEntity: 409, nothing forwarded. */
     @Test
     void create_of_an_entity_held_by_a_source_that_takes_no_create_is_a_conflict() {

@@ -33,8 +33,8 @@ class InformationModelTest extends ConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"\"text\"", "42", "-3.25", "true", "false", "0", "1e3", "\"\"",
-        "{\"street\": \"Main\", \"nested\": {\"list\": [1, \"two\", {\"x\": true}]}}", "[1, 2, 3]", "[{\"a\": 1}]"})
-    @DisplayName("4.5.2: a Property value of any JSON type reads back as sent")
+        "{\"street\": \"Main\", \"nested\": {\"list\": [1, \"two\", {\"x\": true}]}}", "[1, 2, 3]", "[{\"a\": 1}, {\"b\": 2}]"})
+    @DisplayName("4.5.2: a Property value of any JSON type reads back as sent (a one-element array as its element: OneElementArrayOracleTest)")
     void propertyValues(String value) {
         roundTrip("{\"brandName\": {\"type\": \"Property\", \"value\": " + value + "}}");
     }
