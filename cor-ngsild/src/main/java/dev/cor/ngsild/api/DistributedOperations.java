@@ -1219,7 +1219,8 @@ final class DistributedOperations {
         try {
             return EntityMerge.fromSource(json, a.registration().context(), config.limits());
         } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
-            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity: " + e.getMessage()));
+            // the parser's text may quote the source's content: the client gets the broker's words only
+            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity"));
             return null;
         }
     }

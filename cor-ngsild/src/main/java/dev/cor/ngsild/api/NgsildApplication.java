@@ -216,8 +216,8 @@ public final class NgsildApplication implements CorRestApplication {
             error(x, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, e.getMessage()));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "cor-ngsild: " + request + " failed", e);
-            error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? ": " + e.getMessage() : "")));
+            // the message may hold anything a peer sent on the way: the client gets its kind, the log the rest
+            error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName() + " (in the broker's log)"));
         }
         status = request.status();
         config.metrics().request(x.operation() == null ? "unknown" : x.operation().metricName(), status);

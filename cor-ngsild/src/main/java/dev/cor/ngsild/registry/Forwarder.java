@@ -214,17 +214,16 @@ public final class Forwarder {
 
     private Answer answer(Registration r, CorRestCall call, boolean raw) {
         Throwable error = call.error();
-        if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.TOO_LARGE
-                || e.kind() == CorRestClientException.Kind.MALFORMED)) {
-            // an answer came, but not one to use: too large, or not HTTP (§ 6.3.17: 111)
-            return new Answer(r, 0, null, warning(111, r, "answered what cannot be used: " + e.getMessage()));
+        if (error instanceof CorRestClientException e) {
+            // the warning reaches the client: the failure in the broker's words, never the
+            // client's message, which may quote what the source sent (a status line, a header)
+            String why = e.reason("the source", timeoutMs(r));
+            boolean answered = e.kind() == CorRestClientException.Kind.TOO_LARGE
+                    || e.kind() == CorRestClientException.Kind.MALFORMED;
+            return new Answer(r, 0, null, warning(answered ? 111 : 199, r, why)); // § 6.3.17: 111 an unusable answer
         }
         if (error != null) {
-            String why = error instanceof CorRestClientException e
-                    ? (e.kind() == CorRestClientException.Kind.TIMEOUT ? "no answer within " + timeoutMs(r) + " ms"
-                            : "no answer: " + e.getMessage())
-                    : "no answer: " + error;
-            return new Answer(r, 0, null, warning(199, r, why));
+            return new Answer(r, 0, null, warning(199, r, "no answer (" + error.getClass().getSimpleName() + ")"));
         }
         CorRestClientResponse resp = call.response();
         int status = resp.status();

@@ -120,17 +120,7 @@ public final class Notifier implements AutoCloseable {
         try {
             r = client.send(b.body(body).build());
         } catch (CorRestClientException e) {
-            String receiver = "the receiver " + origin(d.endpoint().uri());
-            return switch (e.kind()) {
-                case REFUSED -> "cannot connect to " + receiver;
-                case RESET -> "the connection to " + receiver + " failed";
-                case TIMEOUT -> receiver + " did not answer within " + timeoutMs + " ms";
-                case MALFORMED -> receiver + " answered what is not HTTP/1.1";
-                case TLS -> "TLS with " + receiver + " failed";
-                case RESOLVE -> "the host of " + receiver + " did not resolve";
-                case CLOSED -> receiver + " closed the connection before a full answer";
-                case TOO_LARGE -> receiver + " answered more than the broker reads";
-            };
+            return e.reason("the receiver " + origin(d.endpoint().uri()), timeoutMs);
         }
         return r.status() / 100 == 2 ? null : "the receiver answered " + r.status();
     }

@@ -1593,6 +1593,38 @@ class DistributedOperationsTest {
         assertTrue(ms < 2_500, "the hung source's 400 ms timeout bounds the answer, not the broker's 3 s: " + ms + " ms");
     }
 
+    /**
+     * A source's failure reaches the client as a warning in the broker's words: not its status
+     * line, not a header it sent, not what its entity's parser found wrong - none of which may
+     * carry what the client must not see (a token the source holds).
+     */
+    @Test
+    void a_failing_sources_warning_quotes_nothing_the_source_sent() {
+        Node a = broker("A12");
+        String id = fresh("Vehicle");
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Kept\"}}".formatted(id));
+        String secret = "eyJhbGciOiJub25lIn0.SECRET";
+        SourceStub statusLine = stub(req -> new SourceStub.Raw(secret + " 200 OK\r\n\r\n"));
+        SourceStub header = stub(req -> new SourceStub.Raw("HTTP/1.1 200 OK\r\n" + secret + "\r\nContent-Length: 2\r\n\r\n{}"));
+        SourceStub length = stub(req -> new SourceStub.Raw("HTTP/1.1 200 OK\r\nContent-Length: " + secret + "\r\n\r\n"));
+        SourceStub entity = stub(req -> new SourceStub.Answer(200,
+                "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"%s\",\"value\":1}}".formatted(id, secret), 0));
+        for (SourceStub s : List.of(statusLine, header, length, entity)) {
+            reg(a, Mode.INCLUSIVE, s.endpoint(), id, "Vehicle", Set.of());
+        }
+        Answer r = a.api().get(Ngsi.entity(id)).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals("Kept", r.json().path("brand").path("value").asText(), r.toString());
+        List<String> warnings = r.headerValues("NGSILD-Warning");
+        assertEquals(4, warnings.size(), r.toString());
+        for (String w : warnings) {
+            assertFalse(w.contains("SECRET") || w.contains("eyJ"), "the warning quotes the source: " + w);
+        }
+        String all = String.join("\n", warnings);
+        assertTrue(all.contains(statusLine.endpoint() + "): the source answered what is not HTTP/1.1"), all);
+        assertTrue(all.contains(entity.endpoint() + "): answered what is not an NGSI-LD entity"), all);
+    }
+
     /** IOP_EXT_ERR_01_03/12: with no data anywhere a retrieve is 404, and a dead source's warning stays on it. */
     @Test
     void a_404_keeps_the_warning_of_a_dead_source() {

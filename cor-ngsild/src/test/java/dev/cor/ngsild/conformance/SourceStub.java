@@ -36,7 +36,7 @@ final class SourceStub implements AutoCloseable {
     }
 
     /** What to do with a request. */
-    sealed interface Behaviour permits Answer, Hang, Die {
+    sealed interface Behaviour permits Answer, Hang, Die, Raw {
     }
 
     /** Answer {@code status} with {@code body} (as {@code application/json}) after {@code delayMs}. */
@@ -49,6 +49,10 @@ final class SourceStub implements AutoCloseable {
 
     /** Send the head and part of a body promised longer, then close the connection. */
     record Die() implements Behaviour {
+    }
+
+    /** Write {@code bytes} as they are (no HTTP framing added), then close the connection. */
+    record Raw(String bytes) implements Behaviour {
     }
 
     private final ServerSocket server;
@@ -128,6 +132,11 @@ final class SourceStub implements AutoCloseable {
                             .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     return; // closes with 990 bytes still promised
+                }
+                if (b instanceof Raw r) {
+                    out.write(r.bytes().getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    return;
                 }
                 Answer a = (Answer) b;
                 if (a.delayMs() > 0) {

@@ -51,6 +51,25 @@ public class CorRestClientException extends IOException {
         return kind == Kind.TIMEOUT ? 504 : 502;
     }
 
+    /**
+     * This failure in the client's own words, naming {@code peer} as the caller gives it (its
+     * origin, say) and {@code timeoutMs} for a timeout. Unlike {@link #getMessage()}, which may
+     * quote what the peer sent (a status line, a header), nothing here came from the peer: the
+     * text a caller may pass on to a third party, a client of its own.
+     */
+    public String reason(String peer, long timeoutMs) {
+        return switch (kind) {
+            case REFUSED -> "cannot connect to " + peer;
+            case RESET -> "the connection to " + peer + " failed";
+            case TIMEOUT -> peer + " did not answer within " + timeoutMs + " ms";
+            case MALFORMED -> peer + " answered what is not HTTP/1.1";
+            case TLS -> "TLS with " + peer + " failed";
+            case RESOLVE -> "the host of " + peer + " did not resolve";
+            case CLOSED -> peer + " closed the connection before a full answer";
+            case TOO_LARGE -> peer + " answered more than the client reads";
+        };
+    }
+
     @Override
     public String toString() {
         return "CorRestClientException[" + kind + "]: " + getMessage();
