@@ -10,15 +10,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.cor.base.CorCoLogLimiter;
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.api.NgsildApplication.Config;
 import dev.cor.ngsild.ld.ContextRef;
@@ -26,6 +23,7 @@ import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
@@ -46,8 +44,6 @@ import dev.cor.rest.CorRestJson;
  */
 final class SubscriptionOperations {
     /** The members the broker keeps: a subscriber's values for them are ignored (Table 5.2.12-2). */
-    private static final CorCoLogLimiter FILTER_LOG =
-            new CorCoLogLimiter(System.getLogger(SubscriptionOperations.class.getName()), 10_000);
     private static final Set<String> KEPT = Set.of("status", "createdAt", "modifiedAt", RemoteSubscriptions.COPIES);
     private static final Set<String> KEPT_NOTIFICATION = Set.of("status", "timesSent", "timesFailed",
             "lastNotification", "lastSuccess", "lastFailure");
@@ -390,7 +386,7 @@ final class SubscriptionOperations {
         JsonNode entities = doc.get("entities");
         if (entities != null) {
             for (JsonNode sel : entities) {
-                selectors.add(selector((ObjectNode) sel));
+                selectors.add(selector((ObjectNode) sel, restored));
             }
         }
         Set<String> watched = null;
@@ -473,20 +469,15 @@ final class SubscriptionOperations {
         return Set.copyOf(out);
     }
 
-    private static Subscription.Selector selector(ObjectNode sel) {
+    /** An EntitySelector; {@code restored}: its idPattern was accepted before, whatever its length. */
+    private static Subscription.Selector selector(ObjectNode sel, boolean restored) {
         String id = optionalText(sel, "id");
         if (id != null && !Syntax.isUri(id)) {
             throw NgsiLdException.badData("an EntitySelector's id is a URI, not '" + id + "'");
         }
         String idPattern = optionalText(sel, "idPattern");
-        Pattern pattern = null;
-        if (idPattern != null) {
-            try {
-                pattern = Pattern.compile(idPattern);
-            } catch (PatternSyntaxException e) {
-                throw NgsiLdException.badData("idPattern is not a regular expression: " + e.getDescription());
-            }
-        }
+        BoundedPattern pattern = idPattern == null ? null
+                : restored ? BoundedPattern.compileKept(idPattern, "idPattern") : BoundedPattern.compile(idPattern, "idPattern");
         TypeSelection types = TypeSelection.parse(sel.get("type").asText(), t -> t);
         return new Subscription.Selector(id, pattern, Set.copyOf(types.types()), types::matches);
     }
@@ -495,9 +486,8 @@ final class SubscriptionOperations {
      * q, geoQ and scopeQ parsed once, with the subscriber's context (the one its notifications
      * are compacted with), into the filter every write that reaches the subscription is tested
      * against; an invalid one is a 400 here, at creation or update, naming the offending part.
-     * A pattern that passes its cost bound on some entity (403 TooComplexQuery in a query) has
-     * no requester to answer: that entity does not match, and the log says so, at most once per
-     * 10 s.
+     * Its patterns match within the budget they are given and throw TooComplexQuery past it: the
+     * subscriptions decide what that does to the subscription (it stops matching, failed).
      */
     private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ, LdContext ctx) {
         if (q != null && q.contains("%22")) {
@@ -511,16 +501,8 @@ final class SubscriptionOperations {
         if (query == null && geo == null && scope == null) {
             return SubscriptionFilter.ALL;
         }
-        return e -> {
-            try {
-                return (query == null || query.test(e)) && (geo == null || geo.test(e))
-                        && (scope == null || scope.test(e));
-            } catch (NgsiLdException tooComplex) {
-                FILTER_LOG.log(System.Logger.Level.WARNING, () -> "a subscription's q does not match entity "
-                        + e.id() + ": " + tooComplex.getMessage(), null);
-                return false;
-            }
-        };
+        return (e, budget) -> (query == null || query.test(e, budget)) && (geo == null || geo.test(e))
+                && (scope == null || scope.test(e));
     }
 
     private static Set<Subscription.Trigger> triggers(JsonNode n) {
