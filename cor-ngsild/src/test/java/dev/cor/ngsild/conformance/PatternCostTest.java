@@ -93,6 +93,20 @@ class PatternCostTest extends ConformanceTest {
     }
 
     @Test
+    @DisplayName("5.2.8, 5.2.33: what can be judged at creation is: an idPattern longer than 256 characters is 400"
+            + " BadRequestData for a subscription and a registration, as for a query")
+    void aPatternTooLongIsRefusedAtCreation() {
+        String pattern = "a".repeat(257);
+        Checks.badData(api.post("/subscriptions").json(Json.obj("""
+                {"type": "Subscription", "entities": [{"type": "T", "idPattern": "%s"}],
+                 "notification": {"endpoint": {"uri": "http://127.0.0.1:1/n"}}}""", pattern)).send(), "256");
+        Checks.badData(api.post("/csourceRegistrations").json(Json.obj("""
+                {"type": "ContextSourceRegistration", "information": [{"entities": [{"type": "T", "idPattern": "%s"}]}],
+                 "endpoint": "http://127.0.0.1:1"}""", pattern)).send(), "256");
+        Checks.badData(api.get("/entities").query("type", "T").query("idPattern", pattern).send(), "256");
+    }
+
+    @Test
     @DisplayName("5.8.1, 4.9: a subscription whose idPattern backtracks without bound stalls no write - the write is"
             + " answered, the other subscriptions are notified, and that one is failed until it is updated")
     void aCostlySubscriptionPatternStallsNoWrite() {
