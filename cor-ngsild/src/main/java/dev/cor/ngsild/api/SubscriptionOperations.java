@@ -440,7 +440,7 @@ final class SubscriptionOperations {
             }
             ctx = config.contexts().resolve(ContextRef.link(jsonldContext), config.contextTimeoutMs());
         }
-        SubscriptionFilter filter = filter(q, geoQ, scopeQ, ctx);
+        SubscriptionFilter filter = filter(q, geoQ, scopeQ, ctx, restored);
         JsonNode n = doc.get("notification");
         if (!(n instanceof ObjectNode notification)) {
             throw NgsiLdException.badData("a subscription has notification parameters (an object)");
@@ -488,14 +488,16 @@ final class SubscriptionOperations {
      * against; an invalid one is a 400 here, at creation or update, naming the offending part.
      * Its patterns match within the budget they are given and throw TooComplexQuery past it: the
      * subscriptions decide what that does to the subscription (it stops matching, failed).
+     * {@code restored}: kept from before, its q is read as it was accepted then.
      */
-    private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ, LdContext ctx) {
+    private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ, LdContext ctx, boolean restored) {
         if (q != null && q.contains("%22")) {
             // a q copied from a URL, its quotes still percent-encoded (the suite's 5814_01_02 writes one so): a
             // percent sign has no place in the grammar (4.9), so it is read as the URL's parameter would be
             q = java.net.URLDecoder.decode(q.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
         }
-        QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
+        QueryExpression query = q == null ? null
+                : restored ? QueryExpression.parseKept(q, ctx) : QueryExpression.parse(q, ctx);
         GeoQuery geo = geoQ == null ? null : GeoQuery.parse(geoQ, ctx);
         ScopeQuery scope = scopeQ == null ? null : ScopeQuery.parse(scopeQ);
         if (query == null && geo == null && scope == null) {

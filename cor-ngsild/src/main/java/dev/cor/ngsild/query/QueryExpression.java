@@ -60,6 +60,14 @@ public final class QueryExpression {
     }
 
     /**
+     * Parses a q the broker accepted and kept before the 4.9 refusals of unquoted values (a
+     * subscription's, read back at start): what was acknowledged then is not refused now.
+     */
+    public static QueryExpression parseKept(String text, LdContext context) {
+        return new QueryExpression(text, new QParser(text, context, Set.of(), "q", true).parse());
+    }
+
+    /**
      * Whether {@code e} matches, its patterns reading at most what {@code budget} has left (a
      * pattern that backtracks without bound, or the budget spent, throws TooComplexQuery). A term
      * on a linked entity ({@code rel{attr}}) never matches here: see the other form.
