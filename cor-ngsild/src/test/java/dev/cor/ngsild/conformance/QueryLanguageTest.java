@@ -113,8 +113,10 @@ class QueryLanguageTest extends ConformanceTest {
         "name~=\"Tower$\"\t1,2",
         "name!~=\"Tower\"\t3",
         "name!~=\"^Eiffel\"\t2,3",
+        "level!~=\"4\"\t-",
+        "nickname!~=\"x\"\t-",
         "level~=\"4\"\t-"})
-    @DisplayName("4.9 TP 019_28_05: ~= and !~= match a pattern against strings only")
+    @DisplayName("4.9 TP 019_28_05: ~= and !~= match a pattern against strings only (!~= is false on a number or a missing target)")
     void patterns(String q, String expected) {
         assertEquals(expected, matches(q), q);
     }
