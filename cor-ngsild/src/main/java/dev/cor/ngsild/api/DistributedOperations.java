@@ -164,9 +164,10 @@ final class DistributedOperations {
         for (Registration r : already) {
             seen.add(r.id());
         }
+        BoundedPattern pattern = BoundedPattern.compileOrNull(idPattern, "idPattern");
         for (String op : List.of("queryEntity", "queryBatch")) {
             for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, id, idPattern, types, attrs), config.clock().millis())) {
+                    new RegistrationLookup.Want(op, id, pattern, types, attrs), config.clock().millis())) {
                 if (seen.add(r.id())) {
                     out.add(r);
                 }
@@ -177,8 +178,8 @@ final class DistributedOperations {
 
     /** The registrations a request reaches, its types and attributes expanded: the handler's precise look. */
     private List<Registration> reach(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs) {
-        return config.registrations().matching(x.tenant,
-                new RegistrationLookup.Want(operationName(x.operation()), id, idPattern, types, attrs), config.clock().millis());
+        return config.registrations().matching(x.tenant, new RegistrationLookup.Want(operationName(x.operation()), id,
+                BoundedPattern.compileOrNull(idPattern, "idPattern"), types, attrs), config.clock().millis());
     }
 
     // ---------------------------------------------------------------- Retrieve Entity (§ 5.7.1.4)
@@ -449,9 +450,10 @@ final class DistributedOperations {
         Set<String> taking = new HashSet<>();
         reach(x, null, x.params.get("idPattern"), types, attrs).forEach(r -> taking.add(r.id()));
         List<Forwarder.Answer> out = new ArrayList<>();
+        BoundedPattern pattern = BoundedPattern.compileOrNull(x.params.get("idPattern"), "idPattern");
         for (String op : List.of("retrieveEntity", "queryEntity")) {
             for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, null, x.params.get("idPattern"), types, attrs), config.clock().millis())) {
+                    new RegistrationLookup.Want(op, null, pattern, types, attrs), config.clock().millis())) {
                 if ((r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) && taking.add(r.id())) {
                     out.add(new Forwarder.Answer(r, 409, null, forwarder.warning(299, r,
                             "holds entities the purge selects, and its source does not take purgeEntity")));
@@ -1414,8 +1416,7 @@ final class DistributedOperations {
             return true;
         }
         for (Registration.EntityInfo ei : info.entities()) {
-            boolean idOk = id == null || ((ei.id() == null || ei.id().equals(id))
-                    && (ei.idPattern() == null || BoundedPattern.compile(ei.idPattern(), "idPattern").matches(id)));
+            boolean idOk = id == null || ei.selectsId(id);
             boolean typeOk = ei.type() == null || types.isEmpty() || types.contains(ei.type());
             if (idOk && typeOk) {
                 return true;

@@ -12,6 +12,7 @@ import org.locationtech.jts.geom.Envelope;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.ngsild.store.EntityStore;
@@ -23,15 +24,18 @@ import dev.cor.ngsild.store.EntityStore.Index;
  * a scope query, all of which must hold - and the plan that runs it: it starts from the
  * smallest index that bounds the answer (ids, a type, an attribute, the spatial grid, or every
  * entity), walks candidates in id order and stops once the page is full unless a count is
- * asked, so that the cost follows the answer rather than the store. Immutable; one per request.
+ * asked, so that the cost follows the answer rather than the store. One per request, used by the
+ * thread running it: its patterns share the request's {@link MatchBudget}, so that a query over
+ * many entities, each match under the bound of one match, still ends with TooComplexQuery once
+ * the request's matches have taken {@link MatchBudget#REQUEST_STEPS} steps together.
  */
 final class EntityQuery {
     /** One EntitySelector: {@code null} members select anything. */
     record Selector(Set<String> ids, BoundedPattern idPattern, TypeSelection types) {
-        boolean test(Entity e) {
+        boolean test(Entity e, MatchBudget budget) {
             return (ids == null || ids.contains(e.id()))
                     && (types == null || types.matches(e.types()))
-                    && (idPattern == null || idPattern.matches(e.id()));
+                    && (idPattern == null || idPattern.find(e.id(), budget));
         }
     }
 
@@ -51,6 +55,8 @@ final class EntityQuery {
     private java.util.function.Function<String, Entity> linked = id -> null;
     /** orderBy (V1.9.1 § 4.23), or {@code null}: id order. */
     private final java.util.Comparator<Entity> order;
+    /** What the request's patterns may still read (its idPatterns and q patterns, every entity together). */
+    private final MatchBudget budget;
 
     EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope) {
         this(selectors, attrs, q, geo, scope, null);
@@ -58,6 +64,12 @@ final class EntityQuery {
 
     EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope,
             java.util.Comparator<Entity> order) {
+        this(selectors, attrs, q, geo, scope, order, MatchBudget.request());
+    }
+
+    private EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope,
+            java.util.Comparator<Entity> order, MatchBudget budget) {
+        this.budget = budget;
         this.selectors = selectors;
         this.attrs = attrs;
         this.q = q;
@@ -76,7 +88,7 @@ final class EntityQuery {
         if (!selectors.isEmpty()) {
             boolean any = false;
             for (Selector s : selectors) {
-                if (s.test(e)) {
+                if (s.test(e, budget)) {
                     any = true;
                     break;
                 }
@@ -97,7 +109,7 @@ final class EntityQuery {
                 return false;
             }
         }
-        return (scope == null || scope.test(e)) && (q == null || q.test(e, linked)) && (geo == null || geo.test(e));
+        return (scope == null || scope.test(e)) && (q == null || q.test(e, linked, budget)) && (geo == null || geo.test(e));
     }
 
     /** Runs the query on the tenant: the entities from {@code offset}, at most {@code limit}, in id order. */
@@ -105,7 +117,7 @@ final class EntityQuery {
         linked = id -> store.get(tenant, id);
         if (order != null) {
             // an order other than the ids' needs every match before the first page
-            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope, null).run(store, tenant, 0, Integer.MAX_VALUE, true)
+            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope, null, budget).run(store, tenant, 0, Integer.MAX_VALUE, true)
                     .entities();
             List<Entity> sorted = new ArrayList<>(all);
             sorted.sort(order);

@@ -9,8 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -24,7 +22,10 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
+import dev.cor.ngsild.query.StandingPattern;
 import dev.cor.ngsild.registry.OperationNames;
 import dev.cor.ngsild.registry.Registration;
 import dev.cor.ngsild.registry.RegistrationKeeper;
@@ -199,8 +200,9 @@ final class RegistrationOperations {
         }
         for (LiveSubscription s : subs.list(x.tenant)) {
             Subscription d = s.definition();
-            boolean was = before != null && concerns(d, before) && filtered(d, before);
-            boolean is = after != null && concerns(d, after) && filtered(d, after);
+            // each subscription's patterns with a budget of their own: the registrant pays for none beyond it
+            boolean was = before != null && concerns(d, before) && filtered(d, before, MatchBudget.oneMatch());
+            boolean is = after != null && concerns(d, after) && filtered(d, after, MatchBudget.oneMatch());
             if (!was && !is) {
                 continue;
             }
@@ -227,17 +229,23 @@ final class RegistrationOperations {
         Subscription d = s.definition();
         StringBuilder data = new StringBuilder();
         long now = config.clock().millis();
+        MatchBudget budget = MatchBudget.request();
         for (Registrations.Live l : regs.list(d.tenant())) {
-            if (l.live(now) && concerns(d, l.definition()) && filtered(d, l.definition())) {
+            if (l.live(now) && concerns(d, l.definition()) && filtered(d, l.definition(), budget)) {
                 data.append(data.isEmpty() ? "" : ",").append(text(notified(l.definition(), d)));
             }
         }
         return data.toString();
     }
 
-    private boolean filtered(Subscription d, Registration r) {
-        return d.filter() == dev.cor.ngsild.subscription.SubscriptionFilter.ALL
-                || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()));
+    /** Whether the subscription's q passes {@code r}; not when its patterns run out of {@code budget}. */
+    private boolean filtered(Subscription d, Registration r, MatchBudget budget) {
+        try {
+            return d.filter() == dev.cor.ngsild.subscription.SubscriptionFilter.ALL
+                    || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()), budget);
+        } catch (NgsiLdException tooCostly) {
+            return false;
+        }
     }
 
     /**
@@ -311,14 +319,10 @@ final class RegistrationOperations {
                     if (!sel.typeMatch().test(List.of(e.type()))) {
                         continue;
                     }
-                    if (sel.id() != null && e.id() != null && !sel.id().equals(e.id())) {
+                    if (sel.id() != null && !e.selectsId(sel.id())) {
                         continue;
                     }
-                    if (sel.id() != null && e.idPattern() != null
-                            && !Pattern.compile(e.idPattern()).matcher(sel.id()).find()) {
-                        continue;
-                    }
-                    if (sel.idPattern() != null && e.id() != null && !sel.idPattern().matcher(e.id()).find()) {
+                    if (sel.idPattern() != null && e.id() != null && !subscriptionFinds(sel, e.id())) {
                         continue;
                     }
                     return true;
@@ -326,6 +330,19 @@ final class RegistrationOperations {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a csourceSubscription's idPattern is found in a registered id. The registrant who
+     * asks is not to blame for the subscription's pattern: one that runs out of budget does not
+     * concern the registration (and fails nothing).
+     */
+    private static boolean subscriptionFinds(Subscription.Selector sel, String id) {
+        try {
+            return sel.idPattern().find(id);
+        } catch (NgsiLdException tooCostly) {
+            return false;
+        }
     }
 
     /**
@@ -471,11 +488,7 @@ final class RegistrationOperations {
                         if (!val.isTextual() || val.asText().isEmpty()) {
                             throw NgsiLdException.badData("an EntityInfo's idPattern is a regular expression, not " + val);
                         }
-                        try {
-                            Pattern.compile(val.asText());
-                        } catch (PatternSyntaxException ex) {
-                            throw NgsiLdException.badData("idPattern is not a regular expression: " + ex.getDescription());
-                        }
+                        BoundedPattern.compile(val.asText(), "an EntityInfo's idPattern");
                         ei.set("idPattern", val);
                     }
                     case "type" -> {
@@ -531,7 +544,7 @@ final class RegistrationOperations {
         }
         List<Registration.Info> infos = new ArrayList<>();
         for (JsonNode item : info) {
-            infos.add(info(item));
+            infos.add(info(item, "registration " + id));
         }
         String endpoint = SubscriptionOperations.optionalText(doc, "endpoint");
         if (endpoint == null) {
@@ -606,13 +619,15 @@ final class RegistrationOperations {
                 management[0], management[1], expiresAt, ctx, doc);
     }
 
-    private static Registration.Info info(JsonNode item) {
+    /** One RegistrationInfo as the lookup reads it, each EntityInfo's idPattern compiled once (shared by its types). */
+    private static Registration.Info info(JsonNode item, String owner) {
         List<Registration.EntityInfo> entities = new ArrayList<>();
         if (item.get("entities") instanceof ArrayNode es) {
             for (JsonNode e : es) {
                 String id = e.hasNonNull("id") ? e.get("id").asText() : null;
                 // § 5.2.8: id takes precedence over idPattern (Orion-LD drops the pattern too)
-                String idPattern = id == null && e.hasNonNull("idPattern") ? e.get("idPattern").asText() : null;
+                StandingPattern idPattern = id == null && e.hasNonNull("idPattern")
+                        ? StandingPattern.compile(e.get("idPattern").asText(), "idPattern", owner) : null;
                 JsonNode t = e.get("type");
                 if (t.isArray()) {
                     for (JsonNode one : t) {
@@ -752,10 +767,9 @@ final class RegistrationOperations {
                         throw conflict(r, "entity " + ei.id() + " is held here");
                     }
                 } else {
-                    Pattern p = ei.idPattern() == null ? null : Pattern.compile(ei.idPattern());
                     String[] hit = {null};
                     config.store().forEach(r.tenant(), ei.type(), e -> {
-                        if (hit[0] == null && (p == null || p.matcher(e.id()).find()) && holdsAny(e, attrs)) {
+                        if (hit[0] == null && ei.selectsId(e.id()) && holdsAny(e, attrs)) {
                             hit[0] = e.id();
                         }
                     });
@@ -911,9 +925,9 @@ final class RegistrationOperations {
      * (400 when invalid) but selects nothing by itself: a registration says which attributes a
      * source has, not their values.
      */
-    private record RegistrationQuery(Set<String> ids, String idPattern, TypeSelection types, Set<String> attrs,
+    private record RegistrationQuery(Set<String> ids, BoundedPattern idPattern, TypeSelection types, Set<String> attrs,
             Csf csf, dev.cor.ngsild.query.GeoQuery geo, dev.cor.ngsild.query.ScopeQuery scope, QueryExpression q,
-            dev.cor.ngsild.NgsildLimits limits, TimeQuery time) {
+            dev.cor.ngsild.NgsildLimits limits, TimeQuery time, MatchBudget budget) {
         static RegistrationQuery of(QueryParams p, LdContext ctx, dev.cor.ngsild.NgsildLimits limits) {
             EntityParser names = new EntityParser(ctx, limits);
             Set<String> ids = new LinkedHashSet<>();
@@ -923,14 +937,7 @@ final class RegistrationOperations {
                 }
                 ids.add(id);
             }
-            String idPattern = p.get("idPattern");
-            if (idPattern != null) {
-                try {
-                    Pattern.compile(idPattern);
-                } catch (PatternSyntaxException e) {
-                    throw NgsiLdException.badData("idPattern is not a regular expression: " + e.getDescription());
-                }
-            }
+            BoundedPattern idPattern = BoundedPattern.compileOrNull(p.get("idPattern"), "idPattern");
             String type = p.get("type");
             TypeSelection types = type == null || type.isEmpty() ? null : TypeSelection.parse(type, names::typeName);
             Set<String> attrs = new LinkedHashSet<>();
@@ -957,7 +964,9 @@ final class RegistrationOperations {
                 throw NgsiLdException.badData("a query of registrations names entity types or attribute names (or an id,"
                         + " idPattern, csf)");
             }
-            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits, time);
+            // one budget for the request's patterns (its idPattern, its q) over every registration
+            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits, time,
+                    MatchBudget.request());
         }
 
         boolean test(Registration r, long now) {
@@ -969,7 +978,7 @@ final class RegistrationOperations {
             if (csf != null && !csf.test(r)) {
                 return false;
             }
-            if (q != null && !q.test(asEntity(r, limits))) {
+            if (q != null && !q.test(asEntity(r, limits), budget)) {
                 return false;
             }
             if (geo != null) {
@@ -1028,7 +1037,7 @@ final class RegistrationOperations {
                     }
                 }
                 if (idPattern != null && Registrations.matches(one(e),
-                        new RegistrationLookup.Want(null, null, idPattern, Set.of(), Set.of()))) {
+                        new RegistrationLookup.Want(null, null, idPattern, Set.of(), Set.of(), budget))) {
                     return true;
                 }
             }

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.api.NgsildApplication.Config;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.registry.EntityMerge;
 import dev.cor.ngsild.registry.Forwarder;
 import dev.cor.ngsild.registry.Registration;
@@ -385,6 +386,7 @@ final class RemoteSubscriptions {
         Subscription d = s.definition();
         boolean split = d.document().path("splitEntities").asBoolean(false);
         List<Entity> entities = new ArrayList<>();
+        MatchBudget budget = MatchBudget.request();
         for (JsonNode e : body.get("data")) {
             Entity remote;
             try {
@@ -394,7 +396,7 @@ final class RemoteSubscriptions {
             }
             if (split) {
                 Entity merged = EntityMerge.merge(config.store().get(d.tenant(), remote.id()), remote, false);
-                if (d.filter().matches(merged)) {
+                if (passes(d, merged, budget)) {
                     entities.add(merged);
                 }
             } else {
@@ -421,5 +423,18 @@ final class RemoteSubscriptions {
         }
         copyTo(x, live, regs);
         x.request.respond(200, null, null);
+    }
+
+    /**
+     * Whether a merged entity a source notified passes the subscription's filter; not when its
+     * patterns run out of {@code budget} (the notifying source is not answered with an error for
+     * the subscriber's pattern).
+     */
+    private static boolean passes(Subscription d, Entity merged, MatchBudget budget) {
+        try {
+            return d.filter().matches(merged, budget);
+        } catch (NgsiLdException tooCostly) {
+            return false;
+        }
     }
 }

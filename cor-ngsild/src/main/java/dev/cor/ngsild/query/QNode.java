@@ -8,17 +8,20 @@ import dev.cor.ngsild.model.Entity;
 /** A node of a parsed q expression: an and, an or, a negated existence, a term. Immutable. */
 sealed interface QNode permits QNode.And, QNode.Or, QNode.Absent, QTerm {
 
-    /** @param linked the entity of an id (a relationship's object), or {@code null}: for attr{path} terms */
-    boolean test(Entity e, Function<String, Entity> linked);
+    /**
+     * @param linked the entity of an id (a relationship's object), or {@code null}: for attr{path} terms
+     * @param budget what the patterns may read (TooComplexQuery past it)
+     */
+    boolean test(Entity e, Function<String, Entity> linked, MatchBudget budget);
 
     /** Adds the attributes an entity must have to match. */
     void required(Set<String> out);
 
     record And(QNode[] all) implements QNode {
         @Override
-        public boolean test(Entity e, Function<String, Entity> linked) {
+        public boolean test(Entity e, Function<String, Entity> linked, MatchBudget budget) {
             for (QNode n : all) {
-                if (!n.test(e, linked)) {
+                if (!n.test(e, linked, budget)) {
                     return false;
                 }
             }
@@ -35,9 +38,9 @@ sealed interface QNode permits QNode.And, QNode.Or, QNode.Absent, QTerm {
 
     record Or(QNode[] any) implements QNode {
         @Override
-        public boolean test(Entity e, Function<String, Entity> linked) {
+        public boolean test(Entity e, Function<String, Entity> linked, MatchBudget budget) {
             for (QNode n : any) {
-                if (n.test(e, linked)) {
+                if (n.test(e, linked, budget)) {
                     return true;
                 }
             }
@@ -53,7 +56,7 @@ sealed interface QNode permits QNode.And, QNode.Or, QNode.Absent, QTerm {
     /** {@code !attr}: the entity lacks the target element (Orion-LD's and the test suite's extension). */
     record Absent(QPath path) implements QNode {
         @Override
-        public boolean test(Entity e, Function<String, Entity> linked) {
+        public boolean test(Entity e, Function<String, Entity> linked, MatchBudget budget) {
             return !path.exists(e, linked);
         }
 

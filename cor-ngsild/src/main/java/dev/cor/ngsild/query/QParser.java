@@ -15,9 +15,15 @@ import dev.cor.ngsild.model.Syntax;
  * unary := '(' or ')' | '!' path | path [op operand]
  * path  := name ('.' name)* ['[' member ('.' member)* ']']
  * operand := value '..' value | value (',' value)* | pattern
- * value := '"' JSON string '"' | bare (up to ; | ) , or ..)
+ * value := '"' JSON string '"' | number | true | false | date-time | date | time | URI | word
+ * word  := letter (letter | digit | '_' | '-' | '.')*
  * </pre>
- * Spaces between tokens are skipped. An error names the character (1-based) and the text.
+ * Spaces between tokens are skipped. An unquoted value runs up to ; | ) , space or ..; it is one
+ * of the forms above (4.9's ComparableValue, OtherValue and URI, and the words Orion-LD and the
+ * suite write unquoted) or a 400: an operator's character where a value belongs ({@code a>>4},
+ * {@code a===1}) is named, as is any character no unquoted value holds. A pattern (after
+ * {@code ~=}) is a regular expression and may hold any character. An error names the character
+ * (1-based) and the text.
  */
 final class QParser {
     private static final int MAX_DEPTH = 32;
@@ -28,12 +34,20 @@ final class QParser {
     private final java.util.Set<String> expandValues;
     /** What the text is, for errors: {@code q}, {@code orderBy}. */
     private final String what;
+    /** Whether unquoted values are taken as they were before the 4.9 refusals (a q kept from then). */
+    private final boolean kept;
     private int pos;
     private int depth;
     private int terms;
 
     /** @param expandValues the expanded names of the attributes whose values are expanded as vocab terms */
     QParser(String text, LdContext context, java.util.Set<String> expandValues, String what) {
+        this(text, context, expandValues, what, false);
+    }
+
+    /** @param kept a q the broker accepted and kept before the 4.9 refusals: its unquoted values are read as then */
+    QParser(String text, LdContext context, java.util.Set<String> expandValues, String what, boolean kept) {
+        this.kept = kept;
         this.what = what;
         this.text = text;
         this.context = context;
@@ -347,7 +361,51 @@ final class QParser {
             throw error(at, "a quote inside an unquoted value: '" + s + "'");
         }
         // an unquoted URI (a relationship's object) or word (a vocab term), as Orion-LD and the test suite use them
-        return QValue.text(s, vocab(s), false);
+        QValue v = QValue.text(s, vocab(s), false);
+        if (!kept && v.temporal == QValue.Temporal.NONE && !Syntax.isUri(s) && !isWord(s)) {
+            throw notAValue(s, at);
+        }
+        return v;
+    }
+
+    /** A letter, then letters, digits, '_', '-' or '.': a vocab term or a plain word, unquoted. */
+    private static boolean isWord(String s) {
+        int first = s.codePointAt(0);
+        if (!Character.isLetter(first)) {
+            return false;
+        }
+        for (int i = Character.charCount(first); i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            if (!(Character.isLetterOrDigit(cp) || cp == '_' || cp == '-' || cp == '.')) {
+                return false;
+            }
+            i += Character.charCount(cp);
+        }
+        return true;
+    }
+
+    /**
+     * The 400 of an unquoted value that is none of the forms: an operator's character where a
+     * value starts ({@code a>>4}, {@code a===1}, {@code a>=>4}) is named at its place; so is the
+     * first character a URI cannot hold; else the value as a whole.
+     */
+    private NgsiLdException notAValue(String s, int at) {
+        char c = s.charAt(0);
+        if ("=!<>~".indexOf(c) >= 0) {
+            return error(at, "'" + c + "' where a value belongs: one operator (== != > >= < <= ~= !~=) is followed by a"
+                    + " value");
+        }
+        if (!(Character.isLetterOrDigit(c) || c == '-')) {
+            return error(at, "a value does not start with '" + c + "' (a number, true, false, a date or time, a URI, a"
+                    + " word, or a quoted string)");
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if ("<>{}\\^`".indexOf(s.charAt(i)) >= 0) {
+                return error(at + i, "'" + s.charAt(i) + "' in an unquoted value (quote a string)");
+            }
+        }
+        return error(at, "'" + s + "' is no value: a number, true, false, a date or time, a URI, a word, or a quoted"
+                + " string");
     }
 
     private String vocab(String s) {

@@ -20,14 +20,15 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     enum Op { EXISTS, EQ, NE, GT, GE, LT, LE, MATCH, NO_MATCH }
 
     @Override
-    public boolean test(Entity e, java.util.function.Function<String, Entity> linked) {
+    public boolean test(Entity e, java.util.function.Function<String, Entity> linked, MatchBudget budget) {
         return switch (op) {
             case EXISTS -> path.exists(e, linked);
             // != and !~= hold when the target exists and none of its values (instances, items,
             // languages) equals or matches: the negation of == and ~= over an existing target
             case NE -> path.exists(e, linked) && !path.any(e, linked, this::equalsAny);
             case NO_MATCH -> path.any(e, linked, (v, k) -> anyItem(v, JsonNode::isTextual))
-                    && !path.any(e, linked, (v, k) -> matches(v));
+                    && !path.any(e, linked, (v, k) -> matches(v, budget));
+            case MATCH -> path.any(e, linked, (v, k) -> matches(v, budget));
             default -> path.any(e, linked, this::accepts);
         };
     }
@@ -43,8 +44,7 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
         return switch (op) {
             case EQ -> equalsAny(v, k);
             case GT, GE, LT, LE -> !isRelationship(k) && ordered(v, k);
-            case MATCH -> matches(v);
-            case EXISTS, NE, NO_MATCH -> throw new IllegalStateException(op.name());
+            case EXISTS, NE, MATCH, NO_MATCH -> throw new IllegalStateException(op.name());
         };
     }
 
@@ -105,7 +105,7 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
     }
 
     /** A pattern applies to strings only: any other target matches neither ~= nor !~= (§ 4.9). */
-    private boolean matches(JsonNode v) {
-        return anyItem(v, item -> item.isTextual() && pattern.find(item.textValue()));
+    private boolean matches(JsonNode v, MatchBudget budget) {
+        return anyItem(v, item -> item.isTextual() && pattern.find(item.textValue(), budget));
     }
 }

@@ -60,11 +60,20 @@ public final class QueryExpression {
     }
 
     /**
-     * Whether {@code e} matches. A pattern that backtracks without bound throws TooComplexQuery.
-     * A term on a linked entity ({@code rel{attr}}) never matches here: see the other form.
+     * Parses a q the broker accepted and kept before the 4.9 refusals of unquoted values (a
+     * subscription's, read back at start): what was acknowledged then is not refused now.
      */
-    public boolean test(Entity e) {
-        return root.test(e, id -> null);
+    public static QueryExpression parseKept(String text, LdContext context) {
+        return new QueryExpression(text, new QParser(text, context, Set.of(), "q", true).parse());
+    }
+
+    /**
+     * Whether {@code e} matches, its patterns reading at most what {@code budget} has left (a
+     * pattern that backtracks without bound, or the budget spent, throws TooComplexQuery). A term
+     * on a linked entity ({@code rel{attr}}) never matches here: see the other form.
+     */
+    public boolean test(Entity e, MatchBudget budget) {
+        return root.test(e, id -> null, budget);
     }
 
     /**
@@ -72,8 +81,8 @@ public final class QueryExpression {
      * (or {@code null}) for the terms on linked entities ({@code rel{Type:attr}}, 4.9 examples
      * 13/14) - the same tenant's store, say.
      */
-    public boolean test(Entity e, java.util.function.Function<String, Entity> linked) {
-        return root.test(e, linked);
+    public boolean test(Entity e, java.util.function.Function<String, Entity> linked, MatchBudget budget) {
+        return root.test(e, linked, budget);
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.query.StandingPattern;
 
 /**
  * One context source registration (ETSI GS CIM 009 § 5.2.9) as the broker keeps it: immutable,
@@ -48,8 +49,27 @@ public record Registration(String tenant, String id, List<Info> information, Mod
     }
 
     /**
-     * One EntityInfo (§ 5.2.8): a type (expanded) and at most one of id and idPattern.
+     * One EntityInfo (§ 5.2.8): a type (expanded) and at most one of id and idPattern, the
+     * pattern compiled once, with the registration. The one place that says which entity ids it
+     * names: {@link #selectsId}.
      */
-    public record EntityInfo(String id, String idPattern, String type) {
+    public record EntityInfo(String id, StandingPattern idPattern, String type) {
+
+        /** An EntityInfo of a pattern's text (compiled here; BadRequestData when invalid), for tests and tools. */
+        public EntityInfo(String id, String idPattern, String type) {
+            this(id, idPattern == null ? null : StandingPattern.compile(idPattern, "idPattern", "an EntityInfo"), type);
+        }
+
+        /**
+         * Whether it names entity {@code entityId}, types aside: its id is that id, or its
+         * idPattern is found in it (§ 5.2.8; anchors as written, as Orion-LD's regexec and the
+         * suite's {@code urn:ngsi-ld:Vehicle:*} want), or it names neither (every id).
+         */
+        public boolean selectsId(String entityId) {
+            if (id != null) {
+                return id.equals(entityId);
+            }
+            return idPattern == null || idPattern.find(entityId);
+        }
     }
 }

@@ -3,6 +3,9 @@ package dev.cor.ngsild.registry;
 import java.util.List;
 import java.util.Set;
 
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.MatchBudget;
+
 /**
  * Finds the registrations a request matches (§ 4.3.6, § 5.12): the question every distributed
  * operation asks first. Implemented by the registry; thread-safe, never waits, called from any
@@ -40,7 +43,14 @@ public interface RegistrationLookup {
      * @param idPattern the request's idPattern, or null
      * @param types     the expanded entity types the request names; empty: any type
      * @param attrs     the expanded attribute names the request names; empty: every attribute
+     * @param budget    what the request's idPattern may read over the registrations' ids (null without one)
      */
-    record Want(String operation, String id, String idPattern, Set<String> types, Set<String> attrs) {
+    record Want(String operation, String id, BoundedPattern idPattern, Set<String> types, Set<String> attrs,
+            MatchBudget budget) {
+
+        /** A lookup's want, its idPattern (if any) with the budget of one request. */
+        public Want(String operation, String id, BoundedPattern idPattern, Set<String> types, Set<String> attrs) {
+            this(operation, id, idPattern, types, attrs, idPattern == null ? null : MatchBudget.request());
+        }
     }
 }

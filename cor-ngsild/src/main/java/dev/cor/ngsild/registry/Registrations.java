@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Pattern;
 
 /**
  * The broker's context source registrations (§ 5.9, § 5.10), per tenant, and the lookup every
@@ -369,27 +368,21 @@ public final class Registrations implements RegistrationLookup {
 
     /**
      * An EntityInfo against what a request names: the type must be one the request names (any,
-     * when it names none); an id in the registration must be the request's id, or match its
-     * idPattern; an idPattern in the registration must match the request's id - and against a
-     * request's idPattern it matches (two patterns cannot be compared; the source filters, as
-     * Orion-LD forwards too).
+     * when it names none); the request's id must be one the EntityInfo names
+     * ({@link Registration.EntityInfo#selectsId}); the request's idPattern must be found in the
+     * EntityInfo's id - and against the EntityInfo's idPattern it matches (two patterns cannot be
+     * compared; the source filters, as Orion-LD forwards too).
      */
     static boolean entityMatches(Registration.EntityInfo e, Want want) {
         Set<String> types = want.types();
         if (types != null && !types.isEmpty() && !types.contains(e.type())) {
             return false;
         }
-        if (e.id() != null) {
-            if (want.id() != null) {
-                return want.id().equals(e.id());
-            }
-            if (want.idPattern() != null) {
-                return compile(want.idPattern()).matcher(e.id()).find();
-            }
-            return true;
+        if (want.id() != null) {
+            return e.selectsId(want.id());
         }
-        if (e.idPattern() != null && want.id() != null) {
-            return compile(e.idPattern()).matcher(want.id()).find();
+        if (want.idPattern() != null && e.id() != null) {
+            return want.idPattern().find(e.id(), want.budget());
         }
         return true;
     }
@@ -405,19 +398,5 @@ public final class Registrations implements RegistrationLookup {
             }
         }
         return false;
-    }
-
-    private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
-
-    /** Patterns are compiled once (a registration's are few and checked at creation). */
-    static Pattern compile(String regex) {
-        Pattern p = PATTERNS.get(regex);
-        if (p == null) {
-            p = Pattern.compile(regex);
-            if (PATTERNS.size() < 10_000) {
-                PATTERNS.put(regex, p);
-            }
-        }
-        return p;
     }
 }

@@ -28,6 +28,11 @@ public final class LiveSubscription {
     volatile String lastFailureReason;
     /** Whether the last notification sent failed (the status says {@code failed} until one succeeds). */
     volatile boolean failing;
+    /**
+     * The definition whose patterns ran out of budget on an entity: while it is the one in force
+     * the subscription matches nothing and its status says {@code failed}; an update replaces it.
+     */
+    private volatile Subscription spent;
     /** When the last notification was let through the throttle (epoch ms). */
     final AtomicLong lastAdmitted = new AtomicLong(Long.MIN_VALUE / 2);
 
@@ -117,7 +122,8 @@ public final class LiveSubscription {
 
     /**
      * The status at {@code now} (§ 5.2.12-2, with Orion-LD's {@code failed}): paused when not
-     * active, expired past {@code expiresAt}, failed when the last notification failed, else active.
+     * active, expired past {@code expiresAt}, failed when the last notification failed or its
+     * patterns ran out of budget (until an update), else active.
      */
     public String status(long now) {
         Subscription d = def;
@@ -127,10 +133,22 @@ public final class LiveSubscription {
         if (now >= d.expiresAt()) {
             return "expired";
         }
-        if (failing) {
+        if (failing || spent == d) {
             return "failed";
         }
         return "active";
+    }
+
+    /** Whether {@code d} is the definition whose patterns ran out of budget. */
+    boolean spent(Subscription d) {
+        return spent == d;
+    }
+
+    /** {@code d}'s patterns ran out of budget at {@code now}, for {@code reason}: it matches nothing from now on. */
+    void spend(Subscription d, long now, String reason) {
+        spent = d;
+        lastFailure = now;
+        lastFailureReason = reason;
     }
 
     /** Whether it notifies at {@code now}: active and not expired. */

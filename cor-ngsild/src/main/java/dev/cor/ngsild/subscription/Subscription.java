@@ -3,13 +3,14 @@ package dev.cor.ngsild.subscription;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.MatchBudget;
 
 /**
  * One subscription as the broker understood it (ETSI GS CIM 009 § 5.2.12): what it selects,
@@ -76,10 +77,11 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
      * @param types     every type the selection names: the index keys (an entity it selects has one of them)
      * @param typeMatch the whole type selection, on an entity's expanded types
      */
-    public record Selector(String id, Pattern idPattern, Set<String> types, Predicate<List<String>> typeMatch) {
-        boolean matches(Entity e) {
+    public record Selector(String id, BoundedPattern idPattern, Set<String> types, Predicate<List<String>> typeMatch) {
+        /** Whether it selects {@code e}: its id, its idPattern found in the id, its types - each that it names. */
+        boolean matches(Entity e, MatchBudget budget) {
             return (id == null || id.equals(e.id()))
-                    && (idPattern == null || idPattern.matcher(e.id()).matches())
+                    && (idPattern == null || idPattern.find(e.id(), budget))
                     && typeMatch.test(e.types());
         }
     }
@@ -98,12 +100,17 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
         }
     }
 
-    /** Whether it selects {@code e} (its entities, or any entity when it names none, and its filter). */
-    boolean selects(Entity e) {
+    /**
+     * Whether it selects {@code e} (its entities, or any entity when it names none, and its
+     * filter), its patterns reading at most what {@code budget} has left.
+     *
+     * @throws dev.cor.ngsild.api.NgsiLdException TooComplexQuery when they run out of it
+     */
+    boolean selects(Entity e, MatchBudget budget) {
         if (!entities.isEmpty()) {
             boolean any = false;
             for (Selector s : entities) {
-                if (s.matches(e)) {
+                if (s.matches(e, budget)) {
                     any = true;
                     break;
                 }
@@ -112,6 +119,6 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
                 return false;
             }
         }
-        return filter.matches(e);
+        return filter.matches(e, budget);
     }
 }

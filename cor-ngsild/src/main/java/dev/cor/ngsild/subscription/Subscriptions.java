@@ -16,9 +16,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.api.NgsiLdException;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.rest.CorRest;
@@ -420,7 +422,7 @@ public final class Subscriptions {
             if (now < 0) {
                 now = clock.millis();
             }
-            if (!s.live(now) || !d.selects(e) || !triggered(d, w)) {
+            if (!s.live(now) || !triggered(d, w) || !selects(s, d, e, MatchBudget.oneMatch(), now)) {
                 continue;
             }
             if (!admit(s, d, now)) {
@@ -438,6 +440,27 @@ public final class Subscriptions {
             }
         }
         return hit;
+    }
+
+    /**
+     * Whether {@code d} (the definition of {@code s} in force) selects {@code e}, its patterns
+     * within {@code budget}. A write pays for every subscription it reaches but is not to blame
+     * for their patterns: one whose patterns run out of budget does not fail the write - it is
+     * spent instead ({@link LiveSubscription#spend}): failed, matching nothing, until an update
+     * replaces its definition. So a costly pattern costs writers one match, once.
+     */
+    private static boolean selects(LiveSubscription s, Subscription d, Entity e, MatchBudget budget, long now) {
+        if (s.spent(d)) {
+            return false;
+        }
+        try {
+            return d.selects(e, budget);
+        } catch (NgsiLdException tooCostly) {
+            s.spend(d, now, tooCostly.getMessage());
+            LOG.log(System.Logger.Level.WARNING, () -> "subscription " + d.id() + " matches nothing until it is updated: "
+                    + tooCostly.getMessage());
+            return false;
+        }
     }
 
     private static boolean containsSame(List<Object> l, LiveSubscription s) {
@@ -638,17 +661,23 @@ public final class Subscriptions {
             if (!registrations.isEmpty() && enqueue(s, new Notice(registrations, "newlyMatching"), now)) {
                 send(loop, s);
             }
-        } else if (s.live(now)) {
+        } else if (s.live(now) && !s.spent(d)) {
             List<Notice.Change> data = new ArrayList<>();
             Map<Entity, Boolean> seen = new IdentityHashMap<>();
+            // one budget for the tick's patterns over every entity it reads, as a query's
+            MatchBudget budget = MatchBudget.request();
             for (Subscription.Selector sel : d.entities()) {
                 for (String type : sel.types()) {
                     store.forEach(d.tenant(), type, e -> {
-                        if (d.selects(e) && seen.put(e, Boolean.TRUE) == null) {
+                        if (!s.spent(d) && seen.get(e) == null && selects(s, d, e, budget, now)) {
+                            seen.put(e, Boolean.TRUE);
                             data.add(new Notice.Change(e, null, false));
                         }
                     });
                 }
+            }
+            if (s.spent(d)) {
+                data.clear(); // a tick that ran out of budget notifies nothing: what it saw is not the whole
             }
             if (!data.isEmpty() && enqueue(s, new Notice(List.copyOf(data)), now)) {
                 send(loop, s);

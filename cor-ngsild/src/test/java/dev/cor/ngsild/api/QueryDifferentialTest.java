@@ -96,6 +96,189 @@ class QueryDifferentialTest {
         assertTrue(nonEmpty > cases / 5, "queries with matches: " + nonEmpty + " of " + cases);
     }
 
+    /**
+     * The operators' semantics against an oracle written here and nowhere else (plain comparisons
+     * over the JSON written, {@link java.util.regex.Pattern} for patterns, JTS's own predicates for
+     * geometry): what the planner and the evaluator agree on wrongly shows here. One term or one
+     * geo-query per case; some geometries are a degree wide, more cells than the spatial index
+     * places one by one.
+     */
+    @Test
+    void operatorsAgreeWithAnIndependentOracle() {
+        long seed = Long.getLong("cor.query.seed", System.nanoTime());
+        try {
+            runOracle(seed, 300, 3000);
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError("seed " + seed + " (replay with -Dcor.query.seed=" + seed + "): " + e.getMessage(), e);
+        }
+    }
+
+    private static void runOracle(long seed, int entities, int cases) {
+        Random r = new Random(seed);
+        LdContext ctx = LdContexts.builder().build().core();
+        EntityParser parser = new EntityParser(ctx, NgsildLimits.defaults());
+        MemoryEntityStore store = new MemoryEntityStore();
+        java.util.TreeMap<String, ObjectNode> written = new java.util.TreeMap<>();
+        for (int i = 0; i < entities; i++) {
+            String id = "urn:ngsi-ld:T:" + String.format("%04d", i);
+            ObjectNode json = randomEntity(r, id);
+            if (r.nextInt(10) == 0) {
+                double x = r.nextDouble();
+                double y = r.nextDouble();
+                ObjectNode g = ((ObjectNode) json.putObject("location").put("type", "GeoProperty")).putObject("value");
+                g.put("type", "Polygon");
+                var ring = g.putArray("coordinates").addArray();
+                ring.addArray().add(x).add(y);
+                ring.addArray().add(x + 1).add(y);
+                ring.addArray().add(x + 1).add(y + 1);
+                ring.addArray().add(x).add(y + 1);
+                ring.addArray().add(x).add(y);
+            }
+            Entity e = EntityEditor.create(parser.entity(json.deepCopy(), true, EntityParser.Mode.WHOLE), i);
+            store.write(TENANT, id, current -> e);
+            written.put(id, json);
+        }
+        java.util.Map<String, Integer> seen = new java.util.TreeMap<>();
+        for (int c = 0; c < cases; c++) {
+            List<EntityQuery.Selector> all = List.of(new EntityQuery.Selector(null, null, TypeSelection.parse("A,B,C,D", parser::typeName)));
+            java.util.function.Predicate<ObjectNode> oracle;
+            EntityQuery q;
+            String what;
+            if (r.nextBoolean()) {
+                OracleTerm t = randomTerm(r);
+                what = t.q();
+                oracle = t.holds();
+                q = new EntityQuery(all, List.of(), QueryExpression.parse(t.q(), ctx), null, null);
+            } else {
+                double x = r.nextDouble();
+                double y = r.nextDouble();
+                double d = 0.01 + r.nextDouble() * 0.3;
+                String georel = pick(r, new String[] {"within", "intersects", "disjoint", "overlaps", "contains"});
+                String coordinates;
+                org.locationtech.jts.geom.Geometry reference;
+                if (georel.equals("contains") || r.nextInt(4) == 0) {
+                    coordinates = "[" + x + "," + y + "]";
+                    reference = JTS.createPoint(new org.locationtech.jts.geom.Coordinate(x, y));
+                    q = new EntityQuery(all, List.of(), null, GeoQuery.parse(georel, "Point", coordinates, null, ctx), null);
+                } else {
+                    coordinates = "[[[" + x + "," + y + "],[" + (x + d) + "," + y + "],[" + (x + d) + "," + (y + d) + "],[" + x + ","
+                            + (y + d) + "],[" + x + "," + y + "]]]";
+                    reference = box(x, y, x + d, y + d);
+                    q = new EntityQuery(all, List.of(), null, GeoQuery.parse(georel, "Polygon", coordinates, null, ctx), null);
+                }
+                what = "georel=" + georel + " " + coordinates;
+                oracle = json -> {
+                    org.locationtech.jts.geom.Geometry target = geometry(json.path("location").path("value"));
+                    if (target == null) {
+                        return false;
+                    }
+                    return switch (georel) {
+                        case "within" -> target.within(reference);
+                        case "intersects" -> target.intersects(reference);
+                        case "disjoint" -> target.disjoint(reference);
+                        case "overlaps" -> target.overlaps(reference);
+                        default -> target.contains(reference);
+                    };
+                };
+            }
+            List<String> expected = new ArrayList<>();
+            written.forEach((id, json) -> {
+                if (oracle.test(json)) {
+                    expected.add(id);
+                }
+            });
+            EntityQuery.Page page = q.run(store, TENANT, 0, 1000, true);
+            assertEquals(expected, page.entities().stream().map(Entity::id).toList(), "case " + c + " " + what);
+            String op = what.startsWith("georel=") ? what.split(" ")[0] : what.replaceAll("[^=!<>~]", "");
+            if (!expected.isEmpty() && expected.size() < written.size()) {
+                seen.merge(op, 1, Integer::sum);
+            }
+        }
+        // every operator met a case that separates the entities, or the comparison proved little
+        for (String op : List.of("==", "!=", ">", ">=", "<", "<=", "~=", "!~=", "georel=within", "georel=intersects",
+                "georel=disjoint", "georel=overlaps", "georel=contains")) {
+            assertTrue(seen.getOrDefault(op, 0) > 0, "a discriminating case for " + op + ": " + seen);
+        }
+    }
+
+    private static final org.locationtech.jts.geom.GeometryFactory JTS = new org.locationtech.jts.geom.GeometryFactory();
+
+    private static org.locationtech.jts.geom.Geometry box(double x0, double y0, double x1, double y1) {
+        return JTS.createPolygon(new org.locationtech.jts.geom.Coordinate[] {new org.locationtech.jts.geom.Coordinate(x0, y0),
+            new org.locationtech.jts.geom.Coordinate(x1, y0), new org.locationtech.jts.geom.Coordinate(x1, y1),
+            new org.locationtech.jts.geom.Coordinate(x0, y1), new org.locationtech.jts.geom.Coordinate(x0, y0)});
+    }
+
+    /** The generator's three geometry types, read straight from the JSON written. */
+    private static org.locationtech.jts.geom.Geometry geometry(com.fasterxml.jackson.databind.JsonNode g) {
+        var c = g.path("coordinates");
+        return switch (g.path("type").asText()) {
+            case "Point" -> JTS.createPoint(new org.locationtech.jts.geom.Coordinate(c.get(0).asDouble(), c.get(1).asDouble()));
+            case "LineString" -> JTS.createLineString(new org.locationtech.jts.geom.Coordinate[] {
+                new org.locationtech.jts.geom.Coordinate(c.get(0).get(0).asDouble(), c.get(0).get(1).asDouble()),
+                new org.locationtech.jts.geom.Coordinate(c.get(1).get(0).asDouble(), c.get(1).get(1).asDouble())});
+            case "Polygon" -> box(c.get(0).get(0).get(0).asDouble(), c.get(0).get(0).get(1).asDouble(),
+                    c.get(0).get(2).get(0).asDouble(), c.get(0).get(2).get(1).asDouble());
+            default -> null;
+        };
+    }
+
+    /** One q term and what it means, said the plain way: a term on a missing target is false (4.9). */
+    private record OracleTerm(String q, java.util.function.Predicate<ObjectNode> holds) {}
+
+    private static OracleTerm randomTerm(Random r) {
+        String op = pick(r, new String[] {"==", "!=", ">", ">=", "<", "<=", "~=", "!~="});
+        if (op.endsWith("~=")) {
+            String regex = pick(r, new String[] {"^r", "e", "n$", "urn", "1", "^1$"});
+            String attr = pick(r, new String[] {"s", "p", "b"});
+            java.util.regex.Pattern p = java.util.regex.Pattern.compile(regex);
+            return new OracleTerm(attr + op + "\"" + regex + "\"", json -> {
+                var v = json.path(attr).path("value");
+                if (!v.isTextual()) {
+                    return false;
+                }
+                return p.matcher(v.textValue()).find() == op.equals("~=");
+            });
+        }
+        if (r.nextBoolean() && (op.equals("==") || op.equals("!="))) {
+            String word = pick(r, WORDS);
+            return new OracleTerm("s" + op + "\"" + word + "\"", json -> {
+                var v = json.path("s").path("value");
+                return v.isTextual() && v.textValue().equals(word) == op.equals("==");
+            });
+        }
+        if (r.nextInt(3) == 0 && (op.equals("==") || op.equals("!="))) {
+            int k = r.nextInt(5);
+            return new OracleTerm("arr" + op + k, json -> {
+                var v = json.path("arr").path("value");
+                if (!v.isArray()) {
+                    return false;
+                }
+                boolean any = false;
+                for (var item : v) {
+                    any |= item.asInt() == k;
+                }
+                return any == op.equals("==");
+            });
+        }
+        int n = r.nextInt(20);
+        return new OracleTerm("p" + op + n, json -> {
+            var v = json.path("p").path("value");
+            if (!v.isInt()) {
+                return false;
+            }
+            int x = v.intValue();
+            return switch (op) {
+                case "==" -> x == n;
+                case "!=" -> x != n;
+                case ">" -> x > n;
+                case ">=" -> x >= n;
+                case "<" -> x < n;
+                default -> x <= n;
+            };
+        });
+    }
+
     private static ObjectNode randomEntity(Random r, String id) {
         ObjectNode e = CorRestJson.mapper().createObjectNode();
         e.put("id", id);

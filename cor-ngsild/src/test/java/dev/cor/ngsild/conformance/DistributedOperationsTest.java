@@ -1128,6 +1128,37 @@ class DistributedOperationsTest {
     }
 
     /**
+     * § 5.2.8, § 4.3.6.1: which ids an EntityInfo's idPattern names is decided in one place, so
+     * that the plan (which sources a request goes to) and the check of what a source answered
+     * agree. The pattern is found in the id, anchors as written - the suite's D012..D016 register
+     * {@code urn:ngsi-ld:Vehicle:*} for ids {@code urn:ngsi-ld:Vehicle:<random>} - so a query asks
+     * the source and keeps what it answers within the pattern, and a retrieve by one of those ids
+     * is answered from it.
+     */
+    @Test
+    void the_plan_and_the_check_of_the_answer_agree_on_an_id_pattern_5_2_8() {
+        Node a = broker("A26");
+        Node b = broker("B26");
+        String type = "Found" + SEQ.incrementAndGet();
+        String one = "urn:ngsi-ld:" + type + ":V1";
+        String two = "urn:ngsi-ld:" + type + ":V2";
+        String outside = "urn:ngsi-ld:Elsewhere:" + type;
+        for (String id : List.of(one, two, outside)) {
+            create(b, "{\"id\":\"%s\",\"type\":\"%s\"}".formatted(id, type));
+        }
+        String body = ("{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"%s\","
+                + "\"idPattern\":\"urn:ngsi-ld:%s:*\"}]}],\"endpoint\":\"%s\"}").formatted(type, type, b.broker().origin());
+        assertEquals(201, a.api().post("/csourceRegistrations").json(Json.parse(body)).send().status());
+        Answer q = a.api().get("/entities").query("type", type).send();
+        assertEquals(200, q.status(), q.toString());
+        assertEquals(List.of(one, two), ids(q.json()), "asked, and kept within the pattern: " + q);
+        Answer r = a.api().get("/entities/" + two).send();
+        assertEquals(200, r.status(), r.toString());
+        assertEquals(two, r.json().path("id").asText(), r.toString());
+        assertEquals(404, a.api().get("/entities/" + outside).send().status(), "an id outside the pattern is not asked for");
+    }
+
+    /**
      * § 4.3.6.1: a registration whose RegistrationInfo name different attributes for different
      * entities - a query takes from the source each entity's own registered attributes only.
      */

@@ -78,6 +78,8 @@ class GeoQueryTest extends ConformanceTest {
         "equals\tPoint\t[13.3986, 52.5547]\tA",
         "disjoint\tPoint\t[13.3986, 52.5547]\tB,C,E",
         "overlaps\tPolygon\t" + OVERLAPPING_D + "\tD",
+        "overlaps\tPolygon\t" + BERLIN + "\t-",
+        "intersects\tPolygon\t" + BERLIN + "\tA,B,D,E",
         "intersects\tLineString\t[[13.35,52.49],[13.35,52.51]]\tE",
         "intersects\tMultiPoint\t[[13.0,52.0],[13.3539,52.5145]]\tB,C",
         "intersects\tMultiLineString\t[[[13.35,52.49],[13.35,52.51]],[[12,50],[12,51]]]\tE",
@@ -93,6 +95,40 @@ class GeoQueryTest extends ConformanceTest {
         assertEquals("E", matches(api.get("/entities").query("type", type).query("georel", "near;maxDistance==1000")
                 .query("geometry", "Point").query("coordinates", "[13.0,52.0]").query("geoproperty", "observationSpace").send()));
         assertEquals("C", geo("near;maxDistance==1000", "Point", "[13.0,52.0]"));
+    }
+
+    @Test
+    @DisplayName("4.10: a geometry spanning more cells than the spatial index places (a district) is found by a point inside it,"
+            + " even when one cell of the index is hit")
+    void aWideGeometryIsFoundByAPointInside() {
+        String districtType = Entities.uniqueName("District");
+        String district = Entities.id(districtType);
+        String stop = Entities.id(districtType);
+        // 1 degree square: about 10 000 cells of 0.01 degree, so the index keeps it aside
+        createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"location\": {\"type\": \"GeoProperty\", \"value\":"
+                + " {\"type\": \"Polygon\", \"coordinates\": [[[20.0,40.0],[21.0,40.0],[21.0,41.0],[20.0,41.0],[20.0,40.0]]]}}}",
+                district, districtType));
+        // a point in the cell searched, so that the search hits exactly one cell
+        createPlain(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"location\": {\"type\": \"GeoProperty\", \"value\":"
+                + " {\"type\": \"Point\", \"coordinates\": [20.5051, 40.5051]}}}", stop, districtType));
+        // no type: a geo-query alone, so the spatial index (not the type's two entities) is the plan
+        String inside = "[[[20.504,40.504],[20.506,40.504],[20.506,40.506],[20.504,40.506],[20.504,40.504]]]";
+        assertEquals(new TreeSet<>(List.of(district)), ours(geoOnly("intersects", "Point", "[20.505, 40.505]"), district, stop));
+        assertEquals(new TreeSet<>(List.of(stop)), ours(geoOnly("within", "Polygon", inside), district, stop));
+        assertEquals(new TreeSet<>(List.of(district, stop)), ours(geoOnly("intersects", "Polygon", inside), district, stop));
+    }
+
+    private static Answer geoOnly(String georel, String geometry, String coordinates) {
+        return api.get("/entities").query("georel", georel).query("geometry", geometry).query("coordinates", coordinates)
+                .query("limit", "1000").send();
+    }
+
+    /** Which of {@code ids} the answer lists (other tests' entities may share the tenant). */
+    private static TreeSet<String> ours(Answer a, String... ids) {
+        TreeSet<String> out = new TreeSet<>();
+        Checks.okJson(a, Json.CORE).forEach(e -> out.add(e.path("id").asText()));
+        out.retainAll(List.of(ids));
+        return out;
     }
 
     @Test

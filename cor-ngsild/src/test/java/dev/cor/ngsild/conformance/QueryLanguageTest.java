@@ -113,8 +113,10 @@ class QueryLanguageTest extends ConformanceTest {
         "name~=\"Tower$\"\t1,2",
         "name!~=\"Tower\"\t3",
         "name!~=\"^Eiffel\"\t2,3",
+        "level!~=\"4\"\t-",
+        "nickname!~=\"x\"\t-",
         "level~=\"4\"\t-"})
-    @DisplayName("4.9 TP 019_28_05: ~= and !~= match a pattern against strings only")
+    @DisplayName("4.9 TP 019_28_05: ~= and !~= match a pattern against strings only (!~= is false on a number or a missing target)")
     void patterns(String q, String expected) {
         assertEquals(expected, matches(q), q);
     }
@@ -268,6 +270,75 @@ class QueryLanguageTest extends ConformanceTest {
     @DisplayName("4.9, 6.3.2: an invalid q is 400 BadRequestData whose detail points at the character")
     void errorsPointAtTheCharacter(String q, String where) {
         Checks.badData(api.get("/entities").query("type", type).query("q", q).send(), where);
+    }
+
+    @ParameterizedTest(name = "q={0}: {1}")
+    @CsvSource(delimiter = '\t', value = {
+        "level>>>4\tcharacter 7",
+        "level>>4\tcharacter 7",
+        "level===1\tcharacter 8",
+        "level>=>4\tcharacter 8",
+        "level<<4\tcharacter 7",
+        "level<=<4\tcharacter 8",
+        "level<>4\tcharacter 7",
+        "level!==4\tcharacter 8",
+        "level==!4\tcharacter 8",
+        "level==~4\tcharacter 8",
+        "level==>4\tcharacter 8",
+        "level> >4\tcharacter 8",
+        "level==4..>5\tcharacter 11",
+        "level==4,=5\tcharacter 10",
+        "level==(4)\tcharacter 8",
+        "name==a>b\tcharacter 8",
+        "name==a{b}\tcharacter 8",
+        "level==4abc\tcharacter 8",
+        "level==+4\tcharacter 8",
+        "level==.5\tcharacter 8"})
+    @DisplayName("4.9: where the grammar wants a value (Number, quoted string, date, time, true, false, URI), an operator's"
+            + " character or anything no value holds is 400 BadRequestData naming the character - never a 200 of a text"
+            + " value nobody wrote")
+    void aValueIsOneOfTheGrammarsForms(String q, String where) {
+        JsonNode p = Checks.badData(api.get("/entities").query("type", type).query("q", q).send(), where);
+        assertTrue(p.path("detail").asText().contains("'" + q.charAt(Integer.parseInt(where.trim().substring(10)) - 1)),
+                () -> "the detail names the character: " + p);
+    }
+
+    @ParameterizedTest(name = "q={0} -> {1}")
+    @CsvSource(delimiter = '\t', value = {
+        "level==-4\t-",
+        "name==Eiffel-Tower\t-",
+        "locatedIn==urn:ngsi-ld:City:Paris\t1",
+        "level.observedAt==2020-09-09T16:40:00Z\t1",
+        "name~=\">>=\"\t-",
+        "name~=>>\t-",
+        "name==\">>4\"\t-"})
+    @DisplayName("4.9: numbers, words, URIs and dates stay unquoted; a pattern (after ~=) or a quoted string may hold any"
+            + " character")
+    void unquotedValuesAndPatternsThatStayAccepted(String q, String expected) {
+        assertEquals(expected, matches(q), q);
+    }
+
+    @ParameterizedTest(name = "scopeQ={0}: {1}")
+    @CsvSource(delimiter = '\t', value = {
+        "/a//b\tcharacter 4",
+        "/a;;/b\tcharacter 4",
+        "/a,\tcharacter 4",
+        "/a|\tcharacter 4",
+        "/a#\tcharacter 2",
+        "/#/a\tcharacter 3",
+        "/a/+#\tcharacter 4",
+        "(/a\tcharacter 4",
+        "/a)\tcharacter 3",
+        "()\tcharacter 2",
+        "/a==/b\tcharacter 2",
+        "/a>>/b\tcharacter 2",
+        "/a;|/b\tcharacter 4",
+        "/a /b\tcharacter 2",
+        "/\tcharacter 2",
+        "a\tcharacter 1"})
+    @DisplayName("4.19: an invalid scopeQ is 400 BadRequestData naming the character")
+    void scopeQErrorsPointAtTheCharacter(String scopeQ, String where) {
+        Checks.badData(api.get("/entities").query("type", type).query("scopeQ", scopeQ).send(), where);
     }
 
     @Test

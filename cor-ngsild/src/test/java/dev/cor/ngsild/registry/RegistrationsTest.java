@@ -42,7 +42,7 @@ class RegistrationsTest {
     }
 
     static Want want(String op, String id, String idPattern, Set<String> types, Set<String> attrs) {
-        return new Want(op, id, idPattern, types, attrs);
+        return new Want(op, id, dev.cor.ngsild.query.BoundedPattern.compileOrNull(idPattern, "idPattern"), types, attrs);
     }
 
     private void add(Registration r) {
@@ -80,6 +80,33 @@ class RegistrationsTest {
         assertEquals(List.of(), ids(want("retrieveEntity", "urn:v:x", null, Set.of(), Set.of())));
         // two patterns cannot be compared: the source filters
         assertEquals(List.of("urn:r:1"), ids(want("queryEntity", null, "urn:zzz", Set.of(VEHICLE), Set.of())));
+    }
+
+    @Test
+    void an_id_pattern_is_found_in_the_id_anchors_as_written() {
+        // the suite's D012..D016 register urn:ngsi-ld:Vehicle:* for urn:ngsi-ld:Vehicle:<random>
+        Registration.EntityInfo suite = ei(null, "urn:v:*", VEHICLE);
+        assertTrue(suite.selectsId("urn:v:17"));
+        assertTrue(suite.selectsId("x-urn:v"), "found anywhere without an anchor");
+        Registration.EntityInfo anchored = ei(null, "^urn:v:[0-9]+$", VEHICLE);
+        assertTrue(anchored.selectsId("urn:v:17"));
+        assertFalse(anchored.selectsId("urn:v:17x"));
+        assertTrue(ei("urn:v:1", null, VEHICLE).selectsId("urn:v:1"));
+        assertFalse(ei("urn:v:1", null, VEHICLE).selectsId("urn:v:10"), "an id is equal, never found");
+        assertTrue(ei(null, null, VEHICLE).selectsId("urn:anything"));
+    }
+
+    @Test
+    void a_registration_pattern_that_runs_out_of_budget_is_spent_and_fails_no_request() {
+        Registration.EntityInfo costly = ei(null, "((a+)+)+b", VEHICLE);
+        add(reg("", "urn:r:costly", OperationNames.DEFAULT, -1, info(Set.of(), costly)));
+        add(reg("", "urn:r:plain", OperationNames.DEFAULT, -1, info(Set.of(), ei(null, ":x$", VEHICLE))));
+        String id = "a".repeat(40) + ":x";
+        assertEquals(List.of("urn:r:plain"), ids(want("retrieveEntity", id, null, Set.of(), Set.of())),
+                "the request is answered; the costly pattern does not match");
+        assertTrue(costly.idPattern().spent());
+        assertEquals(List.of("urn:r:plain"), ids(want("retrieveEntity", "ab:x", null, Set.of(), Set.of())),
+                "spent, it matches nothing - not even an id it would find cheaply");
     }
 
     @Test
