@@ -174,18 +174,20 @@ public final class LdContexts {
      * The URL of {@code context} for the {@code Link} header of an {@code application/json}
      * answer or notification: its {@link LdContext#linkUrl()}, or - for a context that was given
      * inline - the URL of an ImplicitlyCreated context the broker hosts for it (ETSI GS CIM 009
-     * § 5.13.1), made the first time and reused for the same context of the same tenant.
+     * § 5.13.1), made the first time and reused for the same context of the same tenant. That URL
+     * is where {@link JsonldContextsApi} serves it ({@code origin}{@value StoredContexts#PATH}{@code id}),
+     * to whoever follows the {@code Link}, with no tenant header.
      *
-     * @param baseUrl the broker's base URL, {@code http://host:port/ngsi-ld/v1} (no trailing slash)
-     * @param tenant  the request's tenant, {@code null} for the default one
+     * @param origin the broker's origin as the client reached it, {@code http://host:port} (no path)
+     * @param tenant the request's tenant, {@code null} for the default one
      */
-    public String linkUrlFor(LdContext context, String baseUrl, String tenant) {
+    public String linkUrlFor(LdContext context, String origin, String tenant) {
         String url = context.linkUrl();
         if (url != null) {
             return url;
         }
         StoredContexts.Stored s = stored.implicitFor(tenant, context.echo(), clock.millis());
-        return urlOf(s, baseUrl);
+        return urlOf(s, origin);
     }
 
     /** The document of the hosted (or implicitly created) context with local id {@code id}, {@code {"@context": ...}}; {@code null} if none. */
@@ -293,8 +295,9 @@ public final class LdContexts {
         return timeoutMs;
     }
 
-    static String urlOf(StoredContexts.Stored s, String baseUrl) {
-        return baseUrl + "/jsonldContexts/" + s.id;
+    /** The URL of a stored context: {@code origin}{@value StoredContexts#PATH}{@code id}, where {@link JsonldContextsApi} serves it. */
+    static String urlOf(StoredContexts.Stored s, String origin) {
+        return origin + StoredContexts.PATH + s.id;
     }
 
     /**
