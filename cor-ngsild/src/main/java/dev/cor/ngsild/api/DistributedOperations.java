@@ -38,6 +38,7 @@ import dev.cor.rest.client.CorRestClientRequest;
  * application.
  */
 final class DistributedOperations {
+    private static final System.Logger LOG = System.getLogger(DistributedOperations.class.getName());
     /** The NGSILD-Warning header (§ 6.3.17). */
     static final String WARNING_HEADER = "NGSILD-Warning";
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
@@ -715,15 +716,19 @@ final class DistributedOperations {
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 forwarded++;
                 if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
+                    // only names of the part it was sent count, and its reasons are not quoted: a source's
+                    // text never reaches the client (the registration is named instead)
+                    Set<String> part = parts.get(i);
                     for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
-                        if (u.isTextual()) {
-                            taken.add(parser.attributeName(u.asText()));
+                        String name = partName(parser, u, part);
+                        if (name != null) {
+                            taken.add(name);
                         }
                     }
-                    for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
-                        if (n.path("attributeName").isTextual()) {
-                            refused.add(new String[] {parser.attributeName(n.path("attributeName").asText()),
-                                n.path("reason").asText("not updated by the source"), a.registration().id()});
+                    for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take (§ 5.2.19)
+                        String name = partName(parser, n.path("attributeName"), part);
+                        if (name != null) {
+                            refused.add(new String[] {name, "not updated by the source", a.registration().id()});
                         }
                     }
                 } else {
@@ -1117,9 +1122,10 @@ final class DistributedOperations {
                         String eid = e.path("entityId").asText(null);
                         if (eid != null) {
                             bad.add(eid);
-                            failed.put(eid, new NgsiLdException(ErrorType.ofSource(e.path("error"), e.path("error").path("status")
-                                    .asInt(503)), "registration " + a.registration().id() + ": "
-                                    + e.path("error").path("detail").asText(e.path("error").toString())));
+                            // its error's type, not its text: a source's text never reaches the client
+                            ErrorType type = ErrorType.ofSource(e.path("error"), e.path("error").path("status").asInt(503));
+                            failed.put(eid, new NgsiLdException(type, "registration " + a.registration().id()
+                                    + ": the source answered " + type.title()));
                         }
                     }
                 }
@@ -1139,6 +1145,19 @@ final class DistributedOperations {
             }
         }
         return new BatchPlan(local, done, failed);
+    }
+
+    /** The expanded name a source's UpdateResult gives, if it is one of the {@code part} it was sent; else {@code null}. */
+    private static String partName(dev.cor.ngsild.model.EntityParser parser, JsonNode name, Set<String> part) {
+        if (!name.isTextual()) {
+            return null;
+        }
+        try {
+            String iri = parser.attributeName(name.asText());
+            return part.contains(iri) ? iri : null;
+        } catch (NgsiLdException e) {
+            return null; // not a name at all: the source's, and no part of the answer
+        }
     }
 
     private static boolean coversAny(Registration r, String id, Set<String> types) {
@@ -1190,7 +1209,9 @@ final class DistributedOperations {
         try {
             return EntityMerge.fromSource(json, a.registration().context(), config.limits());
         } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
-            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity: " + e.getMessage()));
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: the source of registration " + a.registration().id()
+                    + " answered what is not an NGSI-LD entity: " + e.getMessage());
+            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity"));
             return null;
         }
     }

@@ -188,13 +188,9 @@ public final class JsonldContextsApi {
                 throw NgsiLdException.badData("only a Cached @context can be reloaded, and " + id + " is not one");
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(contexts.timeoutMs());
-            try {
-                contexts.documents().reload(d.url, deadline);
-            } catch (NgsiLdException e) {
-                // § 5.13.5.4: a failed download or an invalid document is LdContextNotAvailable; the old one stays
-                throw e.type() == ErrorType.LD_CONTEXT_NOT_AVAILABLE ? e
-                        : new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the reload of " + d.url + " failed: " + e.detail());
-            }
+            // § 5.13.5.4: a failed download or an invalid document is LdContextNotAvailable (the one answer of
+            // ContextDocuments.unavailable); the old one stays
+            contexts.documents().reload(d.url, deadline);
             contexts.forgetProcessed();
             return new Response(204, null, Map.of(), new byte[0]);
         }

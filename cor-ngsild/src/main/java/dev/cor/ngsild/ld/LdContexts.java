@@ -38,6 +38,7 @@ import dev.cor.rest.client.CorRestClient;
  * Thread-safe: every loop and worker shares one. No lock is held across anything that waits.
  */
 public final class LdContexts {
+    private static final System.Logger LOG = System.getLogger(LdContexts.class.getName());
     private final ContextDocuments documents;
     private final StoredContexts stored;
     private final InstantSource clock;
@@ -51,6 +52,10 @@ public final class LdContexts {
     /** Every published core URL, as a {@code Link}: the core context, echoing that URL. */
     private final Map<String, LdContext> coreLinks;
     private final ConcurrentHashMap<ContextRef, LdContext> processed = new ConcurrentHashMap<>();
+    /** When each URL's unusable context was last logged: a client that names it again and again logs it once a while. */
+    private final ConcurrentHashMap<String, Long> reported = new ConcurrentHashMap<>();
+    private final long reportEveryMs;
+    private final int maxReported;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
 
@@ -59,13 +64,15 @@ public final class LdContexts {
         this.timeoutMs = b.timeoutMs;
         this.maxProcessed = b.maxProcessed;
         this.order = b.order;
+        this.reportEveryMs = b.negativeTtlMs;
+        this.maxReported = b.maxEntries;
         this.stored = new StoredContexts(b.keeper);
         this.documents = new ContextDocuments(b.client, b.clock, b.ttlMs, b.negativeTtlMs, b.maxEntries, b.maxBytes,
                 b.maxDocumentBytes, b.maxRedirects);
         this.coreLocal = CoreContext.document().get("@context");
         ActiveContext active = new ContextProcessor(url -> {
             throw new IllegalStateException("the core context names no remote context");
-        }).process(new ActiveContext(null), coreLocal, null);
+        }, this::report).process(new ActiveContext(null), coreLocal, null);
         this.coreCompiled = new CompiledContext(active, order);
         this.core = new LdContext(coreCompiled, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true, new LdContext.Source[0]);
         Map<String, LdContext> links = new HashMap<>();
@@ -133,10 +140,12 @@ public final class LdContexts {
      * document share one download.
      *
      * @param timeoutMs how long the documents may take to arrive
-     * @throws NgsiLdException LdContextNotAvailable when a remote context cannot be had within
-     *                         {@code timeoutMs}, answers an error, is too large; BadRequestData
-     *                         when a context is invalid (not JSON, no {@code @context} member, an
-     *                         invalid term definition, a protected term redefined, a cycle, a
+     * @throws NgsiLdException LdContextNotAvailable, one answer naming the URL the request gave,
+     *                         when a context it names by URL cannot be had within {@code timeoutMs}
+     *                         or used (an error, too large, not JSON, no {@code @context} member,
+     *                         invalid, or naming another that is one of those: the reason is logged,
+     *                         never answered); BadRequestData when what the request wrote itself is
+     *                         invalid (an invalid term definition, a protected term redefined, a
      *                         scoped context)
      */
     public LdContext resolve(ContextRef ref, long timeoutMs) {
@@ -381,6 +390,29 @@ public final class LdContexts {
         }
     }
 
+    /**
+     * Logs why the context a request named as {@code url} could not be used (the request was
+     * answered the one LdContextNotAvailable of {@link ContextDocuments#unavailable}): once per URL
+     * in a negative cache's time, as a failed download is.
+     */
+    private void report(String url, String why) {
+        long now = clock.millis();
+        Long last = reported.get(url);
+        if (last != null && now - last < reportEveryMs) {
+            return;
+        }
+        reported.put(url, now);
+        if (reported.size() > maxReported) {
+            reported.values().removeIf(t -> now - t >= reportEveryMs);
+            Iterator<String> it = reported.keySet().iterator();
+            while (reported.size() > maxReported && it.hasNext()) {
+                it.next();
+                it.remove();
+            }
+        }
+        LOG.log(System.Logger.Level.WARNING, "the @context {0} was answered as not available: {1}", url, why);
+    }
+
     /** Starts the downloads of the URLs a request names at its top level, so that they run at once. */
     private void prefetch(ContextRef ref) {
         JsonNode body = ref.body();
@@ -421,7 +453,7 @@ public final class LdContexts {
             ContextDocuments.Doc d = docs.load(url);
             sources.add(d);
             return new ContextProcessor.Remote(d.context, d.documentUrl);
-        });
+        }, this::report);
         JsonNode local = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
         checkShape(local);
         ActiveContext user = p.process(new ActiveContext(null), local, null);

@@ -212,19 +212,25 @@ public final class Forwarder {
         return answers;
     }
 
+    /**
+     * A forward's outcome. The warnings say what kind of failure it was, never what the source or
+     * the connection said (a status line, an exception's text): a source's bytes and errors never
+     * reach a client, nor tell it how an address it registered answers. The precise reason is
+     * the operator's, in the log.
+     */
     private Answer answer(Registration r, CorRestCall call, boolean raw) {
         Throwable error = call.error();
+        if (error != null) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: forward to " + r.endpoint() + " (registration " + r.id()
+                    + "): " + error);
+        }
         if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.TOO_LARGE
                 || e.kind() == CorRestClientException.Kind.MALFORMED)) {
             // an answer came, but not one to use: too large, or not HTTP (§ 6.3.17: 111)
-            return new Answer(r, 0, null, warning(111, r, "answered what cannot be used: " + e.getMessage()));
+            return new Answer(r, 0, null, warning(111, r, "answered what cannot be used"));
         }
         if (error != null) {
-            String why = error instanceof CorRestClientException e
-                    ? (e.kind() == CorRestClientException.Kind.TIMEOUT ? "no answer within " + timeoutMs(r) + " ms"
-                            : "no answer: " + e.getMessage())
-                    : "no answer: " + error;
-            return new Answer(r, 0, null, warning(199, r, why));
+            return new Answer(r, 0, null, warning(199, r, "no answer"));
         }
         CorRestClientResponse resp = call.response();
         int status = resp.status();

@@ -36,7 +36,7 @@ final class SourceStub implements AutoCloseable {
     }
 
     /** What to do with a request. */
-    sealed interface Behaviour permits Answer, Hang, Die {
+    sealed interface Behaviour permits Answer, Hang, Die, Raw {
     }
 
     /** Answer {@code status} with {@code body} (as {@code application/json}) after {@code delayMs}. */
@@ -49,6 +49,10 @@ final class SourceStub implements AutoCloseable {
 
     /** Send the head and part of a body promised longer, then close the connection. */
     record Die() implements Behaviour {
+    }
+
+    /** Send {@code response} as it is (whatever it is: a bad status line, a redirect), then close the connection. */
+    record Raw(String response) implements Behaviour {
     }
 
     private final ServerSocket server;
@@ -128,6 +132,11 @@ final class SourceStub implements AutoCloseable {
                             .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     return; // closes with 990 bytes still promised
+                }
+                if (b instanceof Raw r) {
+                    out.write(r.response().getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                    return;
                 }
                 Answer a = (Answer) b;
                 if (a.delayMs() > 0) {
