@@ -58,7 +58,10 @@ final class ContextDocuments {
         final JsonNode context;
         /** The URL it was finally read from (after redirects): what its relative references resolve against. */
         final String documentUrl;
+        /** Its size as downloaded. */
         final int bytes;
+        /** What it keeps on the heap ({@link RetainedSize}): what the cache's byte bound counts. */
+        final long weight;
         final long createdAt;
         final long expiresAt;
         final LongAdder uses = new LongAdder();
@@ -71,6 +74,13 @@ final class ContextDocuments {
             this.context = context;
             this.documentUrl = documentUrl;
             this.bytes = bytes;
+            RetainedSize size = new RetainedSize();
+            size.add(RetainedSize.object(4, 29) + RetainedSize.object(0, 8)); // itself and its counter
+            size.string(url);
+            size.string(localId);
+            size.string(documentUrl);
+            size.json(context);
+            this.weight = size.bytes();
             this.createdAt = createdAt;
             this.expiresAt = expiresAt;
             this.lastUsage = createdAt;
@@ -259,7 +269,7 @@ final class ContextDocuments {
             return false;
         }
         d.removed = true;
-        bytes.addAndGet(-d.bytes);
+        bytes.addAndGet(-d.weight);
         return true;
     }
 
@@ -497,10 +507,10 @@ final class ContextDocuments {
 
     private void insert(Doc d) {
         Doc old = docs.put(d.url, d);
-        bytes.addAndGet(d.bytes);
+        bytes.addAndGet(d.weight);
         if (old != null) {
             old.removed = true;
-            bytes.addAndGet(-old.bytes);
+            bytes.addAndGet(-old.weight);
         }
         failures.remove(d.url);
         evict();
@@ -522,7 +532,7 @@ final class ContextDocuments {
             }
             if (docs.remove(victim.url, victim)) {
                 victim.removed = true;
-                bytes.addAndGet(-victim.bytes);
+                bytes.addAndGet(-victim.weight);
                 evictions.increment();
             }
         }

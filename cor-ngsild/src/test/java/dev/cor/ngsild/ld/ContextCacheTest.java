@@ -352,8 +352,11 @@ class ContextCacheTest {
         assertTrue(byEntries.needsDownload(ContextRef.link(server.url("/2.jsonld"))), "2 was evicted");
         assertFalse(byEntries.needsDownload(ContextRef.link(server.url("/3.jsonld"))));
 
-        int size = DOC.getBytes(StandardCharsets.UTF_8).length;
-        LdContexts byBytes = contexts().maxBytes(2L * size + size / 2).maxDocumentBytes(size * 2).build();
+        // the bound is in the heap bytes a document keeps (RetainedSizeTest measures them): one document's, probed
+        LdContexts probe = contexts().build();
+        probe.resolve(ContextRef.link(server.url("/1.jsonld")), 5_000);
+        long size = probe.documentBytes();
+        LdContexts byBytes = contexts().maxBytes(2L * size + size / 2).maxDocumentBytes((int) size).build();
         for (String p : List.of("/1.jsonld", "/2.jsonld", "/3.jsonld")) {
             byBytes.resolve(ContextRef.link(server.url(p)), 5_000);
             clock.advance(2_000);
@@ -398,7 +401,10 @@ class ContextCacheTest {
         assertTrue(text.contains("\ncor_ngsild_context_downloads_total 2\n"), text);
         assertTrue(text.contains("\ncor_ngsild_context_download_failures_total 1\n"), text);
         assertTrue(text.contains("\ncor_ngsild_context_cache_entries 1\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_cache_bytes " + DOC.getBytes(StandardCharsets.UTF_8).length + "\n"), text);
+        assertTrue(contexts.documentBytes() > DOC.getBytes(StandardCharsets.UTF_8).length, "a parsed document keeps more than its text");
+        assertTrue(text.contains("\ncor_ngsild_context_cache_bytes " + contexts.documentBytes() + "\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_processed_bytes " + contexts.processedBytes() + "\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_implicit_bytes 0\n"), text);
         assertTrue(text.contains("# TYPE cor_ngsild_context_cache_hits_total counter"), text);
     }
 }
