@@ -247,8 +247,8 @@ public final class LdContexts {
         for (ContextHolders h : holders) {
             h.forEach((tenant, c) -> {
                 for (LdContext.Source s : c.sources) {
-                    if (s instanceof StoredContexts.Stored st) {
-                        out.add(st);
+                    if (s instanceof StoredContexts.Named n) {
+                        out.add(n.stored());
                     }
                 }
                 if (c.linkUrl() == null) {
@@ -297,15 +297,19 @@ public final class LdContexts {
     }
 
     /**
-     * The remote documents {@code context} was built from, as downloaded (Hosted contexts are
-     * not among them: they are kept by the {@link ContextKeeper}): what a store keeps with a
-     * subscription so that {@link #restore} needs no network.
+     * The documents {@code context} was built from, as they were when it was: the downloaded ones
+     * and the ones this broker stores (a Hosted context, an ImplicitlyCreated one), each under the
+     * URL the request named it by. What a store keeps with a subscription or a registration so that
+     * {@link #restore} needs neither the network nor a stored context that may be gone by then
+     * (an ImplicitlyCreated one is not kept, a Hosted one can be deleted).
      */
     public List<RemoteDocument> remoteDocuments(LdContext context) {
         List<RemoteDocument> out = new ArrayList<>(context.sources.length);
         for (LdContext.Source s : context.sources) {
             if (s instanceof ContextDocuments.Doc d) {
                 out.add(new RemoteDocument(d.url, d.documentUrl, d.context));
+            } else if (s instanceof StoredContexts.Named n) {
+                out.add(new RemoteDocument(n.url(), n.url(), n.stored().context));
             }
         }
         return out;
@@ -313,9 +317,9 @@ public final class LdContexts {
 
     /**
      * The context a request named as {@code echo} ({@link LdContext#echo()}), processed again
-     * without the network: a remote document comes from {@code kept} (it stays as it was
-     * downloaded; the cache is not touched), else from the cache; a Hosted context from the
-     * hosted ones. For a store's recovery: it never downloads, never waits.
+     * without the network: a context this broker still stores comes from there (so that it stays
+     * held); any other document from {@code kept} (as it was when the context was made; the cache
+     * is not touched), else from the cache. For a store's recovery: it never downloads, never waits.
      *
      * @throws NgsiLdException when a document it names is neither kept nor at hand, or it is invalid
      */
@@ -586,7 +590,7 @@ public final class LdContexts {
             }
             StoredContexts.Stored s = stored.byUrl(url);
             if (s != null) {
-                sources.add(s);
+                sources.add(new StoredContexts.Named(url, s));
                 return new ContextProcessor.Remote(s.context, url);
             }
             ContextDocuments.Doc d = docs.load(url);

@@ -38,6 +38,22 @@ final class StoredContexts {
         }
     }
 
+    /**
+     * A stored context as a processed context's source: with the URL the request named it by,
+     * which a store keeps its document under ({@link LdContexts#remoteDocuments}).
+     */
+    record Named(String url, Stored stored) implements LdContext.Source {
+        @Override
+        public boolean usable(long now) {
+            return stored.usable(now);
+        }
+
+        @Override
+        public void used(long now) {
+            stored.used(now);
+        }
+    }
+
     /** One stored context. */
     static final class Stored implements LdContext.Source {
         final String id;
