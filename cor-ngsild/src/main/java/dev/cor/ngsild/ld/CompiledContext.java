@@ -61,7 +61,16 @@ final class CompiledContext {
     private Map<String, Map<String, Map<String, Map<String, String>>>> inverse;
 
     CompiledContext(ActiveContext active, TermOrder order) {
-        this.terms = Map.copyOf(active.terms);
+        this(active, order, null);
+    }
+
+    /**
+     * @param base the core context compiled, which {@code active} ends with: its terms and
+     *             compactions are shared, only those that differ kept here; {@code null} for the core
+     */
+    CompiledContext(ActiveContext active, TermOrder order, CompiledContext base) {
+        Map<String, TermDefinition> all = Map.copyOf(active.terms);
+        this.terms = base == null ? all : OverlayMap.over(base.terms, all, TermDefinition::sameExceptProtected);
         this.vocab = active.vocab;
         this.defaultLanguage = active.defaultLanguage;
         this.defaultDirection = active.defaultDirection;
@@ -83,21 +92,25 @@ final class CompiledContext {
             n.put(iri, compact(iri, true));
             i.put(iri, compact(iri, false));
         }
-        this.names = n;
-        this.iris = i;
+        this.names = base == null ? n : OverlayMap.over(base.names, n, String::equals);
+        this.iris = base == null ? i : OverlayMap.over(base.iris, i, String::equals);
         this.inverse = null;
     }
 
     /** Adds what it keeps to {@code size}: its object, its terms and their definitions, its compactions, its prefixes. */
     void addTo(RetainedSize size) {
         size.add(RetainedSize.object(7, 0));
-        size.immutableMap(terms.size());
-        for (Map.Entry<String, TermDefinition> e : terms.entrySet()) {
+        Map<String, TermDefinition> ownTerms = terms instanceof OverlayMap<TermDefinition> o ? o.own : terms;
+        size.add(terms instanceof OverlayMap ? RetainedSize.object(3, 4) : 0);
+        size.immutableMap(ownTerms.size()); // an overlay's own is a HashMap: about as much
+        for (Map.Entry<String, TermDefinition> e : ownTerms.entrySet()) {
             size.string(e.getKey());
             size.termDefinition(e.getValue());
         }
-        size.hashMap(names);
-        size.hashMap(iris);
+        for (Map<String, String> m : List.of(names, iris)) {
+            size.add(m instanceof OverlayMap ? RetainedSize.object(3, 4) : 0);
+            size.hashMap(m instanceof OverlayMap<String> o ? o.own : m);
+        }
         size.array(prefixes.length);
         for (int k = 0; k < prefixes.length; k++) {
             size.array(2);

@@ -619,7 +619,7 @@ public final class LdContexts {
             return core.withOrigin(echo, link, src, size.bytes());
         }
         ActiveContext withCore = p.process(user, coreLocal, null);
-        CompiledContext compiled = new CompiledContext(withCore, order);
+        CompiledContext compiled = new CompiledContext(withCore, order, coreCompiled);
         compiled.addTo(size);
         return new LdContext(compiled, echo, link, false, src, size.bytes());
     }

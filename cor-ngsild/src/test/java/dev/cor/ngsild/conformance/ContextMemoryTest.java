@@ -116,6 +116,33 @@ class ContextMemoryTest {
     }
 
     @Test
+    @DisplayName("150 reads with distinct ~400 kB inline contexts (8 000 terms, the bounds raised to take them): flat heap")
+    void readsWithFourHundredKilobyteContextsDoNotGrowTheHeap() {
+        broker.close();
+        broker = TestBroker.start(b -> b.contextSettings(c -> c.maxProcessedBytes(PROCESSED_BOUND).maxImplicitBytes(IMPLICIT_BOUND)
+                .maxInlineTerms(10_000).maxInlineBytes(1 << 20)), s -> { });
+        api = new Ngsi(broker.baseUrl());
+        for (int i = 0; i < ids.size(); i++) {
+            Checks.created(api.post("/entities").json(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"load\": {\"type\":"
+                    + " \"Property\", \"value\": %d}}", ids.get(i), type, i)).send(), ids.get(i));
+        }
+        int n = 0;
+        for (; n < 30; n++) { // the caches full and evicting from here on
+            read(n, context(n, 8_000));
+            assertUnderTheBounds();
+        }
+        assertTrue(context(0, 8_000).toString().length() > 400_000, "each context is over 400 kB");
+        long before = heapAfterGc();
+        for (; n < 150; n++) {
+            read(n, context(n, 8_000));
+            assertUnderTheBounds();
+        }
+        long grown = heapAfterGc() - before;
+        // each read made ~4 MiB of context: 120 of them kept would be ~500 MiB
+        assertTrue(grown < 8L << 20, "the heap grew by " + grown + " bytes over 120 reads");
+    }
+
+    @Test
     @DisplayName("5.13.1: an ImplicitlyCreated context a read made is evicted; one a subscription's notifications link stays served")
     void whatASubscriptionLinksStaysServed() throws Exception {
         ObjectNode own = context(-1, 10);

@@ -73,6 +73,37 @@ class RetainedSizeTest {
         assertTrue(contexts.core() != null); // the service itself is live until here
     }
 
+    /**
+     * A processed context shares the core context's terms and their compactions rather than
+     * copying them: one of three terms keeps a few kB beside the core's, not the core again
+     * (~50 kB when each copied the core's terms and compactions).
+     */
+    @Test
+    void a_small_processed_context_keeps_no_copy_of_the_core() {
+        LdContexts contexts = LdContexts.builder().maxProcessedBytes(Long.MAX_VALUE / 2).maxProcessed(1 << 20).build();
+        contexts.resolve(ContextRef.body(small(-1)), 1_000);
+        int many = 2_000;
+        long before = heapAfterGc();
+        long counted = contexts.processedBytes();
+        for (int n = 0; n < many; n++) {
+            contexts.resolve(ContextRef.body(small(n)), 1_000);
+        }
+        long perContext = (heapAfterGc() - before) / many;
+        long countedPerContext = (contexts.processedBytes() - counted) / many;
+        assertTrue(perContext < 8 << 10, "each small processed context keeps " + perContext + " bytes");
+        // what it counts: its memos at their bound (they fill as it is used), and what it keeps
+        assertTrue(countedPerContext - LdContext.MEMO_BYTES < 8 << 10, "each small processed context counts "
+                + countedPerContext + " bytes");
+    }
+
+    private static ObjectNode small(int n) {
+        ObjectNode c = JsonNodeFactory.instance.objectNode();
+        for (int i = 0; i < 3; i++) {
+            c.put("small" + n + "_" + i, "https://example.org/small/" + n + "/" + i);
+        }
+        return c;
+    }
+
     @Test
     void the_implicitly_created_contexts_keep_what_their_estimate_says() {
         LdContexts contexts = LdContexts.builder().maxImplicitBytes(Long.MAX_VALUE / 2).build();
