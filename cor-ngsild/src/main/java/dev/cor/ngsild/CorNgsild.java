@@ -65,7 +65,9 @@ public final class CorNgsild implements AutoCloseable {
         this.client = b.client != null ? b.client
                 : CorRestClient.builder().connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
-        LdContexts.Builder cb = LdContexts.builder().client(client).timeoutMs(b.contextTimeoutMs);
+        LdContexts.Builder cb = LdContexts.builder();
+        b.contextSettings.accept(cb);
+        cb.client(client).timeoutMs(b.contextTimeoutMs);
         if (store instanceof ContextKeeper keeper) {
             cb.keeper(keeper); // a store that keeps contexts too (the durable one) keeps the Hosted ones
         }
@@ -96,6 +98,13 @@ public final class CorNgsild implements AutoCloseable {
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
                 b.contextTimeoutMs, b.limits, subscriptions, registrations),
                 forwarder);
+        // what subscriptions and registrations rely on stays served: not evicted, not deleted
+        Subscriptions csourceSubscriptions = application.csourceSubscriptions();
+        contexts.holders(each -> {
+            subscriptions.forEachContext(each);
+            csourceSubscriptions.forEachContext(each);
+            registrations.forEachContext(each);
+        });
         if (store instanceof SubscriptionKeeper keeper) {
             // after the contexts: a subscription's context may be a Hosted one the store kept
             application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
@@ -215,6 +224,7 @@ public final class CorNgsild implements AutoCloseable {
         private int notificationQueue = 1024;
         private long forwardTimeoutMs = 5_000;
         private String brokerId;
+        private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
 
         private Builder() {
         }
@@ -298,6 +308,15 @@ public final class CorNgsild implements AutoCloseable {
         /** The clock of createdAt/modifiedAt, throttling and expiry (a test sets its own). */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The {@code @context} service's settings beyond its client and timeout: the bounds of its
+         * caches in bytes, and of the inline contexts a request may write ({@link LdContexts.Builder}).
+         */
+        public Builder contextSettings(java.util.function.Consumer<LdContexts.Builder> settings) {
+            this.contextSettings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 

@@ -2,7 +2,6 @@ package dev.cor.ngsild.api;
 
 import java.util.Map;
 
-import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.ld.JsonldContextsApi;
 
 /**
@@ -23,9 +22,8 @@ final class ContextOperations {
     }
 
     void run(Exchange x) {
-        String base = x.baseUrl() + CorNgsild.BASE_PATH.substring(0, CorNgsild.BASE_PATH.length() - 1);
         JsonldContextsApi.Response r = api.handle(x.method(), x.route.contextId(), x.params.asMap(),
-                x.operation() == Operation.ADD_CONTEXT ? x.body : null, x.tenantGiven ? x.tenant : null, base);
+                x.operation() == Operation.ADD_CONTEXT ? x.body : null, x.tenantGiven ? x.tenant : null, x.baseUrl());
         x.request.respond(r.status(), r.contentType(), r.body());
         for (Map.Entry<String, String> h : r.headers().entrySet()) {
             x.request.responseHeaders().set(h.getKey(), h.getValue());

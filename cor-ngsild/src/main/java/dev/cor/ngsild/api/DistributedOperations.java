@@ -38,6 +38,7 @@ import dev.cor.rest.client.CorRestClientRequest;
  * application.
  */
 final class DistributedOperations {
+    private static final System.Logger LOG = System.getLogger(DistributedOperations.class.getName());
     /** The NGSILD-Warning header (§ 6.3.17). */
     static final String WARNING_HEADER = "NGSILD-Warning";
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
@@ -717,14 +718,17 @@ final class DistributedOperations {
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 forwarded++;
                 if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
+                    // only names of the part it was sent count, and its reasons are not quoted: a source's
+                    // text never reaches the client (the registration is named instead)
+                    Set<String> part = parts.get(i);
                     for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
-                        String iri = partNamed(parser, u, parts.get(i));
+                        String iri = partNamed(parser, u, part);
                         if (iri != null) {
                             taken.add(iri);
                         }
                     }
                     for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
-                        String iri = partNamed(parser, n.path("attributeName"), parts.get(i));
+                        String iri = partNamed(parser, n.path("attributeName"), part);
                         if (iri != null) {
                             refused.add(new String[] {iri, "not updated by the context source", a.registration().id()});
                         }
@@ -1221,7 +1225,8 @@ final class DistributedOperations {
         try {
             return EntityMerge.fromSource(json, a.registration().context(), config.limits());
         } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
-            // the parser's text may quote the source's content: the client gets the broker's words only
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: the source of registration " + a.registration().id()
+                    + " answered what is not an NGSI-LD entity: " + e.getMessage());
             warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity"));
             return null;
         }

@@ -106,7 +106,7 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
-        RenderKey key = new RenderKey(x.context, rep.options, x.accept, bodyContext);
+        RenderKey key = new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext);
         if (rep.selectsInstances()) {
             e = rep.instances(e); // a copy narrowed to some instances: its bytes are its own, not the record's
         }
@@ -120,8 +120,12 @@ final class EntityOperations {
         app.answer(x, 200, x.accept, bytes, x.context);
     }
 
-    /** What rendered bytes depend on besides the record. */
-    private record RenderKey(LdContext context, EntityRenderer.Options options, MediaType type, boolean bodyContext) {
+    /**
+     * What rendered bytes depend on besides the record. The context is its {@link LdContext#identity()}:
+     * the key outlives the request in the entity's render cache, and must not keep a context that
+     * the context service has let go (an inline one of a read, a few MiB with its terms).
+     */
+    private record RenderKey(Object context, EntityRenderer.Options options, MediaType type, boolean bodyContext) {
     }
 
     void replace(Exchange x) {
@@ -509,7 +513,7 @@ final class EntityOperations {
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
         byte[] bytes = geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
-                : joined(entities, new RenderKey(x.context, rep.options, x.accept, bodyContext));
+                : joined(entities, x.context, new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext));
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
@@ -530,14 +534,14 @@ final class EntityOperations {
      * retrieval with the same context and representation renders and reuses) or rendered into it:
      * a dashboard's repeated query re-renders only what changed.
      */
-    private static byte[] joined(List<Entity> entities, RenderKey key) {
+    private static byte[] joined(List<Entity> entities, LdContext context, RenderKey key) {
         byte[][] parts = new byte[entities.size()][];
         int size = 2 + Math.max(0, entities.size() - 1);
         for (int i = 0; i < parts.length; i++) {
             Entity e = entities.get(i);
             byte[] b = e.renderCache().get(key);
             if (b == null) {
-                b = EntityRenderer.render(e, key.context(), key.options(), key.bodyContext() ? key.context().echo() : null);
+                b = EntityRenderer.render(e, context, key.options(), key.bodyContext() ? context.echo() : null);
                 e.renderCache().put(key, b);
             }
             parts[i] = b;

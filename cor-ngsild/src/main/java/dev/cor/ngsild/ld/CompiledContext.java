@@ -47,28 +47,77 @@ final class CompiledContext {
     final String defaultLanguage;
     final String defaultDirection;
     private final TermOrder order;
-    /** iri → container → "@language" / "@type" / "@any" → type or language → term (§ 4.3). */
-    private final Map<String, Map<String, Map<String, Map<String, String>>>> inverse;
+    /**
+     * iri → its compaction as an attribute name, and with no value, for every IRI some term maps
+     * to: what the inverse context (§ 4.3) answers, computed once. The inverse context itself is
+     * not kept - a handful of maps per term, several times the size of the terms - since every
+     * look-up it could answer is here and any other IRI has no entry in it.
+     */
+    final Map<String, String> names;
+    final Map<String, String> iris;
     /** The terms usable as a prefix in compaction (prefix flag set, an IRI mapping), with their IRIs. */
     private final String[][] prefixes;
+    /** While it is built: the inverse context that {@link #selectTerm} reads; {@code null} after. */
+    private Map<String, Map<String, Map<String, Map<String, String>>>> inverse;
 
     CompiledContext(ActiveContext active, TermOrder order) {
-        this.terms = Map.copyOf(active.terms);
+        this(active, order, null);
+    }
+
+    /**
+     * @param base the core context compiled, which {@code active} ends with: its terms and
+     *             compactions are shared, only those that differ kept here; {@code null} for the core
+     */
+    CompiledContext(ActiveContext active, TermOrder order, CompiledContext base) {
+        Map<String, TermDefinition> all = Map.copyOf(active.terms);
+        this.terms = base == null ? all : OverlayMap.over(base.terms, all, TermDefinition::sameExceptProtected);
         this.vocab = active.vocab;
         this.defaultLanguage = active.defaultLanguage;
         this.defaultDirection = active.defaultDirection;
         this.order = order;
-        List<String> names = new ArrayList<>(terms.keySet());
-        names.sort(order.comparator);
-        this.inverse = inverse(names);
+        List<String> sorted = new ArrayList<>(terms.keySet());
+        sorted.sort(order.comparator);
         List<String[]> p = new ArrayList<>();
-        for (String name : names) {
+        for (String name : sorted) {
             TermDefinition d = terms.get(name);
             if (d.prefix && d.iri != null) {
                 p.add(new String[] {name, d.iri});
             }
         }
         this.prefixes = p.toArray(new String[0][]);
+        this.inverse = inverse(sorted);
+        Map<String, String> n = new HashMap<>();
+        Map<String, String> i = new HashMap<>();
+        for (String iri : inverse.keySet()) {
+            n.put(iri, compact(iri, true));
+            i.put(iri, compact(iri, false));
+        }
+        this.names = base == null ? n : OverlayMap.over(base.names, n, String::equals);
+        this.iris = base == null ? i : OverlayMap.over(base.iris, i, String::equals);
+        this.inverse = null;
+    }
+
+    /** Adds what it keeps to {@code size}: its object, its terms and their definitions, its compactions, its prefixes. */
+    void addTo(RetainedSize size) {
+        size.add(RetainedSize.object(7, 0));
+        Map<String, TermDefinition> ownTerms = terms instanceof OverlayMap<TermDefinition> o ? o.own : terms;
+        size.add(terms instanceof OverlayMap ? RetainedSize.object(3, 4) : 0);
+        size.immutableMap(ownTerms.size()); // an overlay's own is a HashMap: about as much
+        for (Map.Entry<String, TermDefinition> e : ownTerms.entrySet()) {
+            size.string(e.getKey());
+            size.termDefinition(e.getValue());
+        }
+        for (Map<String, String> m : List.of(names, iris)) {
+            size.add(m instanceof OverlayMap ? RetainedSize.object(3, 4) : 0);
+            size.hashMap(m instanceof OverlayMap<String> o ? o.own : m);
+        }
+        size.array(prefixes.length);
+        for (int k = 0; k < prefixes.length; k++) {
+            size.array(2);
+        }
+        size.string(vocab);
+        size.string(defaultLanguage);
+        size.string(defaultDirection);
     }
 
     // ---------------------------------------------------------------- expansion
@@ -118,9 +167,17 @@ final class CompiledContext {
      */
     String compact(String iri, boolean nodeValue) {
         // 4.
-        String term = selectTerm(iri);
-        if (term != null) {
-            return term;
+        if (inverse == null) {
+            // built: an IRI some term maps to is answered from names and iris, and no other has a term
+            String known = (nodeValue ? names : iris).get(iri);
+            if (known != null) {
+                return known;
+            }
+        } else {
+            String term = selectTerm(iri);
+            if (term != null) {
+                return term;
+            }
         }
         // 5.
         if (vocab != null && iri.startsWith(vocab) && iri.length() > vocab.length()) {
@@ -174,12 +231,12 @@ final class CompiledContext {
 
     /** Whether some term maps to {@code iri} (it is in the inverse context). */
     boolean hasTermFor(String iri) {
-        return inverse.containsKey(iri);
+        return names.containsKey(iri);
     }
 
     /** The IRIs that some term maps to. */
     Iterable<String> mappedIris() {
-        return inverse.keySet();
+        return names.keySet();
     }
 
     /** § 4.3.2 Inverse Context Creation, over the terms in {@code names}' order. */

@@ -58,7 +58,10 @@ final class ContextDocuments {
         final JsonNode context;
         /** The URL it was finally read from (after redirects): what its relative references resolve against. */
         final String documentUrl;
+        /** Its size as downloaded. */
         final int bytes;
+        /** What it keeps on the heap ({@link RetainedSize}): what the cache's byte bound counts. */
+        final long weight;
         final long createdAt;
         final long expiresAt;
         final LongAdder uses = new LongAdder();
@@ -71,6 +74,13 @@ final class ContextDocuments {
             this.context = context;
             this.documentUrl = documentUrl;
             this.bytes = bytes;
+            RetainedSize size = new RetainedSize();
+            size.add(RetainedSize.object(4, 29) + RetainedSize.object(0, 8)); // itself and its counter
+            size.string(url);
+            size.string(localId);
+            size.string(documentUrl);
+            size.json(context);
+            this.weight = size.bytes();
             this.createdAt = createdAt;
             this.expiresAt = expiresAt;
             this.lastUsage = createdAt;
@@ -259,7 +269,7 @@ final class ContextDocuments {
             return false;
         }
         d.removed = true;
-        bytes.addAndGet(-d.bytes);
+        bytes.addAndGet(-d.weight);
         return true;
     }
 
@@ -314,14 +324,16 @@ final class ContextDocuments {
             insert(d);
             dl.result.complete(d);
         } catch (NgsiLdException e) {
-            event.outcome = e.detail();
+            String why = reasonOf(e) != null ? reasonOf(e).getMessage() : e.detail();
+            event.outcome = why;
             downloadFailures.increment();
             if (negativeCache) {
                 remember(dl.url, e);
             }
-            // once per download: the negative cache keeps a broken URL from being tried (and logged) per request
-            LOG.log(System.Logger.Level.WARNING, "{0} (answered for {1} ms without a new download)", e.detail(),
-                    negativeCache ? negativeTtlMs : 0);
+            // once per download: the negative cache keeps a broken URL from being tried (and logged) per request;
+            // the reason is the operator's, the requests get the one answer of unavailable()
+            LOG.log(System.Logger.Level.WARNING, "the @context {0} is not available: {1} (answered for {2} ms without a new"
+                    + " download)", dl.url, why, negativeCache ? negativeTtlMs : 0);
             dl.result.completeExceptionally(e);
         } catch (CorCoCancelledException e) {
             event.outcome = "cancelled: the broker is stopping";
@@ -331,8 +343,7 @@ final class ContextDocuments {
             event.outcome = e.toString();
             downloadFailures.increment();
             LOG.log(System.Logger.Level.ERROR, "the download of the @context " + dl.url + " failed unexpectedly", e);
-            dl.result.completeExceptionally(new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE,
-                    "the @context " + dl.url + " could not be downloaded: " + e, e));
+            dl.result.completeExceptionally(unavailable(dl.url, "its download failed unexpectedly: " + e));
         } finally {
             inflight.remove(dl.url, dl);
             event.commit(); // a no-op unless a recording enables it
@@ -418,7 +429,7 @@ final class ContextDocuments {
             try {
                 request = CorRestClientRequest.builder("GET", current).header("Accept", ACCEPT).build();
             } catch (IllegalArgumentException e) {
-                throw unavailable(url, "it is not a URL the broker can fetch (" + e.getMessage() + ")");
+                throw unavailable(url, "it is not a URL the broker can fetch: " + e.getMessage());
             }
             CorRestClientResponse response;
             try {
@@ -453,11 +464,10 @@ final class ContextDocuments {
             try {
                 doc = CorRestJson.mapper().readTree(body);
             } catch (IOException e) {
-                throw NgsiLdException.badData("the @context " + url + " is not JSON: " + firstLine(e.getMessage()));
+                throw unavailable(url, "it is not JSON: " + firstLine(e.getMessage()));
             }
             if (doc == null || !doc.isObject() || !doc.has("@context")) {
-                throw NgsiLdException.badData("the document at " + url + " is not a JSON-LD context: it has no top-level "
-                        + "@context member");
+                throw unavailable(url, "it is not a JSON-LD context: it has no top-level @context member");
             }
             long now = clock.millis();
             return new Doc(url, newLocalId(), doc.get("@context"), current, body.length, now, now + freshness(response));
@@ -497,10 +507,10 @@ final class ContextDocuments {
 
     private void insert(Doc d) {
         Doc old = docs.put(d.url, d);
-        bytes.addAndGet(d.bytes);
+        bytes.addAndGet(d.weight);
         if (old != null) {
             old.removed = true;
-            bytes.addAndGet(-old.bytes);
+            bytes.addAndGet(-old.weight);
         }
         failures.remove(d.url);
         evict();
@@ -522,7 +532,7 @@ final class ContextDocuments {
             }
             if (docs.remove(victim.url, victim)) {
                 victim.removed = true;
-                bytes.addAndGet(-victim.bytes);
+                bytes.addAndGet(-victim.weight);
                 evictions.increment();
             }
         }
@@ -546,14 +556,41 @@ final class ContextDocuments {
         return new UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L).toString();
     }
 
+    /**
+     * The one answer for a context that cannot be had or used - it could not be downloaded (refused,
+     * no answer in time, not a 2xx, too large) or is no valid JSON-LD context (not JSON, no
+     * {@code @context}, invalid): LdContextNotAvailable with the same detail, naming {@code url}
+     * alone. Telling these apart, or quoting what was fetched, would hand any client what the
+     * broker can reach and read (the first token of a private document, which ports answer). The
+     * reason, {@code why}, rides along for the operator's log ({@link #reasonOf}) and is never
+     * answered.
+     */
     static NgsiLdException unavailable(String url, String why) {
-        return new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " is not available: " + why);
+        return new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " is not available: it"
+                + " cannot be downloaded, or it is not a valid JSON-LD context (the broker's log says which)", new Reason(url, why));
+    }
+
+    /** The reason {@link #unavailable} kept with {@code e}, or {@code null} when it is another error. */
+    static Reason reasonOf(NgsiLdException e) {
+        return e.getCause() instanceof Reason r ? r : null;
+    }
+
+    /** Why the context at {@code url} was unavailable: carried for the operator's log only, never answered. */
+    static final class Reason extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final String url;
+
+        Reason(String url, String why) {
+            super(why, null, false, false);
+            this.url = url;
+        }
     }
 
     private static NgsiLdException timeout(String url, long deadline) {
         return unavailable(url, "its download did not end in time");
     }
 
+    /** Why a download failed, for the log. */
     private static String describe(CorRestClientException e) {
         return switch (e.kind()) {
             case TIMEOUT -> "its server did not answer in time (" + e.getMessage() + ")";

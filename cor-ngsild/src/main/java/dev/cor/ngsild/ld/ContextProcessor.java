@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
 
 /**
@@ -57,12 +59,15 @@ final class ContextProcessor {
             "@set", "@type");
 
     private final Loader loader;
+    /** Told why a context named by URL could not be used (its URL, the reason): the operator's log. */
+    private final BiConsumer<String, String> report;
     /** The remote contexts being processed, outermost first: a URL already in it is a cycle. */
     private final List<String> chain = new ArrayList<>();
     private int dereferenced;
 
-    ContextProcessor(Loader loader) {
+    ContextProcessor(Loader loader, BiConsumer<String, String> report) {
         this.loader = loader;
+        this.report = report;
     }
 
     /** § 4.1.2 with {@code base URL} for the references of {@code local} and no remote contexts yet. */
@@ -126,15 +131,36 @@ final class ContextProcessor {
         if (++dereferenced > MAX_REMOTE_CONTEXTS) {
             throw invalid("context overflow", "more than " + MAX_REMOTE_CONTEXTS + " remote contexts");
         }
-        // 5.2.4. - 5.2.5.
-        Remote remote = loader.load(url);
-        chain.add(url);
+        boolean named = chain.isEmpty();
         try {
-            // 5.2.6.
-            return process(result, remote.context(), remote.documentUrl(), false);
-        } finally {
-            chain.remove(chain.size() - 1);
+            // 5.2.4. - 5.2.5.
+            Remote remote = loader.load(url);
+            chain.add(url);
+            try {
+                // 5.2.6.
+                return process(result, remote.context(), remote.documentUrl(), false);
+            } finally {
+                chain.remove(chain.size() - 1);
+            }
+        } catch (NgsiLdException e) {
+            throw named ? unusable(url, e) : e;
         }
+    }
+
+    /**
+     * What a request is answered when a context it names by URL cannot be had or used, whatever
+     * the reason (it is not there, not JSON, not a context, invalid, or names another that is
+     * one of those): one answer naming only that URL, for the reason lies in what another server
+     * sent, which the broker never echoes. The reason goes to the operator ({@link #report}).
+     */
+    private NgsiLdException unusable(String url, NgsiLdException why) {
+        ContextDocuments.Reason r = ContextDocuments.reasonOf(why);
+        if (r != null && r.url.equals(url)) {
+            return why; // its own download failed: said so already, and logged where it failed
+        }
+        String reason = r == null ? why.detail() : "it names " + r.url + ", which is not available: " + r.getMessage();
+        report.accept(url, reason);
+        return ContextDocuments.unavailable(url, reason);
     }
 
     /** § 4.1.2 steps 5.4 - 5.13: a context definition. */
@@ -146,8 +172,22 @@ final class ContextProcessor {
         }
         // 5.6.
         if (context.has("@import")) {
-            context = importInto(context, baseUrl);
+            String url = importUrl(context, baseUrl);
+            if (chain.isEmpty()) {
+                // what the import brings is another server's, merged into the request's own definition
+                try {
+                    return defineAll(result, importInto(context, url), baseUrl, overrideProtected);
+                } catch (NgsiLdException e) {
+                    throw unusable(url, e);
+                }
+            }
+            context = importInto(context, url);
         }
+        return defineAll(result, context, baseUrl, overrideProtected);
+    }
+
+    /** § 4.1.2 steps 5.7 - 5.13, once {@code @import} is merged in. */
+    private ActiveContext defineAll(ActiveContext result, ObjectNode context, String baseUrl, boolean overrideProtected) {
         // 5.7. (not in a remote context)
         if (context.has("@base") && chain.isEmpty()) {
             JsonNode value = context.get("@base");
@@ -215,8 +255,8 @@ final class ContextProcessor {
         return result;
     }
 
-    /** § 4.1.2 step 5.6: {@code @import}, reverse-merged into the context that names it. */
-    private ObjectNode importInto(ObjectNode context, String baseUrl) {
+    /** § 4.1.2 steps 5.6.1 - 5.6.3: the URL of {@code @import}. */
+    private static String importUrl(ObjectNode context, String baseUrl) {
         JsonNode ref = context.get("@import");
         if (!ref.isTextual()) {
             throw invalid("invalid @import value", "@import must be a string, not " + kind(ref));
@@ -225,6 +265,11 @@ final class ContextProcessor {
         if (url == null || !Iris.isAbsoluteIri(url)) {
             throw invalid("invalid @import value", "@import \"" + ref.asText() + "\" is not an absolute URL");
         }
+        return url;
+    }
+
+    /** § 4.1.2 steps 5.6.4 - 5.6.7: the context at {@code url} reverse-merged into the one that names it. */
+    private ObjectNode importInto(ObjectNode context, String url) {
         if (++dereferenced > MAX_REMOTE_CONTEXTS) {
             throw invalid("context overflow", "more than " + MAX_REMOTE_CONTEXTS + " remote contexts");
         }
@@ -357,8 +402,9 @@ final class ContextProcessor {
                     defined.put(term, Boolean.TRUE);
                     String self = expandIri(active, term, false, true, local, defined);
                     if (!iri.equals(self)) {
-                        throw invalid("invalid IRI mapping", "the term \"" + term + "\" looks like an IRI and expands to " + self
-                                + ", not to its @id " + iri);
+                        // neither expansion is named: either may come from a prefix another server defined
+                        throw invalid("invalid IRI mapping", "the term \"" + term + "\" looks like an IRI and does not"
+                                + " expand to its @id \"" + idValue + "\"");
                     }
                 }
                 // 14.2.5.
@@ -481,8 +527,9 @@ final class ContextProcessor {
         // 27.
         if (!overrideProtected && previous != null && previous.protect) {
             if (!definition.sameExceptProtected(previous)) {
-                throw invalid("protected term redefinition", "\"" + term + "\" is protected as " + previous
-                        + " and cannot be redefined as " + definition);
+                // the protected definition is not named: it may be another server's
+                throw invalid("protected term redefinition", "\"" + term + "\" is a protected term and cannot be"
+                        + " defined otherwise");
             }
             definition = previous;
         }

@@ -71,15 +71,15 @@ public final class JsonldContextsApi {
      * @param contextId the decoded {@code {contextId}} path segment, {@code null} for {@code /jsonldContexts}
      * @param params    the decoded query parameters
      * @param body      the parsed body of a POST ({@code null} if none)
-     * @param tenant    the request's tenant ({@code NGSILD-Tenant}), {@code null} for the default one
-     * @param baseUrl   the broker's base URL, {@code http://host:port/ngsi-ld/v1} (no trailing slash)
+     * @param tenant    the request's tenant ({@code NGSILD-Tenant}), {@code null} when it names none
+     * @param origin    the broker's origin as the client reached it, {@code http://host:port} (no path)
      * @throws NgsiLdException the request's error
      */
     public Response handle(String method, String contextId, Map<String, String> params, JsonNode body, String tenant,
-            String baseUrl) {
+            String origin) {
         if (contextId == null) {
             return switch (method) {
-                case "GET" -> list(params, tenant, baseUrl);
+                case "GET" -> list(params, tenant, origin);
                 case "POST" -> add(params, body, tenant);
                 default -> throw new NgsiLdException(ErrorType.METHOD_NOT_ALLOWED,
                         method + " is not allowed on /jsonldContexts (GET, POST are)");
@@ -89,7 +89,7 @@ public final class JsonldContextsApi {
             throw NgsiLdException.badData("no @context identifier given");
         }
         return switch (method) {
-            case "GET" -> serve(contextId, params, tenant, baseUrl);
+            case "GET" -> serve(contextId, params, tenant, origin);
             case "DELETE" -> delete(contextId, params, tenant);
             default -> throw new NgsiLdException(ErrorType.METHOD_NOT_ALLOWED,
                     method + " is not allowed on /jsonldContexts/{contextId} (GET, DELETE are)");
@@ -114,7 +114,7 @@ public final class JsonldContextsApi {
 
     // ---------------------------------------------------------------- § 5.13.3 List
 
-    private Response list(Map<String, String> params, String tenant, String baseUrl) {
+    private Response list(Map<String, String> params, String tenant, String origin) {
         checkParams(params, LIST_PARAMS);
         boolean details = flag(params, "details");
         String kind = params.get("kind");
@@ -130,7 +130,7 @@ public final class JsonldContextsApi {
         }
         for (StoredContexts.Stored s : contexts.stored().of(tenant)) {
             if (kind == null || kind.equals(s.kind.label)) {
-                out.add(details ? info(s, baseUrl) : text(LdContexts.urlOf(s, baseUrl)));
+                out.add(details ? info(s, origin) : text(LdContexts.urlOf(s, origin)));
             }
         }
         return json(200, out);
@@ -138,7 +138,7 @@ public final class JsonldContextsApi {
 
     // ---------------------------------------------------------------- § 5.13.4 Serve
 
-    private Response serve(String id, Map<String, String> params, String tenant, String baseUrl) {
+    private Response serve(String id, Map<String, String> params, String tenant, String origin) {
         checkParams(params, SERVE_PARAMS);
         boolean details = flag(params, "details");
         if (isCore(id)) {
@@ -148,8 +148,15 @@ public final class JsonldContextsApi {
             return json(200, coreInfo(CoreContext.isCoreUrl(id) ? id : CoreContext.URL));
         }
         StoredContexts.Stored s = storedOf(id, tenant);
+        if (s == null && !details && tenant == null) {
+            // The Link of an answer or a notification (§ 6.3.6) is followed by a JSON-LD processor that
+            // names no tenant: the document of any tenant's stored context is served by its id, a
+            // random one that only the Link handed out. Its details and a request naming another
+            // tenant stay the owner's (§ 5.5.10).
+            s = storedOf(id);
+        }
         if (s != null) {
-            return json(200, details ? info(s, baseUrl) : StoredContexts.document(s.context));
+            return json(200, details ? info(s, origin) : StoredContexts.document(s.context));
         }
         ContextDocuments.Doc d = contexts.documents().find(id);
         if (d != null) {
@@ -181,13 +188,9 @@ public final class JsonldContextsApi {
                 throw NgsiLdException.badData("only a Cached @context can be reloaded, and " + id + " is not one");
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(contexts.timeoutMs());
-            try {
-                contexts.documents().reload(d.url, deadline);
-            } catch (NgsiLdException e) {
-                // § 5.13.5.4: a failed download or an invalid document is LdContextNotAvailable; the old one stays
-                throw e.type() == ErrorType.LD_CONTEXT_NOT_AVAILABLE ? e
-                        : new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the reload of " + d.url + " failed: " + e.detail());
-            }
+            // § 5.13.5.4: a failed download or an invalid document is LdContextNotAvailable (the one answer of
+            // ContextDocuments.unavailable); the old one stays
+            contexts.documents().reload(d.url, deadline);
             contexts.forgetProcessed();
             return new Response(204, null, Map.of(), new byte[0]);
         }
@@ -236,9 +239,9 @@ public final class JsonldContextsApi {
         return o;
     }
 
-    private ObjectNode info(StoredContexts.Stored s, String baseUrl) {
+    private ObjectNode info(StoredContexts.Stored s, String origin) {
         ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("URL", LdContexts.urlOf(s, baseUrl));
+        o.put("URL", LdContexts.urlOf(s, origin));
         o.put("localId", s.id);
         o.put("kind", s.kind.label);
         o.put("createdAt", TIME.format(Instant.ofEpochMilli(s.createdAt)));
@@ -255,11 +258,14 @@ public final class JsonldContextsApi {
 
     /** The tenant's stored context of local id (or URL) {@code id}; another tenant's is as absent as none (5134_01). */
     private StoredContexts.Stored storedOf(String id, String tenant) {
-        StoredContexts.Stored s = contexts.stored().get(id);
-        if (s == null) {
-            s = contexts.stored().byUrl(id);
-        }
+        StoredContexts.Stored s = storedOf(id);
         return s != null && Objects.equals(s.tenant, tenant) ? s : null;
+    }
+
+    /** The stored context of local id (or URL) {@code id}, whichever tenant's. */
+    private StoredContexts.Stored storedOf(String id) {
+        StoredContexts.Stored s = contexts.stored().get(id);
+        return s != null ? s : contexts.stored().byUrl(id);
     }
 
     private static NgsiLdException notServed(String id) {

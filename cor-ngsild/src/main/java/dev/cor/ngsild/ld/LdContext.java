@@ -1,8 +1,8 @@
 package dev.cor.ngsild.ld;
 
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,11 +19,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * <p>
  * A term of the context, and an IRI some term maps to, is answered by one hash look-up with no
  * allocation; anything else is computed once and remembered (up to {@link #MEMO_LIMIT} entries
- * per kind, then computed each time).
+ * per kind and {@link #MEMO_BYTES} in all, then computed each time): a client's names cannot grow
+ * it without bound.
  */
 public final class LdContext {
     /** How many computed answers of each kind (expansion, name, IRI) are remembered. */
     static final int MEMO_LIMIT = 8192;
+    /** How many bytes of computed answers, of every kind, one context remembers at most. */
+    static final int MEMO_BYTES = 32 << 10;
     /** The memo's stand-in for a {@code null} answer (compared by identity). */
     @SuppressWarnings("StringOperationCanBeSimplified")
     private static final String NULL = new String("<null>");
@@ -40,37 +43,53 @@ public final class LdContext {
     private final ConcurrentHashMap<String, String> expandMemo = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> nameMemo = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> iriMemo = new ConcurrentHashMap<>();
+    /** The bytes its memos hold (an estimate; a race may pass {@link #MEMO_BYTES} by one entry per thread). */
+    private final AtomicLong memoBytes = new AtomicLong();
+    /** What it keeps, its memos at their bound included: what a cache that holds it counts. */
+    private final long retainedBytes;
+    /** Stands for this context where something outlives it (a rendered entity's key), so that nothing else holds it. */
+    private final Object identity = new Object();
+    /** When a request last used it (a second's precision): the processed contexts' least recently used go first. */
+    volatile long lastUse;
 
-    LdContext(CompiledContext compiled, JsonNode echo, String linkUrl, boolean core, Source[] sources) {
+    /** @param ownBytes what it keeps that no other context does ({@link RetainedSize}), its memos aside */
+    LdContext(CompiledContext compiled, JsonNode echo, String linkUrl, boolean core, Source[] sources, long ownBytes) {
         this.compiled = compiled;
         this.echo = echo;
         this.linkUrl = linkUrl;
         this.core = core;
         this.sources = sources;
-        Map<String, String> n = new HashMap<>();
-        Map<String, String> i = new HashMap<>();
-        for (String iri : compiled.mappedIris()) {
-            n.put(iri, compiled.compact(iri, true));
-            i.put(iri, compiled.compact(iri, false));
-        }
-        this.names = n;
-        this.iris = i;
+        this.names = compiled.names;
+        this.iris = compiled.iris;
+        this.retainedBytes = ownBytes + SELF + MEMO_BYTES;
     }
 
-    /** The same compiled context with what another request named (its own echo and Link URL). */
+    /** Its own object, its three empty memos and its counters. */
+    private static final long SELF = RetainedSize.object(12, 9) + 3 * RetainedSize.object(6, 20) + 2 * RetainedSize.object(0, 8);
+
+    /**
+     * The same compiled context with what another request named (its own echo and Link URL);
+     * {@code ownBytes} counts that echo.
+     */
+    LdContext withOrigin(JsonNode echo, String linkUrl, Source[] sources, long ownBytes) {
+        return new LdContext(compiled, echo, linkUrl, core, sources, ownBytes);
+    }
+
+    /** The same compiled context with another origin, for a test: its echo counted on its own. */
     LdContext withOrigin(JsonNode echo, String linkUrl, Source[] sources) {
-        return new LdContext(compiled, echo, linkUrl, core, sources, names, iris);
+        RetainedSize size = new RetainedSize();
+        size.json(echo);
+        return withOrigin(echo, linkUrl, sources, size.bytes());
     }
 
-    private LdContext(CompiledContext compiled, JsonNode echo, String linkUrl, boolean core, Source[] sources,
-            Map<String, String> names, Map<String, String> iris) {
-        this.compiled = compiled;
-        this.echo = echo;
-        this.linkUrl = linkUrl;
-        this.core = core;
-        this.sources = sources;
-        this.names = names;
-        this.iris = iris;
+    /** What it keeps, in bytes, as {@link RetainedSize} estimates it, its memos counted at their bound. */
+    long retainedBytes() {
+        return retainedBytes;
+    }
+
+    /** A token that stands for this context and holds nothing of it: for what outlives a request (a rendered entity's key). */
+    public Object identity() {
+        return identity;
     }
 
     /**
@@ -89,9 +108,7 @@ public final class LdContext {
         if (m == null) {
             String r = compiled.expand(term);
             m = r == null ? NULL : r;
-            if (expandMemo.size() < MEMO_LIMIT) {
-                expandMemo.putIfAbsent(term, m);
-            }
+            remember(expandMemo, term, m);
         }
         return m == NULL ? null : m;
     }
@@ -124,11 +141,23 @@ public final class LdContext {
         String m = memo.get(iri);
         if (m == null) {
             m = compiled.compact(iri, nodeValue);
-            if (memo.size() < MEMO_LIMIT) {
-                memo.putIfAbsent(iri, m);
-            }
+            remember(memo, iri, m);
         }
         return m;
+    }
+
+    /** Keeps a computed answer while the memos are under their bounds. */
+    private void remember(ConcurrentHashMap<String, String> memo, String key, String value) {
+        if (memo.size() >= MEMO_LIMIT) {
+            return;
+        }
+        long entry = 40 + RetainedSize.stringBytes(key) + (value == key || value == NULL ? 0 : RetainedSize.stringBytes(value));
+        if (memoBytes.get() + entry > MEMO_BYTES) {
+            return;
+        }
+        if (memo.putIfAbsent(key, value) == null) {
+            memoBytes.addAndGet(entry);
+        }
     }
 
     /**
@@ -163,6 +192,13 @@ public final class LdContext {
             }
         }
         return true;
+    }
+
+    /** A request used it at {@code now} (kept to a second's precision: a write per request would bounce the cache line between loops). */
+    void touch(long now) {
+        if (now - lastUse >= 1000) {
+            lastUse = now;
+        }
     }
 
     /** Counts one request that used it on the documents it came from. */

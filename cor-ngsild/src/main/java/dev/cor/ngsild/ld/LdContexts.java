@@ -7,8 +7,11 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -38,11 +41,16 @@ import dev.cor.rest.client.CorRestClient;
  * Thread-safe: every loop and worker shares one. No lock is held across anything that waits.
  */
 public final class LdContexts {
+    private static final System.Logger LOG = System.getLogger(LdContexts.class.getName());
     private final ContextDocuments documents;
     private final StoredContexts stored;
     private final InstantSource clock;
     private final long timeoutMs;
     private final int maxProcessed;
+    private final long maxProcessedBytes;
+    private final long maxImplicitBytes;
+    private final int maxInlineBytes;
+    private final int maxInlineTerms;
     private final CompiledContext.TermOrder order;
     /** The core's {@code @context} object, processed after every request's context. */
     private final JsonNode coreLocal;
@@ -50,7 +58,21 @@ public final class LdContexts {
     private final LdContext core;
     /** Every published core URL, as a {@code Link}: the core context, echoing that URL. */
     private final Map<String, LdContext> coreLinks;
+    /** The core's objects, kept anyway: not counted in what a processed context keeps. */
+    private final Set<Object> coreShared;
     private final ConcurrentHashMap<ContextRef, LdContext> processed = new ConcurrentHashMap<>();
+    /** The bytes the processed contexts keep ({@link LdContext#retainedBytes()}). */
+    private final AtomicLong processedBytes = new AtomicLong();
+    /** One eviction of each cache at a time; a request that finds one running leaves it the work. */
+    private final AtomicBoolean evictingProcessed = new AtomicBoolean();
+    private final AtomicBoolean evictingImplicit = new AtomicBoolean();
+    private final java.util.List<ContextHolders> holders = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The bytes of the ImplicitlyCreated contexts held at the last eviction: they do not count against the bound. */
+    private volatile long pinnedImplicitBytes;
+    /** When each URL's unusable context was last logged: a client that names it again and again logs it once a while. */
+    private final ConcurrentHashMap<String, Long> reported = new ConcurrentHashMap<>();
+    private final long reportEveryMs;
+    private final int maxReported;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
 
@@ -58,19 +80,30 @@ public final class LdContexts {
         this.clock = b.clock;
         this.timeoutMs = b.timeoutMs;
         this.maxProcessed = b.maxProcessed;
+        this.maxProcessedBytes = b.maxProcessedBytes;
+        this.maxImplicitBytes = b.maxImplicitBytes;
+        this.maxInlineBytes = b.maxInlineBytes;
+        this.maxInlineTerms = b.maxInlineTerms;
         this.order = b.order;
+        this.reportEveryMs = b.negativeTtlMs;
+        this.maxReported = b.maxEntries;
         this.stored = new StoredContexts(b.keeper);
         this.documents = new ContextDocuments(b.client, b.clock, b.ttlMs, b.negativeTtlMs, b.maxEntries, b.maxBytes,
                 b.maxDocumentBytes, b.maxRedirects);
         this.coreLocal = CoreContext.document().get("@context");
         ActiveContext active = new ContextProcessor(url -> {
             throw new IllegalStateException("the core context names no remote context");
-        }).process(new ActiveContext(null), coreLocal, null);
+        }, this::report).process(new ActiveContext(null), coreLocal, null);
         this.coreCompiled = new CompiledContext(active, order);
-        this.core = new LdContext(coreCompiled, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true, new LdContext.Source[0]);
+        RetainedSize coreSize = new RetainedSize();
+        coreSize.json(coreLocal);
+        coreCompiled.addTo(coreSize);
+        this.coreShared = coreSize.seen();
+        this.core = new LdContext(coreCompiled, TextNode.valueOf(CoreContext.URL), CoreContext.URL, true, new LdContext.Source[0],
+                coreSize.bytes());
         Map<String, LdContext> links = new HashMap<>();
         for (String url : CoreContext.URLS) {
-            links.put(url, url.equals(CoreContext.URL) ? core : core.withOrigin(TextNode.valueOf(url), url, new LdContext.Source[0]));
+            links.put(url, url.equals(CoreContext.URL) ? core : core.withOrigin(TextNode.valueOf(url), url, new LdContext.Source[0], 0));
         }
         this.coreLinks = Map.copyOf(links);
     }
@@ -133,10 +166,12 @@ public final class LdContexts {
      * document share one download.
      *
      * @param timeoutMs how long the documents may take to arrive
-     * @throws NgsiLdException LdContextNotAvailable when a remote context cannot be had within
-     *                         {@code timeoutMs}, answers an error, is too large; BadRequestData
-     *                         when a context is invalid (not JSON, no {@code @context} member, an
-     *                         invalid term definition, a protected term redefined, a cycle, a
+     * @throws NgsiLdException LdContextNotAvailable, one answer naming the URL the request gave,
+     *                         when a context it names by URL cannot be had within {@code timeoutMs}
+     *                         or used (an error, too large, not JSON, no {@code @context} member,
+     *                         invalid, or naming another that is one of those: the reason is logged,
+     *                         never answered); BadRequestData when what the request wrote itself is
+     *                         invalid (an invalid term definition, a protected term redefined, a
      *                         scoped context)
      */
     public LdContext resolve(ContextRef ref, long timeoutMs) {
@@ -174,18 +209,81 @@ public final class LdContexts {
      * The URL of {@code context} for the {@code Link} header of an {@code application/json}
      * answer or notification: its {@link LdContext#linkUrl()}, or - for a context that was given
      * inline - the URL of an ImplicitlyCreated context the broker hosts for it (ETSI GS CIM 009
-     * § 5.13.1), made the first time and reused for the same context of the same tenant.
+     * § 5.13.1), made the first time and reused for the same context of the same tenant. That URL
+     * is where {@link JsonldContextsApi} serves it ({@code origin}{@value StoredContexts#PATH}{@code id}),
+     * to whoever follows the {@code Link}, with no tenant header.
      *
-     * @param baseUrl the broker's base URL, {@code http://host:port/ngsi-ld/v1} (no trailing slash)
-     * @param tenant  the request's tenant, {@code null} for the default one
+     * @param origin the broker's origin as the client reached it, {@code http://host:port} (no path)
+     * @param tenant the request's tenant, {@code null} for the default one
      */
-    public String linkUrlFor(LdContext context, String baseUrl, String tenant) {
+    public String linkUrlFor(LdContext context, String origin, String tenant) {
         String url = context.linkUrl();
         if (url != null) {
             return url;
         }
-        StoredContexts.Stored s = stored.implicitFor(tenant, context.echo(), clock.millis());
-        return urlOf(s, baseUrl);
+        boolean[] made = {false};
+        StoredContexts.Stored s = stored.implicitFor(tenant, context.echo(), clock.millis(), made);
+        if (made[0] && stored.implicitBytes() > maxImplicitBytes + pinnedImplicitBytes) {
+            evictImplicit();
+        }
+        return urlOf(s, origin);
+    }
+
+    /**
+     * Registers what keeps contexts beyond a request (the subscriptions, the registrations): the
+     * ImplicitlyCreated contexts they rely on are never evicted, and a stored context they use is
+     * not deleted. Called when the broker is built.
+     */
+    public void holders(ContextHolders h) {
+        holders.add(Objects.requireNonNull(h, "holders"));
+    }
+
+    /**
+     * The stored contexts the holders rely on: those their contexts were built from (a URL they
+     * named), and the ImplicitlyCreated ones that give their inline contexts a URL ({@link #linkUrlFor}).
+     */
+    Set<StoredContexts.Stored> held() {
+        Set<StoredContexts.Stored> out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ContextHolders h : holders) {
+            h.forEach((tenant, c) -> {
+                for (LdContext.Source s : c.sources) {
+                    if (s instanceof StoredContexts.Named n) {
+                        out.add(n.stored());
+                    }
+                }
+                if (c.linkUrl() == null) {
+                    StoredContexts.Stored st = stored.implicitOf(tenant, c.echo());
+                    if (st != null) {
+                        out.add(st);
+                    }
+                }
+            });
+        }
+        return out;
+    }
+
+    /**
+     * Evicts the least recently used ImplicitlyCreated contexts that nothing holds until those
+     * weigh three quarters of the bound; those held do not count against it (they live as long as
+     * what holds them, which a client created and deletes).
+     */
+    private void evictImplicit() {
+        if (!evictingImplicit.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Set<StoredContexts.Stored> held = held();
+            long pinned = 0;
+            for (StoredContexts.Stored s : stored.implicitOnes()) {
+                if (held.contains(s)) {
+                    pinned += s.weight;
+                }
+            }
+            stored.evictImplicit(held, maxImplicitBytes * 3 / 4);
+            pinnedImplicitBytes = pinned;
+        } finally {
+            evictingImplicit.set(false);
+        }
     }
 
     /** The document of the hosted (or implicitly created) context with local id {@code id}, {@code {"@context": ...}}; {@code null} if none. */
@@ -199,15 +297,19 @@ public final class LdContexts {
     }
 
     /**
-     * The remote documents {@code context} was built from, as downloaded (Hosted contexts are
-     * not among them: they are kept by the {@link ContextKeeper}): what a store keeps with a
-     * subscription so that {@link #restore} needs no network.
+     * The documents {@code context} was built from, as they were when it was: the downloaded ones
+     * and the ones this broker stores (a Hosted context, an ImplicitlyCreated one), each under the
+     * URL the request named it by. What a store keeps with a subscription or a registration so that
+     * {@link #restore} needs neither the network nor a stored context that may be gone by then
+     * (an ImplicitlyCreated one is not kept, a Hosted one can be deleted).
      */
     public List<RemoteDocument> remoteDocuments(LdContext context) {
         List<RemoteDocument> out = new ArrayList<>(context.sources.length);
         for (LdContext.Source s : context.sources) {
             if (s instanceof ContextDocuments.Doc d) {
                 out.add(new RemoteDocument(d.url, d.documentUrl, d.context));
+            } else if (s instanceof StoredContexts.Named n) {
+                out.add(new RemoteDocument(n.url(), n.url(), n.stored().context));
             }
         }
         return out;
@@ -215,9 +317,9 @@ public final class LdContexts {
 
     /**
      * The context a request named as {@code echo} ({@link LdContext#echo()}), processed again
-     * without the network: a remote document comes from {@code kept} (it stays as it was
-     * downloaded; the cache is not touched), else from the cache; a Hosted context from the
-     * hosted ones. For a store's recovery: it never downloads, never waits.
+     * without the network: a context this broker still stores comes from there (so that it stays
+     * held); any other document from {@code kept} (as it was when the context was made; the cache
+     * is not touched), else from the cache. For a store's recovery: it never downloads, never waits.
      *
      * @throws NgsiLdException when a document it names is neither kept nor at hand, or it is invalid
      */
@@ -239,11 +341,26 @@ public final class LdContexts {
                 }
                 // never expires: it is what the subscription was made with, not a cache entry
                 return new ContextDocuments.Doc(d.url(), null, d.context(), d.documentUrl(), 0, clock.millis(), Long.MAX_VALUE);
-            });
+            }, false); // acknowledged with it: no bound of today's refuses it
         } catch (ContextDocuments.NotCached e) {
             throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "a document of the @context " + echo
                     + " was not kept and is not at hand without a download");
         }
+    }
+
+    /** The bytes the processed contexts keep, as estimated ({@link RetainedSize}). */
+    public long processedBytes() {
+        return processedBytes.get();
+    }
+
+    /** The bytes the ImplicitlyCreated contexts keep, as estimated. */
+    public long implicitBytes() {
+        return stored.implicitBytes();
+    }
+
+    /** The bytes the downloaded documents keep, as estimated. */
+    public long documentBytes() {
+        return documents.bytes();
     }
 
     /** Appends the {@code @context} cache's counters in the Prometheus text format, for a server's {@code /metrics}. */
@@ -260,9 +377,14 @@ public final class LdContexts {
         counter(out, "cor_ngsild_context_evictions_total", "@context documents evicted by the cache's bounds.",
                 documents.evictions.sum());
         gauge(out, "cor_ngsild_context_cache_entries", "@context documents cached.", documents.entries());
-        gauge(out, "cor_ngsild_context_cache_bytes", "Bytes of the @context documents cached.", documents.bytes());
+        gauge(out, "cor_ngsild_context_cache_bytes", "Heap bytes the @context documents cached keep (estimated).", documents.bytes());
         gauge(out, "cor_ngsild_context_negative_entries", "URLs in the negative cache.", documents.negativeEntries());
         gauge(out, "cor_ngsild_context_processed", "Processed @contexts kept.", processed.size());
+        gauge(out, "cor_ngsild_context_processed_bytes", "Heap bytes the processed @contexts keep (estimated).",
+                processedBytes.get());
+        gauge(out, "cor_ngsild_context_implicit", "ImplicitlyCreated @contexts.", stored.implicitCount());
+        gauge(out, "cor_ngsild_context_implicit_bytes", "Heap bytes the ImplicitlyCreated @contexts keep (estimated).",
+                stored.implicitBytes());
     }
 
     /** The counters, for tests and tools: hits, misses, downloads, failures, entries, bytes. */
@@ -293,8 +415,9 @@ public final class LdContexts {
         return timeoutMs;
     }
 
-    static String urlOf(StoredContexts.Stored s, String baseUrl) {
-        return baseUrl + "/jsonldContexts/" + s.id;
+    /** The URL of a stored context: {@code origin}{@value StoredContexts#PATH}{@code id}, where {@link JsonldContextsApi} serves it. */
+    static String urlOf(StoredContexts.Stored s, String origin) {
+        return origin + StoredContexts.PATH + s.id;
     }
 
     /**
@@ -306,7 +429,7 @@ public final class LdContexts {
      */
     void validate(JsonNode context) {
         try {
-            build(ContextRef.body(context), documents::cachedOnly);
+            build(ContextRef.body(context), documents::cachedOnly, false);
         } catch (ContextDocuments.NotCached e) {
             // the rest is checked when a request uses it
         }
@@ -324,10 +447,14 @@ public final class LdContexts {
         }
     }
 
-    /** Forgets every processed context built from {@code source} (a document removed or replaced is gone from them anyway). */
+    /** Forgets every processed context built from a document removed or replaced since (it is gone from them anyway). */
     void forgetProcessed() {
         long now = clock.millis();
-        processed.values().removeIf(c -> !c.usable(now));
+        for (Map.Entry<ContextRef, LdContext> e : processed.entrySet()) {
+            if (!e.getValue().usable(now)) {
+                drop(e.getKey(), e.getValue());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- inside
@@ -349,26 +476,49 @@ public final class LdContexts {
         if (c.usable(now)) {
             return c;
         }
-        processed.remove(ref, c);
+        drop(ref, c);
         return null;
     }
 
+    private void drop(ContextRef ref, LdContext c) {
+        if (processed.remove(ref, c)) {
+            processedBytes.addAndGet(-c.retainedBytes());
+        }
+    }
+
+    /**
+     * Keeps {@code c} for the next request that names {@code ref}, within the bounds: in bytes
+     * ({@link LdContext#retainedBytes()}) and in entries, the least recently used out first, down
+     * to three quarters of the bound so that evictions are rare. What is dropped is processed
+     * again when next needed, from the cached documents.
+     */
     private void remember(ContextRef ref, LdContext c) {
         // the key outlives the request: its own copy of a body's tree (the echo is one already)
-        processed.put(ref.body() == null ? ref : ContextRef.body(c.echo()), c);
-        if (processed.size() > maxProcessed) {
-            // bounded, not LRU: what is dropped is processed again when next needed, from cached documents
-            Iterator<ContextRef> it = processed.keySet().iterator();
-            while (processed.size() > maxProcessed * 3 / 4 && it.hasNext()) {
-                if (!it.next().equals(ref)) {
-                    it.remove();
+        LdContext old = processed.put(ref.body() == null ? ref : ContextRef.body(c.echo()), c);
+        processedBytes.addAndGet(c.retainedBytes() - (old == null ? 0 : old.retainedBytes()));
+        c.touch(clock.millis());
+        if ((processedBytes.get() > maxProcessedBytes || processed.size() > maxProcessed)
+                && evictingProcessed.compareAndSet(false, true)) {
+            try {
+                java.util.List<Map.Entry<ContextRef, LdContext>> all = new ArrayList<>(processed.entrySet());
+                all.sort((a, b) -> Long.compare(a.getValue().lastUse, b.getValue().lastUse));
+                for (Map.Entry<ContextRef, LdContext> e : all) {
+                    if (processedBytes.get() <= maxProcessedBytes * 3 / 4 && processed.size() <= maxProcessed * 3 / 4) {
+                        break;
+                    }
+                    if (e.getValue() != c) {
+                        drop(e.getKey(), e.getValue());
+                    }
                 }
+            } finally {
+                evictingProcessed.set(false);
             }
         }
     }
 
     /** Counts a request that used {@code c}: on its documents, and as a hit unless it waited for one (a miss, counted already). */
     private void used(LdContext c, long now, boolean waited) {
+        c.touch(now);
         if (c.sources.length == 0) {
             return;
         }
@@ -376,6 +526,29 @@ public final class LdContexts {
         if (!waited) {
             hits.increment();
         }
+    }
+
+    /**
+     * Logs why the context a request named as {@code url} could not be used (the request was
+     * answered the one LdContextNotAvailable of {@link ContextDocuments#unavailable}): once per URL
+     * in a negative cache's time, as a failed download is.
+     */
+    private void report(String url, String why) {
+        long now = clock.millis();
+        Long last = reported.get(url);
+        if (last != null && now - last < reportEveryMs) {
+            return;
+        }
+        reported.put(url, now);
+        if (reported.size() > maxReported) {
+            reported.values().removeIf(t -> now - t >= reportEveryMs);
+            Iterator<String> it = reported.keySet().iterator();
+            while (reported.size() > maxReported && it.hasNext()) {
+                it.next();
+                it.remove();
+            }
+        }
+        LOG.log(System.Logger.Level.WARNING, "the @context {0} was answered as not available: {1}", url, why);
     }
 
     /** Starts the downloads of the URLs a request names at its top level, so that they run at once. */
@@ -404,6 +577,11 @@ public final class LdContexts {
 
     /** Processes what {@code ref} names, then the core; stored contexts come from here, the rest from {@code docs}. */
     private LdContext build(ContextRef ref, DocSource docs) {
+        return build(ref, docs, true);
+    }
+
+    /** {@code inline}: a request's own inline context, held to the bounds of {@link #checkInline}. */
+    private LdContext build(ContextRef ref, DocSource docs, boolean inline) {
         List<LdContext.Source> sources = new ArrayList<>(2);
         ContextProcessor p = new ContextProcessor(url -> {
             if (CoreContext.isCoreUrl(url)) {
@@ -412,15 +590,18 @@ public final class LdContexts {
             }
             StoredContexts.Stored s = stored.byUrl(url);
             if (s != null) {
-                sources.add(s);
+                sources.add(new StoredContexts.Named(url, s));
                 return new ContextProcessor.Remote(s.context, url);
             }
             ContextDocuments.Doc d = docs.load(url);
             sources.add(d);
             return new ContextProcessor.Remote(d.context, d.documentUrl);
-        });
+        }, this::report);
         JsonNode local = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body();
         checkShape(local);
+        if (inline && ref.body() != null) {
+            checkInline(local);
+        }
         ActiveContext user = p.process(new ActiveContext(null), local, null);
         boolean onlyCore = user.terms.isEmpty() && user.vocab == null && user.base == null && user.defaultLanguage == null
                 && user.defaultDirection == null;
@@ -428,11 +609,74 @@ public final class LdContexts {
         JsonNode echo = ref.linkUrl() != null ? TextNode.valueOf(ref.linkUrl()) : ref.body().deepCopy();
         String link = ref.linkUrl() != null ? ref.linkUrl() : singleUrl(ref.body());
         LdContext.Source[] src = sources.toArray(new LdContext.Source[0]);
+        // what it keeps beyond the core's: its echo, its sources, its entry in the processed contexts
+        RetainedSize size = new RetainedSize(coreShared);
+        size.json(echo);
+        size.string(link);
+        size.array(src.length);
+        size.add(RetainedSize.object(2, 4) + 40);
         if (onlyCore) {
-            return core.withOrigin(echo, link, src);
+            return core.withOrigin(echo, link, src, size.bytes());
         }
         ActiveContext withCore = p.process(user, coreLocal, null);
-        return new LdContext(new CompiledContext(withCore, order), echo, link, false, src);
+        CompiledContext compiled = new CompiledContext(withCore, order, coreCompiled);
+        compiled.addTo(size);
+        return new LdContext(compiled, echo, link, false, src, size.bytes());
+    }
+
+    /**
+     * A context a request writes inline is bounded: at most {@code maxInlineBytes} of JSON and
+     * {@code maxInlineTerms} term definitions, checked before it is processed.
+     *
+     * @throws NgsiLdException PayloadTooLarge (413) naming the bound it passes
+     */
+    private void checkInline(JsonNode local) {
+        int terms = 0;
+        for (JsonNode item : local.isArray() ? local : List.of(local)) {
+            if (item.isObject()) {
+                for (Iterator<String> names = item.fieldNames(); names.hasNext();) {
+                    if (!names.next().startsWith("@")) {
+                        terms++;
+                    }
+                }
+            }
+        }
+        if (terms > maxInlineTerms) {
+            throw new NgsiLdException(ErrorType.PAYLOAD_TOO_LARGE, "the inline @context defines " + terms
+                    + " terms, over the limit of " + maxInlineTerms + " (a larger one can be hosted: POST /jsonldContexts)");
+        }
+        long length = jsonLength(local, maxInlineBytes + 1L);
+        if (length > maxInlineBytes) {
+            throw new NgsiLdException(ErrorType.PAYLOAD_TOO_LARGE, "the inline @context is over the limit of " + maxInlineBytes
+                    + " bytes of JSON (a larger one can be hosted: POST /jsonldContexts)");
+        }
+    }
+
+    /** About how long {@code n} is as JSON text (its strings in UTF-16 units), counted no further than {@code stop}. */
+    private static long jsonLength(JsonNode n, long stop) {
+        if (n.isTextual()) {
+            return n.textValue().length() + 2;
+        }
+        if (!n.isContainerNode()) {
+            return n.toString().length();
+        }
+        long length = 2;
+        if (n.isObject()) {
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                length += e.getKey().length() + 4 + jsonLength(e.getValue(), stop - length);
+                if (length > stop) {
+                    return length;
+                }
+            }
+        } else {
+            for (JsonNode item : n) {
+                length += 1 + jsonLength(item, stop - length);
+                if (length > stop) {
+                    return length;
+                }
+            }
+        }
+        return length;
     }
 
     /** The one URL a body's {@code @context} is, if it is one ({@code "url"} or {@code ["url"]}). */
@@ -470,6 +714,10 @@ public final class LdContexts {
         private int maxDocumentBytes = 4 << 20;
         private int maxRedirects = 5;
         private int maxProcessed = 1024;
+        private long maxProcessedBytes = 64L << 20;
+        private long maxImplicitBytes = 16L << 20;
+        private int maxInlineBytes = 256 << 10;
+        private int maxInlineTerms = 4096;
         private CompiledContext.TermOrder order = CompiledContext.TermOrder.SHORTEST_FIRST;
         private ContextKeeper keeper;
 
@@ -518,7 +766,7 @@ public final class LdContexts {
             return this;
         }
 
-        /** How many bytes of downloaded contexts are kept (default 64 MiB). */
+        /** How many bytes of heap the downloaded contexts may keep, as estimated (default 64 MiB). */
         public Builder maxBytes(long bytes) {
             this.maxBytes = positive("maxBytes", bytes);
             return this;
@@ -542,6 +790,34 @@ public final class LdContexts {
         /** How many processed contexts are kept (default 1 024). */
         public Builder maxProcessed(int n) {
             this.maxProcessed = (int) positive("maxProcessed", n);
+            return this;
+        }
+
+        /** How many bytes of heap the processed contexts may keep, as estimated (default 64 MiB). */
+        public Builder maxProcessedBytes(long bytes) {
+            this.maxProcessedBytes = positive("maxProcessedBytes", bytes);
+            return this;
+        }
+
+        /**
+         * How many bytes of heap the ImplicitlyCreated contexts nothing holds may keep, as
+         * estimated (default 16 MiB); those a subscription or a registration relies on are not
+         * counted, and never evicted.
+         */
+        public Builder maxImplicitBytes(long bytes) {
+            this.maxImplicitBytes = positive("maxImplicitBytes", bytes);
+            return this;
+        }
+
+        /** The largest inline {@code @context} a request may write, in bytes of JSON (default 256 KiB). */
+        public Builder maxInlineBytes(int bytes) {
+            this.maxInlineBytes = (int) positive("maxInlineBytes", bytes);
+            return this;
+        }
+
+        /** How many term definitions an inline {@code @context} may have (default 4 096). */
+        public Builder maxInlineTerms(int n) {
+            this.maxInlineTerms = (int) positive("maxInlineTerms", n);
             return this;
         }
 

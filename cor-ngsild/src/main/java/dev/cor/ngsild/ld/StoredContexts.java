@@ -1,9 +1,12 @@
 package dev.cor.ngsild.ld;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,7 +18,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  * lists, serves and deletes it (§ 5.5.10). Its URL, though, is a URL like any other: a request of
  * any tenant that names it gets it, as it would get any context on the web, without a download.
  * With a {@link ContextKeeper}, the Hosted ones are kept beyond the process: each addition is
- * recorded before the context is visible, each removal after it is gone. Thread-safe.
+ * recorded before the context is visible, each removal after it is gone.
+ * <p>
+ * Lifetimes: a Hosted context lives until a client deletes it. An ImplicitlyCreated one is made by
+ * whatever needed a URL for an inline context - a read's answer among them - so they are counted
+ * in bytes ({@link #implicitBytes}) and {@link LdContexts} evicts the least recently used once
+ * over its bound, except those a subscription or a registration relies on (it names their URL, or
+ * its notifications and forwards link them): those live as long as it does. Thread-safe.
  */
 final class StoredContexts {
     /** The kinds a stored context can be. */
@@ -29,6 +38,22 @@ final class StoredContexts {
         }
     }
 
+    /**
+     * A stored context as a processed context's source: with the URL the request named it by,
+     * which a store keeps its document under ({@link LdContexts#remoteDocuments}).
+     */
+    record Named(String url, Stored stored) implements LdContext.Source {
+        @Override
+        public boolean usable(long now) {
+            return stored.usable(now);
+        }
+
+        @Override
+        public void used(long now) {
+            stored.used(now);
+        }
+    }
+
     /** One stored context. */
     static final class Stored implements LdContext.Source {
         final String id;
@@ -38,6 +63,8 @@ final class StoredContexts {
         final JsonNode context;
         final long createdAt;
         final LongAdder uses = new LongAdder();
+        /** What it keeps on the heap, its entries in the maps included ({@link RetainedSize}). */
+        final long weight;
         volatile long lastUsage;
         volatile boolean removed;
 
@@ -48,6 +75,13 @@ final class StoredContexts {
             this.context = context;
             this.createdAt = createdAt;
             this.lastUsage = createdAt;
+            RetainedSize size = new RetainedSize();
+            // itself, its counter, its entries in byId and implicit (the key record included)
+            size.add(RetainedSize.object(5, 17) + RetainedSize.object(0, 8) + 2 * 40 + RetainedSize.object(2, 0));
+            size.string(id);
+            size.string(tenant);
+            size.json(context);
+            this.weight = size.bytes();
         }
 
         @Override
@@ -79,6 +113,8 @@ final class StoredContexts {
 
     private final ConcurrentHashMap<String, Stored> byId = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ImplicitKey, Stored> implicit = new ConcurrentHashMap<>();
+    /** The bytes the ImplicitlyCreated ones keep. */
+    private final AtomicLong implicitBytes = new AtomicLong();
     /** Where the Hosted contexts are kept beyond the process, or {@code null}. */
     private final ContextKeeper keeper;
 
@@ -112,16 +148,68 @@ final class StoredContexts {
         return r;
     }
 
-    /** The ImplicitlyCreated context of {@code tenant} for {@code context}: the one made before for the same value, or a new one. */
-    Stored implicitFor(String tenant, JsonNode context, long now) {
-        return implicit.compute(new ImplicitKey(tenant, context), (k, old) -> {
+    /**
+     * The ImplicitlyCreated context of {@code tenant} for {@code context}: the one made before for
+     * the same value (now used again), or a new one; {@code made[0]} says which.
+     */
+    Stored implicitFor(String tenant, JsonNode context, long now, boolean[] made) {
+        Stored s = implicit.compute(new ImplicitKey(tenant, context), (k, old) -> {
             if (old != null && !old.removed) {
                 return old;
             }
-            Stored s = new Stored(ContextDocuments.newLocalId(), tenant, Kind.IMPLICITLY_CREATED, context, now);
-            byId.put(s.id, s);
-            return s;
+            Stored fresh = new Stored(ContextDocuments.newLocalId(), tenant, Kind.IMPLICITLY_CREATED, context, now);
+            byId.put(fresh.id, fresh);
+            implicitBytes.addAndGet(fresh.weight);
+            made[0] = true;
+            return fresh;
         });
+        s.used(now);
+        return s;
+    }
+
+    /** The ImplicitlyCreated context of {@code tenant} for {@code context} if there is one; never makes one. */
+    Stored implicitOf(String tenant, JsonNode context) {
+        Stored s = implicit.get(new ImplicitKey(tenant, context));
+        return s == null || s.removed ? null : s;
+    }
+
+    /** The bytes the ImplicitlyCreated contexts keep. */
+    long implicitBytes() {
+        return implicitBytes.get();
+    }
+
+    /** How many ImplicitlyCreated contexts there are. */
+    int implicitCount() {
+        return implicit.size();
+    }
+
+    /**
+     * Removes the least recently used ImplicitlyCreated contexts that are not {@code pinned} until
+     * those left that are not weigh at most {@code keepBytes}.
+     */
+    void evictImplicit(Set<Stored> pinned, long keepBytes) {
+        List<Stored> candidates = new ArrayList<>();
+        long unpinned = 0;
+        for (Stored s : implicit.values()) {
+            if (!pinned.contains(s)) {
+                candidates.add(s);
+                unpinned += s.weight;
+            }
+        }
+        candidates.sort((a, b) -> Long.compare(a.lastUsage, b.lastUsage));
+        for (Stored s : candidates) {
+            if (unpinned <= keepBytes) {
+                return;
+            }
+            if (removeNow(s)) {
+                unpinned -= s.weight;
+            }
+        }
+    }
+
+    /** Every ImplicitlyCreated context now. */
+    Collection<Stored> implicitOnes() {
+        return implicit.values();
     }
 
     /** The stored context with this local id, any tenant's; {@code null} if none. */
@@ -152,8 +240,8 @@ final class StoredContexts {
             return false;
         }
         s.removed = true;
-        if (s.kind == Kind.IMPLICITLY_CREATED) {
-            implicit.remove(new ImplicitKey(s.tenant, s.context), s);
+        if (s.kind == Kind.IMPLICITLY_CREATED && implicit.remove(new ImplicitKey(s.tenant, s.context), s)) {
+            implicitBytes.addAndGet(-s.weight);
         }
         return true;
     }

@@ -212,18 +212,25 @@ public final class Forwarder {
         return answers;
     }
 
+    /**
+     * A forward's outcome. The warnings say what kind of failure it was, never what the source or
+     * the connection said (a status line, an exception's text): a source's bytes and errors never
+     * reach a client, nor tell it how an address it registered answers. The precise reason is
+     * the operator's, in the log.
+     */
     private Answer answer(Registration r, CorRestCall call, boolean raw) {
         Throwable error = call.error();
-        if (error instanceof CorRestClientException e) {
-            // the warning reaches the client: the failure in the broker's words, never the
-            // client's message, which may quote what the source sent (a status line, a header)
-            String why = e.reason("the source", timeoutMs(r));
-            boolean answered = e.kind() == CorRestClientException.Kind.TOO_LARGE
-                    || e.kind() == CorRestClientException.Kind.MALFORMED;
-            return new Answer(r, 0, null, warning(answered ? 111 : 199, r, why)); // § 6.3.17: 111 an unusable answer
+        if (error != null) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: forward to " + r.endpoint() + " (registration " + r.id()
+                    + "): " + error);
+        }
+        if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.TOO_LARGE
+                || e.kind() == CorRestClientException.Kind.MALFORMED)) {
+            // an answer came, but not one to use: too large, or not HTTP (§ 6.3.17: 111)
+            return new Answer(r, 0, null, warning(111, r, "answered what cannot be used"));
         }
         if (error != null) {
-            return new Answer(r, 0, null, warning(199, r, "no answer (" + error.getClass().getSimpleName() + ")"));
+            return new Answer(r, 0, null, warning(199, r, "no answer"));
         }
         CorRestClientResponse resp = call.response();
         int status = resp.status();

@@ -130,6 +130,20 @@ public final class Registrations implements RegistrationLookup {
         return tenants.computeIfAbsent(name, k -> new Tenant());
     }
 
+    /**
+     * Calls {@code each} with every registration's {@code @context} and its tenant ({@code null}
+     * for the default one): what the context service must keep serving for its forwards
+     * ({@link dev.cor.ngsild.ld.ContextHolders}). Never waits.
+     */
+    public void forEachContext(java.util.function.BiConsumer<String, dev.cor.ngsild.ld.LdContext> each) {
+        for (Map.Entry<String, Tenant> t : tenants.entrySet()) {
+            String tenant = t.getKey().isEmpty() ? null : t.getKey();
+            for (Live l : t.getValue().byId.values()) {
+                each.accept(tenant, l.def.context());
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- keeping them
 
     /**

@@ -85,11 +85,15 @@ public final class Notifier implements AutoCloseable {
         s.lastNotification = now;
         s.timesSent.incrementAndGet();
         String failure;
+        byte[] body = null;
         try {
-            byte[] body = render(d, batch, now);
+            body = render(d, batch, now);
             failure = d.endpoint().isMqtt() ? mqtt.publish(d, body, headers(d)) : http(d, body);
         } catch (Exception e) {
-            failure = e.getClass().getSimpleName() + (e.getMessage() != null ? ": " + e.getMessage() : "");
+            // what the connection or the receiver said is the operator's (the log), never the subscription's
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: a notification of " + d.id() + " to "
+                    + d.endpoint().uri() + " failed: " + e);
+            failure = body == null ? "the notification could not be rendered" : "no answer from the receiver";
         }
         if (failure == null) {
             s.lastSuccess = now;

@@ -202,6 +202,20 @@ public final class Subscriptions {
         return keeper.attachSubscriptions(this::kept);
     }
 
+    /**
+     * Calls {@code each} with every subscription's {@code @context} and its tenant ({@code null}
+     * for the default one): what the context service must keep serving for them
+     * ({@link dev.cor.ngsild.ld.ContextHolders}). Never waits.
+     */
+    public void forEachContext(java.util.function.BiConsumer<String, dev.cor.ngsild.ld.LdContext> each) {
+        for (Map.Entry<String, Tenant> t : tenants.entrySet()) {
+            String tenant = t.getKey().equals(EntityStore.DEFAULT_TENANT) ? null : t.getKey();
+            for (LiveSubscription s : t.getValue().byId.values()) {
+                each.accept(tenant, s.def.context());
+            }
+        }
+    }
+
     /** Every subscription in force, as a keeper keeps it (a snapshot's view). */
     private List<SubscriptionKeeper.Kept> kept() {
         List<SubscriptionKeeper.Kept> out = new ArrayList<>();

@@ -1652,7 +1652,7 @@ class DistributedOperationsTest {
             assertFalse(w.contains("SECRET") || w.contains("eyJ"), "the warning quotes the source: " + w);
         }
         String all = String.join("\n", warnings);
-        assertTrue(all.contains(statusLine.endpoint() + "): the source answered what is not HTTP/1.1"), all);
+        assertTrue(all.contains("111 A12 \"registration ") && all.contains(statusLine.endpoint() + "): answered what cannot be used"), all);
         assertTrue(all.contains(entity.endpoint() + "): answered what is not an NGSI-LD entity"), all);
     }
 

@@ -51,8 +51,8 @@ final class SourceStub implements AutoCloseable {
     record Die() implements Behaviour {
     }
 
-    /** Write {@code bytes} as they are (no HTTP framing added), then close the connection. */
-    record Raw(String bytes) implements Behaviour {
+    /** Send {@code response} as it is (whatever it is: a bad status line, a redirect), then close the connection. */
+    record Raw(String response) implements Behaviour {
     }
 
     private final ServerSocket server;
@@ -134,7 +134,7 @@ final class SourceStub implements AutoCloseable {
                     return; // closes with 990 bytes still promised
                 }
                 if (b instanceof Raw r) {
-                    out.write(r.bytes().getBytes(StandardCharsets.UTF_8));
+                    out.write(r.response().getBytes(StandardCharsets.ISO_8859_1));
                     out.flush();
                     return;
                 }

@@ -29,7 +29,9 @@ import dev.cor.rest.client.CorRestClient;
  * TP/NGSI-LD/jsonldContext (the TP ids are in the test names' comments).
  */
 class JsonldContextsApiTest {
-    private static final String BASE = "http://broker.test:1026/ngsi-ld/v1";
+    private static final String ORIGIN = "http://broker.test:1026";
+    /** Where the broker's resources are, as a client reaches them. */
+    private static final String BASE = ORIGIN + "/ngsi-ld/v1";
     private static final Set<String> DETAIL_KEYS = Set.of("URL", "localId", "kind", "createdAt", "lastUsage", "numberOfHits",
             "extraInfo", "body", "expiresAt");
     private static final String A1 = "{\"@context\": {\"A1\": \"urn:ngsi-ld:attributes:A1\", \"A2\": \"urn:ngsi-ld:attributes:A2\"}}";
@@ -59,7 +61,7 @@ class JsonldContextsApiTest {
 
     private JsonldContextsApi.Response call(String method, String id, Map<String, String> params, String body, String tenant)
             throws Exception {
-        return api.handle(method, id, params, body == null ? null : json(body), tenant, BASE);
+        return api.handle(method, id, params, body == null ? null : json(body), tenant, ORIGIN);
     }
 
     private NgsiLdException error(String method, String id, Map<String, String> params, String body, String tenant) {
@@ -272,7 +274,11 @@ class JsonldContextsApiTest {
         String id = add("{\"@context\": {\"TenantPrivateTerm\": \"urn:ngsi-ld:attributes:TenantPrivateTerm\"}}", "tenantA");
         assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("GET", id, Map.of(), null, "tenantB").type());
         assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("GET", id, Map.of("details", "true"), null, "tenantB").type());
-        assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("GET", id, Map.of(), null, null).type());
+        // a request that names no tenant is how a JSON-LD processor follows a Link (§ 6.3.6): the document, by its id
+        assertTrue(new String(call("GET", id, Map.of(), null, null).body()).contains("TenantPrivateTerm"));
+        assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("GET", id, Map.of("details", "true"), null, null).type());
+        assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("DELETE", id, Map.of(), null, null).type());
+        assertFalse(new String(call("GET", null, Map.of("details", "true"), null, null).body()).contains(id));
         assertFalse(new String(call("GET", null, Map.of("details", "true"), null, "tenantB").body()).contains(id));
         assertFalse(new String(call("GET", null, Map.of(), null, "tenantB").body()).contains(id));
         assertEquals(ErrorType.RESOURCE_NOT_FOUND, error("DELETE", id, Map.of(), null, "tenantB").type());
@@ -287,10 +293,10 @@ class JsonldContextsApiTest {
         // § 5.13.1 "ImplicitlyCreated"; 050_03_01, 051_06_01, 051_07_01, 052_06, 053_07_01
         JsonNode inline = json("[\"https://example.org/one.jsonld\", \"https://example.org/two.jsonld\"]");
         LdContext c = LdContexts.builder().build().core().withOrigin(inline, null, new LdContext.Source[0]);
-        String url = contexts.linkUrlFor(c, BASE, "t1");
+        String url = contexts.linkUrlFor(c, ORIGIN, "t1");
         assertTrue(url.startsWith(BASE + "/jsonldContexts/"), url);
-        assertEquals(url, contexts.linkUrlFor(c, BASE, "t1"), "the same context, the same URL");
-        assertNotEquals(url, contexts.linkUrlFor(c, BASE, "t2"), "another tenant's own");
+        assertEquals(url, contexts.linkUrlFor(c, ORIGIN, "t1"), "the same context, the same URL");
+        assertNotEquals(url, contexts.linkUrlFor(c, ORIGIN, "t2"), "another tenant's own");
         String id = url.substring(url.lastIndexOf('/') + 1);
         assertEquals(List.of(url), list(Map.of("kind", "ImplicitlyCreated"), "t1"));
         assertEquals("ImplicitlyCreated", body(call("GET", id, Map.of("details", "true"), null, "t1")).get("kind").asText());
@@ -300,7 +306,7 @@ class JsonldContextsApiTest {
         assertEquals(204, call("DELETE", id, Map.of(), null, "t1").status());
         assertNull(contexts.hostedDocument(id));
         // a context that has a URL needs none made for it
-        assertEquals(CoreContext.URL, contexts.linkUrlFor(contexts.core(), BASE, "t1"));
+        assertEquals(CoreContext.URL, contexts.linkUrlFor(contexts.core(), ORIGIN, "t1"));
     }
 
     @Test
