@@ -8,11 +8,8 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -20,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
+import dev.cor.base.CorCoTimeoutException;
 import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
@@ -350,57 +348,17 @@ final class ContextDocuments {
         }
     }
 
-    /** Waits for {@code dl} until {@code deadline}: parked in a coroutine, blocked elsewhere. */
+    /** Waits for {@code dl} until {@code deadline}: parked in a coroutine, blocked elsewhere ({@link CorCo#await}). */
     private Doc await(Download dl, long deadline) {
-        CompletableFuture<Doc> f = dl.result;
-        if (!f.isDone()) {
-            CorCo co = CorCo.current();
-            if (co != null) {
-                long task = co.taskId();
-                f.whenComplete((d, e) -> wake(co, task));
-                while (!f.isDone()) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw timeout(dl.url, deadline);
-                    }
-                    CorCo.park(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
-                }
-            } else {
-                try {
-                    return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (TimeoutException e) {
-                    throw timeout(dl.url, deadline);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw unavailable(dl.url, "the wait for its download was interrupted");
-                } catch (ExecutionException e) {
-                    throw rethrow(e.getCause());
-                }
-            }
-        }
         try {
-            return f.getNow(null);
-        } catch (java.util.concurrent.CompletionException e) {
-            throw rethrow(e.getCause());
-        }
-    }
-
-    /** Wakes the coroutine {@code co} if it still runs task {@code task} (a handle is reused by the next task). */
-    private static void wake(CorCo co, long task) {
-        CorCoLoop loop = co.loop();
-        Runnable r = () -> {
-            if (co.taskId() == task) {
-                co.wake();
-            }
-        };
-        if (loop.inLoop()) {
-            r.run();
-        } else {
-            try {
-                loop.execute(r);
-            } catch (RejectedExecutionException e) {
-                // the loop has ended; its coroutines were cancelled
-            }
+            return CorCo.await(dl.result, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999)));
+        } catch (CorCoTimeoutException e) {
+            throw timeout(dl.url, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(dl.url, "the wait for its download was interrupted");
+        } catch (Exception e) {
+            throw rethrow(e);
         }
     }
 
