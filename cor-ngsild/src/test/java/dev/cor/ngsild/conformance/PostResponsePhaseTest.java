@@ -133,7 +133,8 @@ class PostResponsePhaseTest {
     void a_receiver_that_never_answers_fails_after_the_timeout_and_leaves_nothing_behind() {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start(NotificationReceiver.Mode.HANG)) {
-            failureLeavesNothingBehind(broker, receiver.url(), "");
+            // the broker's notificationTimeoutMs (2 000) ended the wait
+            failureLeavesNothingBehind(broker, receiver.url(), "within 2000 ms");
             long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
             while (receiver.openConnections() > 0) {
                 assertTrue(System.nanoTime() < deadline, () -> "the broker keeps " + receiver.openConnections()
@@ -147,7 +148,8 @@ class PostResponsePhaseTest {
     void a_receiver_that_resets_fails_and_leaves_nothing_behind() {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start(NotificationReceiver.Mode.RESET)) {
-            failureLeavesNothingBehind(broker, receiver.url(), "");
+            String origin = receiver.url().substring(0, receiver.url().indexOf("/notify"));
+            failureLeavesNothingBehind(broker, receiver.url(), "the connection to " + origin + " failed");
         }
     }
 
@@ -156,13 +158,14 @@ class PostResponsePhaseTest {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start()) {
             receiver.status = 500;
-            failureLeavesNothingBehind(broker, receiver.url(), "500");
+            failureLeavesNothingBehind(broker, receiver.url(), "the receiver answered 500");
         }
     }
 
     /**
      * Two writes notify a receiver that fails: the subscription ends up failed with both counted
-     * and the reason kept, and the loop has no more live coroutines than before.
+     * and the reason kept ({@code reason}: what it must say), and the loop has no more live
+     * coroutines than before.
      */
     private static void failureLeavesNothingBehind(TestBroker broker, String uri, String reason) {
         Ngsi api = new Ngsi(broker.baseUrl());
