@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.registry.Registration.Mode;
@@ -43,7 +44,12 @@ class DistributedOperationsTest {
     }
 
     private Node broker(String id) {
-        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000), s -> { });
+        return broker(id, java.time.InstantSource.system());
+    }
+
+    /** A broker on {@code clock}: what it stamps (modifiedAt) and the cooldowns it keeps move with it. */
+    private Node broker(String id, java.time.InstantSource clock) {
+        TestBroker b = TestBroker.start(c -> c.brokerId(id).forwardTimeoutMs(3_000).clock(clock), s -> { });
         open.add(b);
         return new Node(b, new Ngsi(b.baseUrl()));
     }
@@ -153,16 +159,17 @@ class DistributedOperationsTest {
 
     /** § 4.5.5.3: without observedAt on either, the newer modifiedAt wins. */
     @Test
-    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() throws InterruptedException {
-        Node a = broker("A19");
-        Node b = broker("B19");
+    void retrieve_conflict_without_observedAt_newest_modifiedAt_wins() {
+        ManualClock clock = new ManualClock(System.currentTimeMillis());
+        Node a = broker("A19", clock);
+        Node b = broker("B19", clock);
         String id = fresh("Vehicle");
         create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":1}}".formatted(id));
-        Thread.sleep(20);
+        clock.advance(20);
         create(b, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":2}}".formatted(id));
         reg(a, Mode.INCLUSIVE, b.broker().origin(), id, "Vehicle", Set.of());
         assertEquals(2, a.api().get(Ngsi.entity(id)).send().json().path("speed").path("value").asInt(), "the source's is newer");
-        Thread.sleep(20);
+        clock.advance(20);
         Answer p = a.api().patch(Ngsi.entity(id) + "/attrs").query("local", "true")
                 .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":3}}")).send();
         assertEquals(204, p.status(), p.toString());
@@ -1069,7 +1076,13 @@ class DistributedOperationsTest {
         Answer failing = new Ngsi(a.broker().origin() + "/ngsi-ld/ex").post("/remote-notify")
                 .json(Json.parse(fragment.formatted(remoteId, vehicle, 10))).send();
         assertEquals(200, failing.status(), failing.toString());
-        assertNull(receiver.poll(1_000), "speed 10 fails q once merged: nothing is sent");
+        // speed 10 fails q once merged: the next fragment, which passes, is the next notification, alone
+        Answer passing = new Ngsi(a.broker().origin() + "/ngsi-ld/ex").post("/remote-notify")
+                .json(Json.parse(fragment.formatted(remoteId, vehicle, 77))).send();
+        assertEquals(200, passing.status(), passing.toString());
+        JsonNode next = receiver.next(5_000).json().path("data");
+        assertEquals(1, next.size(), next::toString);
+        assertEquals(77, next.path(0).path("speed").path("value").asInt(), "speed 10 was not sent: " + next);
         Answer unknown = new Ngsi(a.broker().origin() + "/ngsi-ld/ex").post("/remote-notify")
                 .json(Json.parse(fragment.formatted("urn:ngsi-ld:Subscription:never-given", vehicle, 99))).send();
         assertEquals(404, unknown.status(), unknown.toString());
@@ -1126,7 +1139,11 @@ class DistributedOperationsTest {
         List<SourceStub.Seen> copies = await(later, "POST", 1);
         assertEquals(1, copies.size(), "the source registered later gets the copy: " + later.seen());
         assertTrue(Json.parse(copies.get(0).body()).path("id").asText().startsWith(id + ":"), copies.get(0).body());
-        Thread.sleep(300);
+        // the barrier: the notifications of registrations leave in order, and each one's copies are made before it
+        // is answered - once a source registered after it has its copy, every one before was handled
+        SourceStub third = subscriptionSource();
+        reg(a, Mode.INCLUSIVE, third.endpoint(), null, "Vehicle", Set.of(), null, "[\"federationOps\"]");
+        assertEquals(1, await(third, "POST", 1).size(), "the third source gets its copy: " + third.seen());
         assertEquals(1, posts(later).size(), "one copy, however many notifications of registrations came: " + later.seen());
         // the refusing source may be asked again when registrations are notified: it has no copy yet
     }
@@ -1406,8 +1423,9 @@ class DistributedOperationsTest {
 
     /** § 5.2.34: after a failure the source is not asked again until its cooldown has passed. */
     @Test
-    void cooldown_keeps_a_failed_source_unasked_until_it_passes() throws InterruptedException {
-        Node a = broker("A12");
+    void cooldown_keeps_a_failed_source_unasked_until_it_passes() {
+        ManualClock clock = new ManualClock(System.currentTimeMillis());
+        Node a = broker("A12", clock);
         String type = "Cool" + SEQ.incrementAndGet();
         create(a, "{\"id\":\"urn:ngsi-ld:%s:1\",\"type\":\"%s\"}".formatted(type, type));
         SourceStub s = stub(req -> new SourceStub.Answer(500, "{}", 0));
@@ -1423,7 +1441,10 @@ class DistributedOperationsTest {
         assertEquals(1, s.hits(), "not asked in its cooldown");
         assertEquals(1, a.api().get("/csourceRegistrations/" + r).send().json().path("timesSent").asInt(),
                 "a forward not sent is not counted");
-        Thread.sleep(900);
+        clock.advance(799);
+        a.api().get("/entities").query("type", type).send();
+        assertEquals(1, s.hits(), "1 ms before the cooldown ends it is not asked yet");
+        clock.advance(1);
         a.api().get("/entities").query("type", type).send();
         assertEquals(2, s.hits(), "asked again once the cooldown passed");
     }
