@@ -134,7 +134,8 @@ class PostResponsePhaseTest {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start(NotificationReceiver.Mode.HANG)) {
             // the broker's notificationTimeoutMs (2 000) ended the wait
-            failureLeavesNothingBehind(broker, receiver.url(), "within 2000 ms");
+            String why = failureLeavesNothingBehind(broker, receiver.url());
+            assertTrue(why.contains("within 2000 ms"), why);
             long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
             while (receiver.openConnections() > 0) {
                 assertTrue(System.nanoTime() < deadline, () -> "the broker keeps " + receiver.openConnections()
@@ -149,7 +150,11 @@ class PostResponsePhaseTest {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start(NotificationReceiver.Mode.RESET)) {
             String origin = receiver.url().substring(0, receiver.url().indexOf("/notify"));
-            failureLeavesNothingBehind(broker, receiver.url(), "the connection to " + origin + " failed");
+            String why = failureLeavesNothingBehind(broker, receiver.url());
+            // reset while connecting or after: the reason names the receiver and a failed connection,
+            // in the broker's words (not the exception's text, which may quote the receiver)
+            assertTrue(why.contains(origin), why);
+            assertTrue(why.contains("cannot connect to ") || why.contains("the connection to "), why);
         }
     }
 
@@ -158,16 +163,17 @@ class PostResponsePhaseTest {
         try (TestBroker broker = oneLoopOneWorker(s -> { });
                 NotificationReceiver receiver = NotificationReceiver.start()) {
             receiver.status = 500;
-            failureLeavesNothingBehind(broker, receiver.url(), "the receiver answered 500");
+            String why = failureLeavesNothingBehind(broker, receiver.url());
+            assertTrue(why.contains("the receiver answered 500"), why);
         }
     }
 
     /**
      * Two writes notify a receiver that fails: the subscription ends up failed with both counted
-     * and the reason kept ({@code reason}: what it must say), and the loop has no more live
-     * coroutines than before.
+     * and a reason kept, and the loop has no more live coroutines than before. Returns the
+     * reason, for the caller to say what it must name.
      */
-    private static void failureLeavesNothingBehind(TestBroker broker, String uri, String reason) {
+    private static String failureLeavesNothingBehind(TestBroker broker, String uri) {
         Ngsi api = new Ngsi(broker.baseUrl());
         int baseline = Arrays.stream(broker.server().liveCoroutines()).sum();
         String type = Entities.uniqueName("Failing");
@@ -189,8 +195,7 @@ class PostResponsePhaseTest {
         }
         assertEquals("failed", s.path("status").asText());
         assertEquals(2, s.path("notification").path("timesSent").asInt());
-        assertTrue(broker.broker().subscriptions().get("", sub).lastFailureReason().contains(reason),
-                broker.broker().subscriptions().get("", sub).lastFailureReason());
         assertTrue(broker.broker().metrics().notifications("failed") >= 2);
+        return broker.broker().subscriptions().get("", sub).lastFailureReason();
     }
 }
