@@ -607,12 +607,14 @@ public final class NgsildApplication implements CorRestApplication {
     // ---------------------------------------------------------------- writing
 
     /**
-     * Every write of an entity goes through here: the store's atomic write, then the
-     * subscriptions it triggers, whose notifications the request's post-response phase sends.
+     * Every write of an entity goes through here: the store's atomic write, inside whose critical
+     * section the subscriptions it triggers queue their notices (so that they are in the order of
+     * the entity's writes, whichever loop made them); the request's post-response phase sends them.
      */
     EntityWrite write(Exchange x, String id, EntityChange change) {
-        EntityWrite w = config.store().write(x.tenant, id, change);
-        config.subscriptions().onWrite(x.tenant, w, x.request);
+        Subscriptions.Triggered triggered = config.subscriptions().onWrite(x.tenant);
+        EntityWrite w = config.store().write(x.tenant, id, change, triggered);
+        triggered.sendAfter(x.request);
         return w;
     }
 

@@ -40,7 +40,17 @@ public interface EntityStore {
      * writes to the same id are applied one after the other, each to the record the previous one
      * left. Readers see the record before or after, never a mix.
      */
-    EntityWrite write(String tenant, String id, EntityChange change);
+    default EntityWrite write(String tenant, String id, EntityChange change) {
+        return write(tenant, id, change, WriteObserver.NONE);
+    }
+
+    /**
+     * {@link #write(String, String, EntityChange)}, and when the change changed the record,
+     * {@code observer} is called inside the same critical section, after the change and before
+     * the next write of that id - so what it records is in the order of the writes. A store with
+     * a journal appends the write's record inside that section too.
+     */
+    EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer);
 
     /**
      * Visits the tenant's entities in id order ({@code type}: only those of that expanded type,

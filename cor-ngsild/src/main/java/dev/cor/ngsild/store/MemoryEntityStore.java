@@ -24,9 +24,11 @@ import dev.cor.ngsild.model.Entity;
  * indexes - ids in order, ids by type and by attribute (each ordered, with its size), and a
  * {@link SpatialGrid} per GeoProperty. A write swaps the record in one short critical section
  * ({@link ConcurrentHashMap#compute}) and updates the indexes inside it; readers take whatever
- * record they find and never lock. Nothing inside a critical section waits.
+ * record they find and never lock. Nothing inside a critical section waits. The writer's
+ * {@link WriteObserver} is called inside it, after the change.
  */
 public final class MemoryEntityStore implements EntityStore {
+    private static final System.Logger LOG = System.getLogger(MemoryEntityStore.class.getName());
     private final Map<String, TenantData> tenants = new ConcurrentHashMap<>();
 
     public MemoryEntityStore() {
@@ -55,9 +57,10 @@ public final class MemoryEntityStore implements EntityStore {
     }
 
     @Override
-    public EntityWrite write(String tenant, String id, EntityChange change) {
+    public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
         TenantData t = tenants.computeIfAbsent(tenant, k -> new TenantData());
         Entity[] before = new Entity[1];
+        RuntimeException[] unobserved = new RuntimeException[1];
         Entity after = t.entities.compute(id, (k, current) -> {
             before[0] = current;
             Entity next = change.apply(current);
@@ -65,8 +68,19 @@ public final class MemoryEntityStore implements EntityStore {
                 throw new IllegalStateException("a change of " + id + " returned entity " + next.id());
             }
             t.index(id, current, next);
+            if (next != current) {
+                try {
+                    observer.applied(current, next);
+                } catch (RuntimeException e) {
+                    unobserved[0] = e; // the change is made (and journaled): what the observer throws cannot undo it
+                }
+            }
             return next;
         });
+        if (unobserved[0] != null) {
+            // logged outside the section: a logger's handler takes a lock
+            LOG.log(System.Logger.Level.WARNING, "cor-store: observing the write of " + id + " failed", unobserved[0]);
+        }
         return new EntityWrite(before[0], after);
     }
 

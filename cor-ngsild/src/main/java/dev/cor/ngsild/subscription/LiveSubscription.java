@@ -1,15 +1,15 @@
 package dev.cor.ngsild.subscription;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A subscription in force: its current {@link Subscription} (swapped whole by an update) and
  * what the broker counts of it - the status of § 5.2.12-2 and § 5.2.14 - and its bounded queue of
- * notifications. Any thread enqueues (a write on any loop or worker); one sender at a time drains
- * the queue ({@link #sending}), so notifications leave in the order their writes matched. The
+ * notifications. Any thread enqueues (a write on any loop or worker, inside the store's critical
+ * section for the entity); one sender at a time drains the queue ({@link #deliveries}), so
+ * notifications leave in the order of the writes. The
  * counters are written by that sender and read by anyone.
  */
 public final class LiveSubscription {
@@ -38,7 +38,11 @@ public final class LiveSubscription {
 
     final ConcurrentLinkedQueue<Notice> queue = new ConcurrentLinkedQueue<>();
     final AtomicInteger queued = new AtomicInteger();
-    final AtomicBoolean sending = new AtomicBoolean();
+    /**
+     * The calls to send the queue that the one sender has not accounted for yet: 0 when no
+     * sender is at the queue ({@code Subscriptions.deliver}).
+     */
+    final AtomicInteger deliveries = new AtomicInteger();
     /** A periodic subscription's chain of ticks: a tick of an older generation ends its chain. */
     final AtomicInteger generation = new AtomicInteger();
 
@@ -112,7 +116,7 @@ public final class LiveSubscription {
 
     /** Whether a sender is at its queue now (a notification may be out, its outcome not counted yet). */
     public boolean sending() {
-        return sending.get();
+        return deliveries.get() != 0;
     }
 
     /** How many notifications wait in the queue. */

@@ -23,17 +23,21 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.rest.CorRest;
 
 /**
  * The broker's subscriptions, per tenant, and what they do on every write: {@link #onWrite}
- * finds the subscriptions a write can concern through an index by entity type (the types their
- * selectors name; those that select by watched attributes alone are checked on every write of the
- * tenant), matches triggers, watched attributes, throttling and expiry, puts a {@link Notice}
- * in each matching subscription's bounded queue and defers the sending to the request's
- * post-response phase ({@link CorRest#defer}) - so the write's answer goes out first, and the
- * notification leaves from a coroutine of the loop (or from a worker, when the finish hook says
- * so). Periodic subscriptions tick on the deadlines of the loop that created them.
+ * gives the store an observer that, inside the entity's critical section, finds the
+ * subscriptions a write can concern through an index by entity type (the types their selectors
+ * name; those that select by watched attributes alone are checked on every write of the tenant),
+ * matches triggers, watched attributes, throttling and expiry, and puts a {@link Notice} in each
+ * matching subscription's bounded queue - so each queue holds an entity's notices in the order
+ * of its writes. The sending is deferred to the request's post-response phase
+ * ({@link CorRest#defer}) - so the write's answer goes out first, and the notification leaves
+ * from a coroutine of the loop (or from a worker, when the finish hook says so) - and one sender
+ * at a time drains a queue ({@link #deliver}), so notifications leave in the queue's order.
+ * Periodic subscriptions tick on the deadlines of the loop that created them.
  * <p>
  * Shared by every loop and worker. A change to a tenant's subscriptions publishes a new immutable
  * index (compare-and-set, no lock); a write reads the index it finds. With a
@@ -379,21 +383,69 @@ public final class Subscriptions {
     // ---------------------------------------------------------------- matching
 
     /**
-     * What {@code write} (one entity, any write operation) means for the tenant's subscriptions:
-     * each one it triggers gets a notice in its queue, and {@code request}'s post-response phase
-     * sends it. Called by the writer right after the store's write, outside its critical section.
+     * What one write of an entity of the tenant means for its subscriptions, in two steps. The
+     * store calls the returned observer inside the entity's critical section
+     * ({@link EntityStore#write(String, String, dev.cor.ngsild.store.EntityChange, WriteObserver)}):
+     * it matches the change and puts a notice in the queue of each subscription it triggers - so
+     * a queue holds one entity's notices in the order of its writes, from whichever loop or
+     * worker they came. Then, after the store's write, {@link Triggered#sendAfter} has the
+     * request's post-response phase send them. One per write; the writer's thread only.
      */
-    public void onWrite(String tenant, EntityWrite write, CorRest request) {
+    public Triggered onWrite(String tenant) {
         Tenant t = tenants.get(tenant);
-        if (t == null) {
-            return;
+        return t == null ? nothingTriggered : new Triggered(t);
+    }
+
+    /**
+     * The subscriptions one write triggered, and the notices it queued for them. Its
+     * {@link #applied} runs inside the store's critical section, so it only matches and queues:
+     * the index it reads and the throttle are lock-free, the queue is a lock-free append, the
+     * filters (q, geoQ, scopeQ, idPattern) are CPU alone on the record given - nothing in it waits,
+     * yields or takes a lock. Rendering and sending come after, in the post-response phase.
+     */
+    public final class Triggered implements WriteObserver {
+        private final Tenant tenant;
+        /** Pairs: a subscription, the notice queued for it; {@code null} for none. */
+        private List<Object> hit;
+
+        private Triggered(Tenant tenant) {
+            this.tenant = tenant;
         }
+
+        @Override
+        public void applied(Entity before, Entity after) {
+            if (tenant != null) {
+                hit = match(tenant, new EntityWrite(before, after));
+            }
+        }
+
+        /** Has {@code request}'s post-response phase render and send what {@link #applied} queued. */
+        public void sendAfter(CorRest request) {
+            if (hit == null) {
+                return;
+            }
+            for (int i = 0; i < hit.size(); i += 2) {
+                LiveSubscription s = (LiveSubscription) hit.get(i);
+                Notice n = (Notice) hit.get(i + 1);
+                request.defer(r -> {
+                    notifier.prepare(s.def, n);
+                    deliver(s);
+                });
+            }
+        }
+    }
+
+    /** What a write triggers in a tenant without subscriptions: nothing (shared: it keeps no state). */
+    private final Triggered nothingTriggered = new Triggered(null);
+
+    /** Queues a notice in each subscription of the tenant that {@code write} triggers; the pairs (subscription, notice). */
+    private List<Object> match(Tenant t, EntityWrite write) {
         Index index = t.index.get();
         if (index.isEmpty() || (write.before() == null && write.after() == null)) {
-            return;
+            return null;
         }
         Entity e = write.after() != null ? write.after() : write.before();
-        List<Object> hit = null; // pairs: a subscription, its notice
+        List<Object> hit = null;
         if (index.anyType().length > 0) {
             hit = consider(index.anyType(), write, e, hit);
         }
@@ -413,17 +465,7 @@ public final class Subscriptions {
                 }
             }
         }
-        if (hit == null) {
-            return;
-        }
-        for (int i = 0; i < hit.size(); i += 2) {
-            LiveSubscription s = (LiveSubscription) hit.get(i);
-            Notice n = (Notice) hit.get(i + 1);
-            request.defer(r -> {
-                notifier.prepare(s.def, n);
-                deliver(s);
-            });
-        }
+        return hit;
     }
 
     private List<Object> consider(LiveSubscription[] candidates, EntityWrite w, Entity e, List<Object> hit) {
@@ -595,10 +637,22 @@ public final class Subscriptions {
      * Sends what waits in the subscription's queue, in order, unless another sender is at it
      * already (then that one sends this too). Runs in a post-response phase: in a coroutine each
      * send yields; on a worker it blocks.
+     * <p>
+     * One sender at a time, handed over by counting: each call counts itself in
+     * {@link LiveSubscription#deliveries}, and the call that finds the count at zero is the
+     * sender. Before it lets go, the sender takes back the calls it accounted for; when more came
+     * meanwhile - calls that returned trusting it to send their notices - it drains the queue
+     * again. So a notice is never left queued with nobody to send it, and two senders (two loops'
+     * phases, each sending its part of the queue) never race each other to the receiver.
      */
     void deliver(LiveSubscription s) {
-        while (s.sending.compareAndSet(false, true)) {
-            try {
+        if (s.deliveries.getAndIncrement() != 0) {
+            return; // a sender is at the queue: it counts this call before it lets go, and sends this notice too
+        }
+        int accounted = 1;
+        boolean done = false;
+        try {
+            do {
                 Notice n;
                 while ((n = s.queue.poll()) != null) {
                     s.queued.decrementAndGet();
@@ -608,11 +662,13 @@ public final class Subscriptions {
                     }
                     notifier.send(s, coalesce(s, n));
                 }
-            } finally {
-                s.sending.set(false);
-            }
-            if (s.queue.isEmpty()) {
-                return; // else: a notice came in after the last poll and before the flag fell
+                accounted = s.deliveries.addAndGet(-accounted);
+            } while (accounted != 0);
+            done = true;
+        } finally {
+            if (!done) {
+                // the sender fails (an Error): the next call becomes the sender; a call counted meanwhile waits for the next
+                s.deliveries.set(0);
             }
         }
     }

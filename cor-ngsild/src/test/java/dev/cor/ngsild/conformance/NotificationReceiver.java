@@ -195,7 +195,25 @@ public final class NotificationReceiver implements AutoCloseable {
         }
     }
 
-    /** The next notification within {@code ms}, or {@code null}: for "none comes" (with the wait a notification takes when it does). */
+    /**
+     * The next notification a broker sent at {@code sinceMillis} or later (its {@code notifiedAt},
+     * on the same clock), skipping those sent before - what a broker stopped since had sent -
+     * waiting up to {@code ms} in all; fails the test when none comes.
+     */
+    public Received nextSentSince(long sinceMillis, long ms) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        while (true) {
+            Received r = next(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (java.time.Instant.parse(r.json().path("notifiedAt").asText()).toEpochMilli() >= sinceMillis) {
+                return r;
+            }
+        }
+    }
+
+    /**
+     * The next notification within {@code ms}, or {@code null}. Never for "none comes": decide
+     * that with a barrier (a later event that must come after the one that must not).
+     */
     public Received poll(long ms) {
         try {
             return received.poll(ms, TimeUnit.MILLISECONDS);

@@ -27,9 +27,13 @@ import dev.cor.ngsild.conformance.NotificationReceiver.Received;
  * notification is received by a real HTTP server over a real socket.
  */
 class NotificationTest {
-    /** How long a notification that is due may take to arrive; a "none comes" waits this long too. */
+    /**
+     * How long a notification that is due may take to arrive. "None comes" is never a wait: a
+     * later write that must notify the same subscription is the barrier - its notices leave in
+     * the order of the writes, so one that should not have come would have come before it
+     * ({@link #nextIsOnly}).
+     */
     static final long WAIT_MS = 5_000;
-    static final long NONE_MS = 400;
 
     static TestBroker broker;
     static ContextServer contexts;
@@ -68,10 +72,15 @@ class NotificationTest {
     }
 
     String subscribe(String type, String extra, String tenant) {
+        return subscribe(type, extra, tenant, receiver);
+    }
+
+    /** A subscription of {@code tenant} ({@code null}: the default one) notifying {@code to}. */
+    static String subscribe(String type, String extra, String tenant, NotificationReceiver to) {
         String id = Entities.id("Subscription");
         ObjectNode sub = Json.obj("""
                 {"id": "%s", "type": "Subscription", "entities": [{"type": "%s"}],
-                 "notification": {"endpoint": {"uri": "%s"}}, "@context": "%s"}""", id, type, receiver.url(), model);
+                 "notification": {"endpoint": {"uri": "%s"}}, "@context": "%s"}""", id, type, to.url(), model);
         ObjectNode more = Json.obj(extra == null ? "{}" : extra);
         more.properties().forEach(m -> {
             if (m.getKey().equals("notification")) {
@@ -99,9 +108,18 @@ class NotificationTest {
     }
 
     static void createEntity(String id, String type, int speed) {
-        Checks.status(api.post("/entities").ldJson(Json.obj("""
+        createEntity(id, type, speed, null);
+    }
+
+    /** Creates the entity in {@code tenant} ({@code null}: the default one). */
+    static void createEntity(String id, String type, int speed, String tenant) {
+        Ngsi.Request r = api.post("/entities").ldJson(Json.obj("""
                 {"id": "%s", "type": "%s", "speed": {"type": "Property", "value": %d},
-                 "brandName": {"type": "Property", "value": "Mercedes"}, "@context": "%s"}""", id, type, speed, model)).send(), 201);
+                 "brandName": {"type": "Property", "value": "Mercedes"}, "@context": "%s"}""", id, type, speed, model));
+        if (tenant != null) {
+            r.tenant(tenant);
+        }
+        Checks.status(r.send(), 201);
     }
 
     static void patchSpeed(String id, int speed) {
@@ -111,6 +129,23 @@ class NotificationTest {
 
     JsonNode subscription(String id) {
         return Checks.okJson(api.get("/subscriptions/" + id).link(model).send());
+    }
+
+    /**
+     * The next notification's one entity, which must be {@code id}: the barrier after writes
+     * that must not notify - their notices, had there been any, were queued before this one's
+     * and would have come first (alone, or together with it in one notification).
+     */
+    static JsonNode nextIsOnly(NotificationReceiver r, String id) {
+        return onlyEntity(r.next(WAIT_MS), id);
+    }
+
+    /** The one entity of a notification, which must be {@code id}. */
+    static JsonNode onlyEntity(Received r, String id) {
+        JsonNode data = r.json().path("data");
+        assertEquals(1, data.size(), () -> "one entity, " + id + ": " + data);
+        assertEquals(id, data.path(0).path("id").asText(), data::toString);
+        return data.path(0);
     }
 
     // ---------------------------------------------------------------- what a notification is
@@ -171,6 +206,36 @@ class NotificationTest {
         assertEquals(tenant, r.header("NGSILD-Tenant"));
     }
 
+    /**
+     * A subscription notifies the writes of its own tenant only, though another tenant's entities
+     * have the type it selects: a default-tenant subscription and one of tenant X select the
+     * same type; writes in X, in the default tenant and in a tenant Y without subscriptions each
+     * reach the subscription of their tenant alone. Each receiver's next notification is the
+     * barrier for the writes before it.
+     */
+    @Test
+    void a_write_notifies_only_the_subscriptions_of_its_own_tenant() {
+        String type = freshType();
+        String x = Entities.tenant();
+        String y = Entities.tenant();
+        try (NotificationReceiver ofX = NotificationReceiver.start()) {
+            subscribe(type, null, null, receiver);
+            subscribe(type, null, x, ofX);
+            createEntity(Entities.id(type), type, 1, y); // a tenant without subscriptions: nobody is notified
+            String inX = Entities.id(type);
+            createEntity(inX, type, 2, x);
+            Received first = ofX.next(WAIT_MS);
+            assertEquals(x, first.header("NGSILD-Tenant"));
+            onlyEntity(first, inX); // Y's write before it did not reach X's subscription
+            String inDefault = Entities.id(type);
+            createEntity(inDefault, type, 3);
+            nextIsOnly(receiver, inDefault); // neither Y's write nor X's reached the default tenant's subscription
+            String againInX = Entities.id(type);
+            createEntity(againInX, type, 4, x);
+            nextIsOnly(ofX, againInX); // nor did the default tenant's write reach X's
+        }
+    }
+
     @Test
     void keyValues_with_attributes_and_sysAttrs() {
         String type = freshType();
@@ -228,11 +293,10 @@ class NotificationTest {
         String id = Entities.id(type);
         createEntity(id, type, 10);
         receiver.next(WAIT_MS); // created with a brandName
-        patchSpeed(id, 12);
-        assertNull(receiver.poll(NONE_MS), "speed is not watched");
+        patchSpeed(id, 12); // speed is not watched: nothing comes before the next one
         Checks.noContent(api.patch("/entities/" + id + "/attrs").link(model)
                 .json(Json.obj("{\"brandName\": {\"type\": \"Property\", \"value\": \"Audi\"}}")).send());
-        assertEquals("Audi", receiver.next(WAIT_MS).json().path("data").path(0).path("brandName").path("value").asText());
+        assertEquals("Audi", nextIsOnly(receiver, id).path("brandName").path("value").asText());
     }
 
     @Test
@@ -240,12 +304,12 @@ class NotificationTest {
         String type = freshType();
         subscribe(type, "{\"q\": \"speed>50;brandName==\\\"Mercedes\\\"\"}");
         String id = Entities.id(type);
-        createEntity(id, type, 10);
-        assertNull(receiver.poll(NONE_MS), "speed 10 does not match speed>50");
+        createEntity(id, type, 10); // speed 10 does not match speed>50
         patchSpeed(id, 60);
-        assertEquals(60, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
-        patchSpeed(id, 40);
-        assertNull(receiver.poll(NONE_MS), "speed 40 does not match speed>50");
+        assertEquals(60, nextIsOnly(receiver, id).path("speed").path("value").asInt());
+        patchSpeed(id, 40); // nor does 40
+        patchSpeed(id, 70);
+        assertEquals(70, nextIsOnly(receiver, id).path("speed").path("value").asInt(), "speed 40 was not notified");
     }
 
     @Test
@@ -261,8 +325,7 @@ class NotificationTest {
                      "location": {"type": "GeoProperty", "value": {"type": "Point", "coordinates": [%s, 52.5]}},
                      "@context": "%s"}""", e[0], type, e[1], model)).send(), 201);
         }
-        assertEquals(near, receiver.next(WAIT_MS).json().path("data").path(0).path("id").asText());
-        assertNull(receiver.poll(NONE_MS), "the entity 68 km away is not notified");
+        nextIsOnly(receiver, near); // the entity 68 km away, written first, was not notified
     }
 
     @Test
@@ -275,7 +338,9 @@ class NotificationTest {
         patchSpeed(id, 2);
         receiver.next(WAIT_MS);
         Checks.noContent(api.delete("/entities/" + id).send());
-        assertNull(receiver.poll(NONE_MS));
+        String next = Entities.id(type);
+        createEntity(next, type, 3);
+        nextIsOnly(receiver, next); // the deletion before it notified nothing
     }
 
     @Test
@@ -348,7 +413,9 @@ class NotificationTest {
         createEntity(id, type, 1);
         receiver.next(WAIT_MS);
         patchSpeed(id, 2);
-        assertNull(receiver.poll(NONE_MS));
+        String next = Entities.id(type);
+        createEntity(next, type, 3);
+        nextIsOnly(receiver, next); // the update before it notified nothing
     }
 
     @Test
@@ -368,11 +435,10 @@ class NotificationTest {
         String type2 = freshType();
         subscribe(type2, "{\"notificationTrigger\": [\"entityUpdated\"]}");
         String id2 = Entities.id(type2);
-        createEntity(id2, type2, 1);
-        assertNull(receiver.poll(NONE_MS), "a creation is no update");
+        createEntity(id2, type2, 1); // a creation is no update
         Checks.status(api.post("/entities/" + id2 + "/attrs").link(model)
                 .json(Json.obj("{\"name\": {\"type\": \"Property\", \"value\": \"n\"}}")).send(), 204);
-        assertEquals("n", receiver.next(WAIT_MS).json().path("data").path(0).path("name").path("value").asText());
+        assertEquals("n", nextIsOnly(receiver, id2).path("name").path("value").asText(), "the creation was not notified");
     }
 
     @Test
@@ -451,9 +517,9 @@ class NotificationTest {
                 {"id": "%s", "type": "Subscription", "entities": [{"type": "%s", "idPattern": ".*:keep-.*"}],
                  "notification": {"endpoint": {"uri": "%s"}}, "@context": "%s"}""", sub, type, receiver.url(), model)).send(), 201);
         createEntity(id, type, 1);
-        assertNull(receiver.poll(NONE_MS));
-        createEntity("urn:ngsi-ld:x:keep-" + java.util.UUID.randomUUID(), type, 1);
-        receiver.next(WAIT_MS);
+        String kept = "urn:ngsi-ld:x:keep-" + java.util.UUID.randomUUID();
+        createEntity(kept, type, 1);
+        nextIsOnly(receiver, kept); // the first one, written before it, was not selected
     }
 
     @Test
@@ -462,11 +528,10 @@ class NotificationTest {
         String sub = subscribe(type, "{\"isActive\": false}");
         String id = Entities.id(type);
         createEntity(id, type, 1);
-        assertNull(receiver.poll(NONE_MS));
         assertEquals("paused", subscription(sub).path("status").asText());
         Checks.noContent(api.patch("/subscriptions/" + sub).json(Json.obj("{\"isActive\": true}")).send());
         patchSpeed(id, 2);
-        receiver.next(WAIT_MS);
+        assertEquals(2, nextIsOnly(receiver, id).path("speed").path("value").asInt(), "the creation while paused was not notified");
     }
 
     @Test
@@ -516,11 +581,10 @@ class NotificationTest {
         receiver.next(WAIT_MS);
         patchSpeed(id, 2);
         clock.advance(9_000);
-        patchSpeed(id, 3);
-        assertNull(receiver.poll(NONE_MS), "inside the 10 s of the first one");
+        patchSpeed(id, 3); // 2 and 3: inside the 10 s of the first one
         clock.advance(1_000);
         patchSpeed(id, 4);
-        assertEquals(4, receiver.next(WAIT_MS).json().path("data").path(0).path("speed").path("value").asInt());
+        assertEquals(4, nextIsOnly(receiver, id).path("speed").path("value").asInt(), "2 and 3 were held back");
     }
 
     @Test
@@ -533,8 +597,11 @@ class NotificationTest {
         receiver.next(WAIT_MS);
         clock.advance(60_000);
         patchSpeed(id, 2);
-        assertNull(receiver.poll(NONE_MS));
         assertEquals("expired", subscription(sub).path("status").asText());
+        String later = java.time.Instant.ofEpochMilli(clock.millis() + 60_000).toString();
+        Checks.noContent(api.patch("/subscriptions/" + sub).json(Json.obj("{\"expiresAt\": \"%s\"}", later)).send());
+        patchSpeed(id, 3);
+        assertEquals(3, nextIsOnly(receiver, id).path("speed").path("value").asInt(), "the write while expired was not notified");
     }
 
     // ---------------------------------------------------------------- failures

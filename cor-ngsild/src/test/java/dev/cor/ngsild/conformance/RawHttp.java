@@ -14,15 +14,16 @@ import java.util.Map;
 /**
  * One HTTP/1.1 exchange on a raw socket, for the requests {@link java.net.http.HttpClient} will not
  * make: no Content-Length, a chunked body, header values it refuses. Writes the bytes as given and
- * reads one answer (Content-Length or chunked body); every read has a deadline. One per exchange.
+ * reads one answer (Content-Length or chunked body); every read has a deadline. One per exchange;
+ * or a {@link Held} connection, whose requests many threads fire at the same moment.
  */
-final class RawHttp {
+public final class RawHttp {
     private RawHttp() {
     }
 
     /** An answer as read: status, header fields (lower-case names), body bytes. */
-    record Answer(int status, Map<String, String> fields, byte[] body) {
-        String text() {
+    public record Answer(int status, Map<String, String> fields, byte[] body) {
+        public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
 
@@ -51,6 +52,68 @@ final class RawHttp {
             return read(s.getInputStream());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A kept-alive connection to 127.0.0.1:{@code port} on which a request is written ahead but
+     * for its last byte ({@link #arm}) and completed when the test says ({@link #fire}): requests
+     * held on many connections reach the server within microseconds of each other, whatever
+     * connecting and sending cost. One thread at a time.
+     */
+    public static final class Held implements AutoCloseable {
+        private final Socket socket;
+        private int last = -1;
+
+        public Held(int port) {
+            socket = new Socket();
+            try {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                socket.setSoTimeout(10_000);
+                socket.setTcpNoDelay(true);
+            } catch (IOException e) {
+                close();
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Writes {@code head} (request line and header fields, CRLF-separated), a blank line and {@code body}, but its last byte. */
+        public void arm(String head, byte[] body) {
+            String h = head.endsWith("\r\n") ? head : head + "\r\n";
+            byte[] bytes = (h + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            byte[] all = java.util.Arrays.copyOf(bytes, bytes.length + body.length);
+            System.arraycopy(body, 0, all, bytes.length, body.length);
+            try {
+                socket.getOutputStream().write(all, 0, all.length - 1);
+                socket.getOutputStream().flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            last = all[all.length - 1] & 0xFF;
+        }
+
+        /** Writes the armed request's last byte and reads its answer. */
+        public Answer fire() {
+            if (last < 0) {
+                throw new IllegalStateException("nothing armed");
+            }
+            try {
+                socket.getOutputStream().write(last);
+                socket.getOutputStream().flush();
+                last = -1;
+                return read(socket.getInputStream());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
         }
     }
 

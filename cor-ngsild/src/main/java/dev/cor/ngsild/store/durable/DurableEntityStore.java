@@ -29,6 +29,7 @@ import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.StoreUnavailableException;
+import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
 
@@ -40,7 +41,7 @@ import dev.cor.ngsild.subscription.SubscriptionKeeper;
  * <p>
  * A write changes the memory store inside its per-id critical section, and inside that same
  * section appends its record to the journal's queue - so the journal's order is the order of
- * the changes. The request then waits for its record in {@link #sync()}, after the critical
+ * the changes - before the writer's {@link WriteObserver} is called there. The request then waits for its record in {@link #sync()}, after the critical
  * section and before its answer: as a coroutine of its loop, which serves everyone else
  * meanwhile ({@link #writesWait()} is true unless the policy is {@code off}). A batch is one
  * record per entity, each whole or not at all on recovery.
@@ -168,7 +169,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     // ---------------------------------------------------------------- writes
 
     @Override
-    public EntityWrite write(String tenant, String id, EntityChange change) {
+    public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
         journal.checkWritable();
         int epoch = gate.enter();
         try {
@@ -190,7 +191,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                     }
                 }
                 return next;
-            });
+            }, observer);
         } finally {
             gate.exit(epoch);
             journal.signal();

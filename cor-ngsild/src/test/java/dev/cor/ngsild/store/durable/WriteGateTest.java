@@ -44,7 +44,12 @@ class WriteGateTest {
             got[0] = gate.barrier(seq::get, 10_000);
             sawApplied.set(applied.get());
         });
-        Thread.sleep(100);
+        // the barrier parks between its checks: a snapshot thread parked or ended has passed the barrier's first check
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (snapshot.getState() != Thread.State.TIMED_WAITING && snapshot.getState() != Thread.State.TERMINATED) {
+            assertTrue(System.nanoTime() < deadline, "the snapshot thread neither parked nor ended");
+            Thread.onSpinWait();
+        }
         assertTrue(snapshot.isAlive(), "the barrier waits while the write is inside");
         // a write that begins now, in the new epoch, comes and goes without the barrier's leave
         int later = gate.enter();
