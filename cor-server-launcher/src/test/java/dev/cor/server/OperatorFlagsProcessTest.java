@@ -140,6 +140,22 @@ class OperatorFlagsProcessTest {
         }
     }
 
+    @Test
+    void brokerIdNamesTheBrokerInTheViaOfItsForwards() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--store", "memory", "--brokerId", "broker-of-the-flags-test",
+                "--forwardTimeout", String.valueOf(FLAG_MS));
+                HangingPeer peer = HangingPeer.start()) {
+            HttpResponse<String> reg = send(s, "POST", "/ngsi-ld/v1/csourceRegistrations",
+                    "{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"T\"}]}],"
+                            + "\"endpoint\":\"" + peer.url("") + "\"}");
+            assertEquals(201, reg.statusCode(), reg.body());
+            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null).statusCode());
+            String head = peer.requestHead(0);
+            assertTrue(head.toLowerCase(java.util.Locale.ROOT).matches("(?s).*\r\nvia: [^\r]*broker-of-the-flags-test.*"),
+                    "the forward names the broker: " + head);
+        }
+    }
+
     private void subscribe(ServerProcess s, HangingPeer peer) throws Exception {
         HttpResponse<String> r = send(s, "POST", "/ngsi-ld/v1/subscriptions",
                 "{\"id\":\"urn:ngsi-ld:Subscription:flags\",\"type\":\"Subscription\",\"entities\":[{\"type\":\"T\"}],"
@@ -184,6 +200,22 @@ class OperatorFlagsProcessTest {
 
         String url(String path) {
             return "http://127.0.0.1:" + listener.getLocalPort() + path;
+        }
+
+        /** The head of the request on the {@code i}th connection, as it was sent. */
+        String requestHead(int i) throws IOException {
+            Socket c = held.get(i);
+            c.setSoTimeout(10_000);
+            java.io.ByteArrayOutputStream head = new java.io.ByteArrayOutputStream();
+            java.io.InputStream in = c.getInputStream();
+            while (!head.toString(java.nio.charset.StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    break;
+                }
+                head.write(b);
+            }
+            return head.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
         }
 
         int accepted() {
