@@ -65,8 +65,7 @@ public final class NgsildMetrics {
      * notification counters as {@code cor_ngsild_notifications_total{outcome}}.
      */
     public void appendPrometheus(StringBuilder out) {
-        out.append("# HELP cor_ngsild_requests_total NGSI-LD requests answered, by operation and status.\n");
-        out.append("# TYPE cor_ngsild_requests_total counter\n");
+        PrometheusText.family(out, "cor_ngsild_requests_total", "counter", "NGSI-LD requests answered, by operation and status.");
         for (Map.Entry<String, AtomicLongArray> e : new TreeMap<>(requests).entrySet()) {
             AtomicLongArray byStatus = e.getValue();
             for (int i = 0; i < byStatus.length(); i++) {
@@ -77,8 +76,8 @@ public final class NgsildMetrics {
                 }
             }
         }
-        out.append("# HELP cor_ngsild_notifications_total Notifications, by outcome (sent, failed, overflowed: its subscription's queue was full).\n");
-        out.append("# TYPE cor_ngsild_notifications_total counter\n");
+        PrometheusText.family(out, "cor_ngsild_notifications_total", "counter",
+                "Notifications, by outcome (sent, failed, overflowed: its subscription's queue was full).");
         out.append("cor_ngsild_notifications_total{outcome=\"sent\"} ").append(notificationsSent.sum()).append('\n');
         out.append("cor_ngsild_notifications_total{outcome=\"failed\"} ").append(notificationsFailed.sum()).append('\n');
         out.append("cor_ngsild_notifications_total{outcome=\"overflowed\"} ").append(notificationsOverflowed.sum()).append('\n');

@@ -3,6 +3,11 @@ package dev.cor.server;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.cor.ngsild.PrometheusText.counter;
+import static dev.cor.ngsild.PrometheusText.family;
+import static dev.cor.ngsild.PrometheusText.label;
+import static dev.cor.ngsild.PrometheusText.sample;
+
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.store.EntityStore;
@@ -93,38 +98,10 @@ final class ServerMetrics {
         broker.contexts().appendPrometheus(out);
     }
 
-    private static void counter(StringBuilder out, String name, String help, long value) {
-        family(out, name, "counter", help);
-        sample(out, name, value);
-    }
-
     private static void perLoop(StringBuilder out, String name, String help, int[] values) {
         family(out, name, "gauge", help);
         for (int i = 0; i < values.length; i++) {
             out.append(name).append("{loop=\"").append(i).append("\"} ").append(values[i]).append('\n');
         }
-    }
-
-    private static void family(StringBuilder out, String name, String type, String help) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-    }
-
-    private static void sample(StringBuilder out, String name, long value) {
-        out.append(name).append(' ').append(value).append('\n');
-    }
-
-    /** A label value escaped as the text format asks: backslash, double quote and line feed. */
-    static StringBuilder label(StringBuilder out, String v) {
-        for (int i = 0; i < v.length(); i++) {
-            char ch = v.charAt(i);
-            switch (ch) {
-                case '\\' -> out.append("\\\\");
-                case '"' -> out.append("\\\"");
-                case '\n' -> out.append("\\n");
-                default -> out.append(ch);
-            }
-        }
-        return out;
     }
 }

@@ -20,6 +20,7 @@ final class PromText {
     private static final Pattern TYPE = Pattern.compile("# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)");
 
     private final Map<String, Double> samples = new LinkedHashMap<>();
+    private final Set<String> families = new java.util.TreeSet<>();
 
     private PromText() {
     }
@@ -38,6 +39,7 @@ final class PromText {
                     throw new AssertionError("family " + m.group(1) + " typed twice:\n" + text);
                 }
                 family = m.group(1);
+                p.families.add(family);
             } else if (HELP.matcher(line).matches()) {
                 continue;
             } else if ((m = SAMPLE.matcher(line)).matches()) {
@@ -67,6 +69,11 @@ final class PromText {
     /** The value of a series, or 0 when the scrape has none (a counter never incremented). */
     double valueOrZero(String series) {
         return samples.getOrDefault(series, 0.0);
+    }
+
+    /** The names of the families the scrape typed, sorted. */
+    Set<String> families() {
+        return families;
     }
 
     boolean has(String series) {

@@ -156,8 +156,16 @@ final class ContextDocuments {
 
     // ---------------------------------------------------------------- looking, never waiting
 
-    /** The document of {@code url} if it is cached and fresh; a failure kept for it is thrown; else {@link NotCached}. */
+    /**
+     * The document of {@code url} if it is cached and fresh; a failure kept for it is thrown; else
+     * {@link NotCached}. A probe: a request probes before it resolves, so only {@link #get} - the
+     * look-up that answers it - counts a negative hit, once per request.
+     */
     Doc cachedOnly(String url) {
+        return cachedOnly(url, false);
+    }
+
+    private Doc cachedOnly(String url, boolean countNegativeHit) {
         long now = clock.millis();
         Doc d = docs.get(url);
         if (d != null && d.usable(now)) {
@@ -165,7 +173,9 @@ final class ContextDocuments {
         }
         Failure f = failures.get(url);
         if (f != null && now < f.expiresAt) {
-            negativeHits.increment();
+            if (countNegativeHit) {
+                negativeHits.increment();
+            }
             throw f.error;
         }
         throw NotCached.INSTANCE;
@@ -215,7 +225,7 @@ final class ContextDocuments {
      */
     Doc get(String url, long deadline, boolean[] waited) {
         try {
-            return cachedOnly(url);
+            return cachedOnly(url, true);
         } catch (NotCached e) {
             // a download it is
         }

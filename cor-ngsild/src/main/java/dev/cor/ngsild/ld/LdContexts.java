@@ -1,5 +1,8 @@
 package dev.cor.ngsild.ld;
 
+import static dev.cor.ngsild.PrometheusText.counter;
+import static dev.cor.ngsild.PrometheusText.gauge;
+
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -688,18 +691,6 @@ public final class LdContexts {
             return body.get(0).asText();
         }
         return null;
-    }
-
-    private static void counter(StringBuilder out, String name, String help, long value) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(" counter\n");
-        out.append(name).append(' ').append(value).append('\n');
-    }
-
-    private static void gauge(StringBuilder out, String name, String help, long value) {
-        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        out.append("# TYPE ").append(name).append(" gauge\n");
-        out.append(name).append(' ').append(value).append('\n');
     }
 
     /** Builds the context service; every setting has a default. */

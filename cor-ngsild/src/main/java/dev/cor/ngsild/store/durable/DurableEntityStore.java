@@ -1,5 +1,8 @@
 package dev.cor.ngsild.store.durable;
 
+import static dev.cor.ngsild.PrometheusText.counter;
+import static dev.cor.ngsild.PrometheusText.gauge;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -373,19 +376,6 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         counter(out, "cor_store_snapshot_failures_total", "Snapshots that failed.", s.snapshotFailures());
         gauge(out, "cor_store_snapshot_seq", "The last record the newest snapshot holds.", s.snapshotSeq());
         gauge(out, "cor_store_recovery_milliseconds", "How long the recovery at start took.", s.recoveryMillis());
-    }
-
-    private static void counter(StringBuilder out, String name, String help, long v) {
-        family(out, name, "counter", help).append(name).append(' ').append(v).append('\n');
-    }
-
-    private static void gauge(StringBuilder out, String name, String help, long v) {
-        family(out, name, "gauge", help).append(name).append(' ').append(v).append('\n');
-    }
-
-    private static StringBuilder family(StringBuilder out, String name, String type, String help) {
-        return out.append("# HELP ").append(name).append(' ').append(help).append('\n')
-                .append("# TYPE ").append(name).append(' ').append(type).append('\n');
     }
 
     // ---------------------------------------------------------------- stopping

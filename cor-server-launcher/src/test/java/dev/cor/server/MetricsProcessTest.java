@@ -1,0 +1,211 @@
+package dev.cor.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.cor.ngsild.conformance.ContextServer;
+import dev.cor.rest.client.CorRestClient;
+import dev.cor.rest.client.CorRestClientRequest;
+import dev.cor.rest.client.CorRestClientResponse;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every family {@code /metrics} exports is expected here, and each moves with what it counts:
+ * a new family fails {@link #everyExportedFamilyIsExpectedByThisTest} until a test drives it.
+ * The families {@link CorServerProcessTest} and {@link OperatorFlagsProcessTest} drive are named
+ * with the test that does.
+ */
+@Tag("process")
+class MetricsProcessTest {
+    private static final String LINK = ">; rel=\"http://www.w3.org/ns/json-ld#context\"; type=\"application/ld+json\"";
+
+    /** Every family the launcher exports (with --corPort and the durable store). */
+    private static final Set<String> EXPECTED = Set.of(
+            // CorServerProcessTest.theJarServesTheBrokerWithVersionHealthAndMetricsAndExitsZeroOnSigterm
+            "cor_server_info", "cor_ngsild_requests_total", "cor_ngsild_entities", "cor_http_requests_total",
+            "cor_http_answers_written_total", "cor_http_connections_open", "cor_dispatch_total",
+            "cor_loop_coroutines_live", "cor_store_writable",
+            // OperatorFlagsProcessTest (sent, failed, overflowed)
+            "cor_ngsild_notifications_total",
+            // DurableProcessTest: snapshots, failures of the disk
+            "cor_store_snapshots_total", "cor_store_snapshot_seq", "cor_store_journal_failures_total",
+            // here
+            "cor_store_journal_records_total", "cor_store_journal_bytes_total", "cor_store_journal_forces_total",
+            "cor_store_journal_forced_records_total", "cor_store_journal_durable_seq",
+            "cor_store_snapshot_failures_total", "cor_store_recovery_milliseconds",
+            "cor_http_requests_rejected_total", "cor_http_connections_accepted_total", "cor_loop_connections",
+            "cor_proto_requests_total", "cor_proto_responses_total", "cor_proto_connections_accepted_total",
+            "cor_proto_connections_open",
+            "cor_ngsild_context_cache_hits_total", "cor_ngsild_context_cache_misses_total",
+            "cor_ngsild_context_downloads_total", "cor_ngsild_context_download_failures_total",
+            "cor_ngsild_context_negative_hits_total", "cor_ngsild_context_evictions_total",
+            "cor_ngsild_context_cache_entries", "cor_ngsild_context_cache_bytes", "cor_ngsild_context_negative_entries",
+            "cor_ngsild_context_processed");
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    private HttpResponse<String> send(ServerProcess s, String method, String path, String body, String... headers)
+            throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(s.uri(path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private PromText scrape(ServerProcess s) throws Exception {
+        HttpResponse<String> r = send(s, "GET", "/metrics", null);
+        assertEquals(200, r.statusCode(), r.body());
+        return PromText.parse(r.body());
+    }
+
+    private static double delta(PromText before, PromText after, String series) {
+        return after.valueOrZero(series) - before.valueOrZero(series);
+    }
+
+    @Test
+    void everyExportedFamilyIsExpectedByThisTest() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
+            Set<String> exported = scrape(s).families();
+            Set<String> unexpected = new TreeSet<>(exported);
+            unexpected.removeAll(EXPECTED);
+            Set<String> missing = new TreeSet<>(EXPECTED);
+            missing.removeAll(exported);
+            assertEquals(Set.of(), unexpected, "families no test drives");
+            assertEquals(Set.of(), missing, "families expected and no longer exported");
+        }
+    }
+
+    @Test
+    void oneEntityWriteIsOneJournalRecordMadeDurableByItsOwnFsync() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--httpLoops", "1")) {
+            String id = "urn:ngsi-ld:T:journal";
+            assertEquals(201, send(s, "POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id
+                    + "\",\"type\":\"T\",\"p\":{\"type\":\"Property\",\"value\":0}}").statusCode());
+            PromText m1 = scrape(s);
+            String[] writes = {"PATCH /attrs", "POST /attrs", "PUT", "PATCH"};
+            String[] bodies = {"{\"p\":{\"type\":\"Property\",\"value\":1}}", "{\"q\":{\"type\":\"Property\",\"value\":2}}",
+                    "{\"type\":\"T\",\"p\":{\"type\":\"Property\",\"value\":3}}", "{\"p\":{\"type\":\"Property\",\"value\":4}}"};
+            PromText before = m1;
+            for (int i = 0; i < writes.length; i++) {
+                String[] w = writes[i].split(" ");
+                HttpResponse<String> r = send(s, w[0], "/ngsi-ld/v1/entities/" + id + (w.length > 1 ? w[1] : ""), bodies[i]);
+                assertEquals(204, r.statusCode(), writes[i] + ": " + r.body());
+                PromText after = scrape(s);
+                assertEquals(1, delta(before, after, "cor_store_journal_records_total"), writes[i] + " is one record");
+                assertEquals(1, delta(before, after, "cor_store_journal_forces_total"), writes[i] + " waits for one fsync");
+                assertEquals(1, delta(before, after, "cor_store_journal_forced_records_total"), writes[i]);
+                assertTrue(delta(before, after, "cor_store_journal_bytes_total") > 0, writes[i]);
+                assertEquals(1, delta(before, after, "cor_store_journal_durable_seq"),
+                        writes[i] + " is durable once answered");
+                before = after;
+            }
+            // a batch of three entities: three records, however many fsyncs they share
+            PromText b0 = scrape(s);
+            HttpResponse<String> batch = send(s, "POST", "/ngsi-ld/v1/entityOperations/upsert",
+                    "[{\"id\":\"urn:ngsi-ld:T:b1\",\"type\":\"T\"},{\"id\":\"urn:ngsi-ld:T:b2\",\"type\":\"T\"},"
+                            + "{\"id\":\"" + id + "\",\"type\":\"T\"}]");
+            assertTrue(batch.statusCode() / 100 == 2, batch.body());
+            PromText b1 = scrape(s);
+            assertEquals(3, delta(b0, b1, "cor_store_journal_records_total"), "one record per entity");
+            assertTrue(delta(b0, b1, "cor_store_journal_forces_total") <= 3);
+            assertEquals(0, b1.value("cor_store_snapshot_failures_total"));
+            assertTrue(b1.value("cor_store_recovery_milliseconds") >= 0);
+        }
+    }
+
+    @Test
+    void requestsRefusedBeforeDispatchAndConnectionsAreCounted() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
+            PromText before = scrape(s);
+            try (Socket raw = new Socket()) {
+                raw.connect(new InetSocketAddress("127.0.0.1", s.port), 10_000);
+                raw.setSoTimeout(30_000);
+                OutputStream o = raw.getOutputStream();
+                o.write("NOT HTTP AT ALL\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                o.flush();
+                InputStream in = raw.getInputStream();
+                String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", head);
+            }
+            PromText after = scrape(s);
+            assertEquals(1, delta(before, after, "cor_http_requests_rejected_total"), "the malformed request");
+            assertTrue(delta(before, after, "cor_http_connections_accepted_total") >= 1, "the raw connection");
+            assertEquals(after.value("cor_http_connections_open"), after.value("cor_loop_connections{loop=\"0\"}"),
+                    "one loop holds every open connection");
+            assertTrue(after.value("cor_loop_connections{loop=\"0\"}") >= 1, "this scrape's own");
+
+            s.awaitStdout("cor://", Duration.ofSeconds(30));
+            Matcher m = Pattern.compile("cor://127\\.0\\.0\\.1:(\\d+)").matcher(s.stdout());
+            assertTrue(m.find(), s.stdout());
+            assertEquals(0, after.value("cor_proto_requests_total"));
+            assertEquals(0, after.value("cor_proto_connections_accepted_total"));
+            try (CorRestClient cor = CorRestClient.builder().build()) {
+                CorRestClientResponse r = cor.send(CorRestClientRequest.get("cor://127.0.0.1:" + m.group(1)
+                        + "/ngsi-ld/v1/entities?type=T"));
+                assertEquals(200, r.status(), r.bodyText());
+                PromText during = scrape(s);
+                assertEquals(1, during.value("cor_proto_requests_total"));
+                assertEquals(1, during.value("cor_proto_responses_total"));
+                assertEquals(1, during.value("cor_proto_connections_accepted_total"));
+                assertEquals(1, during.value("cor_proto_connections_open"), "the client keeps its connection");
+            }
+        }
+    }
+
+    @Test
+    void contextCacheCountersMoveWithDownloadsHitsAndFailures() throws Exception {
+        try (ContextServer contexts = ContextServer.start();
+                ServerProcess s = ServerProcess.start("--httpLoops", "1", "--store", "memory")) {
+            contexts.serve("/metrics-test.jsonld", "{\"@context\":{\"speed\":\"https://cor.test/metrics#speed\"}}");
+            String good = "<" + contexts.url("/metrics-test.jsonld") + LINK;
+            int closed = ServerProcess.freePort(); // nothing listens there
+            String bad = "<http://127.0.0.1:" + closed + "/gone.jsonld" + LINK;
+
+            PromText m0 = scrape(s);
+            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
+            PromText m1 = scrape(s);
+            assertEquals(1, delta(m0, m1, "cor_ngsild_context_downloads_total"));
+            assertEquals(1, delta(m0, m1, "cor_ngsild_context_cache_misses_total"));
+            assertEquals(1, delta(m0, m1, "cor_ngsild_context_cache_entries"));
+            assertTrue(delta(m0, m1, "cor_ngsild_context_cache_bytes") > 0);
+            assertTrue(delta(m0, m1, "cor_ngsild_context_processed") >= 1);
+
+            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
+            PromText m2 = scrape(s);
+            assertEquals(1, delta(m1, m2, "cor_ngsild_context_cache_hits_total"));
+            assertEquals(0, delta(m1, m2, "cor_ngsild_context_downloads_total"));
+
+            assertEquals(503, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            PromText m3 = scrape(s);
+            assertEquals(1, delta(m2, m3, "cor_ngsild_context_download_failures_total"));
+            assertEquals(1, delta(m2, m3, "cor_ngsild_context_negative_entries"));
+            assertEquals(503, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            PromText m4 = scrape(s);
+            assertEquals(1, delta(m3, m4, "cor_ngsild_context_negative_hits_total"), "answered from the negative cache");
+            assertEquals(0, delta(m3, m4, "cor_ngsild_context_downloads_total"));
+            // the launcher sets no bound small enough to evict: what it counts is covered by LdContexts' own tests
+            assertEquals(0, m4.value("cor_ngsild_context_evictions_total"));
+        }
+    }
+}
