@@ -236,6 +236,27 @@ class NotificationTest {
         }
     }
 
+    /**
+     * 4.9: {@code !~=} holds only for a string that does not match - a subscription tests each
+     * written entity itself (no planner keeps out the entities without the attribute), so an
+     * entity without {@code nickname}, or whose {@code speed} is a number, notifies nobody.
+     */
+    @Test
+    void a_negated_pattern_is_false_on_a_missing_or_non_string_target() {
+        String type = freshType();
+        try (NotificationReceiver onNumber = NotificationReceiver.start()) {
+            subscribe(type, "{\"q\": \"nickname!~=\\\"^x\\\"\"}", null, receiver);
+            subscribe(type, "{\"q\": \"speed!~=\\\"^x\\\"\"}", null, onNumber);
+            createEntity(Entities.id(type), type, 1); // no nickname, a numeric speed: neither matches
+            String named = Entities.id(type);
+            Checks.status(api.post("/entities").ldJson(Json.obj("""
+                    {"id": "%s", "type": "%s", "nickname": {"type": "Property", "value": "y"},
+                     "speed": {"type": "Property", "value": "y"}, "@context": "%s"}""", named, type, model)).send(), 201);
+            nextIsOnly(receiver, named); // the barrier: the first entity's notice would have come first
+            nextIsOnly(onNumber, named);
+        }
+    }
+
     @Test
     void keyValues_with_attributes_and_sysAttrs() {
         String type = freshType();
