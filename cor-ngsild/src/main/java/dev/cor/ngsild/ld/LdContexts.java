@@ -707,8 +707,8 @@ public final class LdContexts {
         private int maxProcessed = 1024;
         private long maxProcessedBytes = 64L << 20;
         private long maxImplicitBytes = 16L << 20;
-        private int maxInlineBytes = 256 << 10;
-        private int maxInlineTerms = 4096;
+        private int maxInlineBytes = 1 << 20; // the HTTP server's default body bound
+        private int maxInlineTerms = 16_384;
         private CompiledContext.TermOrder order = CompiledContext.TermOrder.SHORTEST_FIRST;
         private ContextKeeper keeper;
 

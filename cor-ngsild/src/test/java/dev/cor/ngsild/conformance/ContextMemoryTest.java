@@ -116,16 +116,8 @@ class ContextMemoryTest {
     }
 
     @Test
-    @DisplayName("150 reads with distinct ~400 kB inline contexts (8 000 terms, the bounds raised to take them): flat heap")
+    @DisplayName("150 reads with distinct ~400 kB inline contexts (8 000 terms, within the default bounds): flat heap")
     void readsWithFourHundredKilobyteContextsDoNotGrowTheHeap() {
-        broker.close();
-        broker = TestBroker.start(b -> b.contextSettings(c -> c.maxProcessedBytes(PROCESSED_BOUND).maxImplicitBytes(IMPLICIT_BOUND)
-                .maxInlineTerms(10_000).maxInlineBytes(1 << 20)), s -> { });
-        api = new Ngsi(broker.baseUrl());
-        for (int i = 0; i < ids.size(); i++) {
-            Checks.created(api.post("/entities").json(Json.obj("{\"id\": \"%s\", \"type\": \"%s\", \"load\": {\"type\":"
-                    + " \"Property\", \"value\": %d}}", ids.get(i), type, i)).send(), ids.get(i));
-        }
         int n = 0;
         for (; n < 30; n++) { // the caches full and evicting from here on
             read(n, context(n, 8_000));
@@ -169,8 +161,11 @@ class ContextMemoryTest {
     }
 
     @Test
-    @DisplayName("an inline @context over 4 096 terms or 256 KiB of JSON is 413, naming the limit")
+    @DisplayName("an inline @context over its bounds in terms or bytes is 413, naming the bound")
     void anInlineContextHasBounds() {
+        broker.close();
+        broker = TestBroker.start(b -> b.contextSettings(c -> c.maxInlineTerms(4_096).maxInlineBytes(256 << 10)), s -> { });
+        api = new Ngsi(broker.baseUrl());
         ObjectNode query = Json.obj("{\"type\": \"Query\", \"entities\": [{\"type\": \"%s\"}]}", type);
         query.set("@context", context(0, 8_000));
         Answer terms = api.post("/entityOperations/query").ldJson(query).send();
@@ -184,6 +179,22 @@ class ContextMemoryTest {
         assertTrue(bytes.json().path("detail").asText().contains("262144"), bytes::toString);
         query.set("@context", context(2, 4_000)); // within both
         Checks.status(api.post("/entityOperations/query").ldJson(query).send(), 200);
+    }
+
+    @Test
+    @DisplayName("the default bounds take an 8 000-term, 400 kB inline context and refuse one of 17 000 terms")
+    void theDefaultInlineBoundsTakeALargeVocabulary() {
+        ObjectNode query = Json.obj("{\"type\": \"Query\", \"entities\": [{\"type\": \"%s\"}]}", type);
+        query.set("@context", context(0, 8_000));
+        Checks.status(api.post("/entityOperations/query").ldJson(query).send(), 200);
+        ObjectNode many = Json.obj("{}");
+        for (int i = 0; i < 17_000; i++) {
+            many.put("t" + i, "https://e.org/" + i); // short, so the body stays under the server's bound
+        }
+        query.set("@context", many);
+        Answer terms = api.post("/entityOperations/query").ldJson(query).send();
+        Checks.problem(terms, 413, "PayloadTooLarge");
+        assertTrue(terms.json().path("detail").asText().contains("16384"), terms::toString);
     }
 
     private static int status(String url) throws Exception {
