@@ -70,7 +70,7 @@ final class EntityOperations {
             }
             return entity;
         });
-        app.created(x, CorNgsild.BASE_PATH + "entities/" + in.id());
+        app.created(x, "entities", in.id());
     }
 
     void retrieve(Exchange x) {

@@ -286,7 +286,7 @@ public final class NgsildApplication implements CorRestApplication {
                 throw NgsiLdException.notFound("no entity " + x.route.entityId() + " here nor at the sources registered for it");
             }
             if (x.operation() == Operation.CREATE_ENTITY) {
-                created(x, dev.cor.ngsild.CorNgsild.BASE_PATH + "entities/" + x.body.path("id").asText());
+                created(x, "entities", x.body.path("id").asText());
             } else {
                 noContent(x);
             }
@@ -335,7 +335,7 @@ public final class NgsildApplication implements CorRestApplication {
         if (failures == 0) {
             if (!ranHere) {
                 if (x.operation() == Operation.CREATE_ENTITY) {
-                    created(x, dev.cor.ngsild.CorNgsild.BASE_PATH + "entities/" + id);
+                    created(x, "entities", id);
                 } else {
                     noContent(x);
                 }
@@ -656,9 +656,10 @@ public final class NgsildApplication implements CorRestApplication {
         echoTenant(x);
     }
 
-    void created(Exchange x, String location) {
+    /** 201 with the Location of {@code id} in {@code collection} (its id percent-encoded: a path segment, whatever the id holds). */
+    void created(Exchange x, String collection, String id) {
         x.request.respond(201, null, null);
-        x.request.responseHeaders().set("Location", location);
+        x.request.responseHeaders().set("Location", dev.cor.ngsild.CorNgsild.BASE_PATH + collection + "/" + PercentEncoding.encode(id));
         echoTenant(x);
     }
 

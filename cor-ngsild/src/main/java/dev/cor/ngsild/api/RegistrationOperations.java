@@ -95,7 +95,7 @@ final class RegistrationOperations {
         if (regs.add(r, existing -> conflictsWithRegistrations(r, existing)) == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
         }
-        app.created(x, CorNgsild.BASE_PATH + "csourceRegistrations/" + regId);
+        app.created(x, "csourceRegistrations", regId);
         notifySubscribers(x, null, r);
     }
 

@@ -155,7 +155,7 @@ final class SubscriptionOperations {
         if (live == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
-        app.created(x, CorNgsild.BASE_PATH + resource + "/" + subId);
+        app.created(x, resource, subId);
         onCreated.accept(x, live);
         if (remote != null) {
             remote.created(x, live);

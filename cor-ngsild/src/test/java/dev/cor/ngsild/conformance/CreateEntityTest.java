@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.conformance.Ngsi.Answer;
+
 /**
  * Create Entity (5.6.1), POST /entities/ (6.4.3.1): 201 with the entity's relative path in
  * Location and no body; 409 AlreadyExists; InvalidRequest for a body that is not a JSON object.
@@ -33,6 +35,19 @@ class CreateEntityTest extends ConformanceTest {
         Checks.created(api.post("/entities").json(e).send(), id);
         JsonNode back = Checks.okJson(api.get(Ngsi.entity(id)).send(), Json.CORE);
         Json.assertSame(e, back);
+    }
+
+    @Test
+    @DisplayName("6.4.3.1: the Location of an id with a '/', '#', '?' or '%' in it is its escaped path segment, and dereferences")
+    void theLocationOfAnyIdDereferences() {
+        String id = Entities.id("Building") + ":a/b#c?d%e";
+        Answer a = api.post("/entities").json(Entities.minimal(id, "Building")).send();
+        Checks.status(a, 201);
+        String location = a.header("Location");
+        assertEquals(Ngsi.PREFIX + "/entities/" + id.replace("/", "%2F").replace("#", "%23").replace("?", "%3F")
+                .replace("%e", "%25e"), location);
+        java.net.URI u = java.net.URI.create(api.baseUrl()).resolve(location); // as a client resolves it
+        assertEquals(id, Checks.okJson(api.get(u.getRawPath().substring(Ngsi.PREFIX.length())).send(), Json.CORE).path("id").asText());
     }
 
     @Test
