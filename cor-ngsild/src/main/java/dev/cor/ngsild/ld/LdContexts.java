@@ -221,15 +221,42 @@ public final class LdContexts {
      */
     public String linkUrlFor(LdContext context, String origin, String tenant) {
         String url = context.linkUrl();
-        if (url != null) {
+        StoredContexts.Stored gone = url == null ? null : gone(context);
+        if (url != null && gone == null) {
             return url;
         }
+        // given inline, or named by the URL of a context this broker no longer serves (a Hosted one
+        // deleted, an ImplicitlyCreated one from before a restart): an ImplicitlyCreated one with its content
         boolean[] made = {false};
-        StoredContexts.Stored s = stored.implicitFor(tenant, context.echo(), clock.millis(), made);
+        StoredContexts.Stored s = stored.implicitFor(tenant, gone != null ? gone.context : context.echo(), clock.millis(), made);
         if (made[0] && stored.implicitBytes() > maxImplicitBytes + pinnedImplicitBytes) {
             evictImplicit();
         }
         return urlOf(s, origin);
+    }
+
+    /**
+     * The {@code @context} an {@code application/ld+json} body made with {@code context} carries:
+     * its {@link LdContext#echo()}, unless that is the URL of a context this broker no longer serves
+     * ({@link #gone}) - then the URL {@link #linkUrlFor} gives, which dereferences.
+     */
+    public JsonNode bodyContextFor(LdContext context, String origin, String tenant) {
+        return context.linkUrl() != null && gone(context) != null
+                ? TextNode.valueOf(linkUrlFor(context, origin, tenant)) : context.echo();
+    }
+
+    /**
+     * The stored context {@code context}'s {@link LdContext#linkUrl()} names if this broker no
+     * longer serves it - a Hosted one deleted since, or one from before a restart that is not here
+     * (its kept copy, {@link #restore}) - else {@code null}.
+     */
+    private static StoredContexts.Stored gone(LdContext context) {
+        for (LdContext.Source src : context.sources) {
+            if (src instanceof StoredContexts.Named n && n.stored().removed && n.url().equals(context.linkUrl())) {
+                return n.stored();
+            }
+        }
+        return null;
     }
 
     /**
@@ -254,8 +281,9 @@ public final class LdContexts {
                         out.add(n.stored());
                     }
                 }
-                if (c.linkUrl() == null) {
-                    StoredContexts.Stored st = stored.implicitOf(tenant, c.echo());
+                StoredContexts.Stored gone = c.linkUrl() == null ? null : gone(c);
+                if (c.linkUrl() == null || gone != null) {
+                    StoredContexts.Stored st = stored.implicitOf(tenant, gone != null ? gone.context : c.echo());
                     if (st != null) {
                         out.add(st);
                     }
@@ -337,13 +365,30 @@ public final class LdContexts {
             return c;
         }
         try {
-            return build(ref, url -> {
-                RemoteDocument d = byUrl.get(url);
-                if (d == null) {
-                    return documents.cachedOnly(url);
+            return build(ref, new DocSource() {
+                @Override
+                public ContextDocuments.Doc load(String url) {
+                    RemoteDocument d = byUrl.get(url);
+                    if (d == null) {
+                        return documents.cachedOnly(url);
+                    }
+                    // never expires: it is what the subscription was made with, not a cache entry
+                    return new ContextDocuments.Doc(d.url(), null, d.context(), d.documentUrl(), 0, clock.millis(), Long.MAX_VALUE);
                 }
-                // never expires: it is what the subscription was made with, not a cache entry
-                return new ContextDocuments.Doc(d.url(), null, d.context(), d.documentUrl(), 0, clock.millis(), Long.MAX_VALUE);
+
+                @Override
+                public StoredContexts.Stored gone(String url) {
+                    // the kept copy of a context this broker served and serves no more: it is
+                    // processed as that, and the Link made with it names one that dereferences
+                    RemoteDocument d = byUrl.get(url);
+                    if (d == null || !url.contains(StoredContexts.PATH)) {
+                        return null;
+                    }
+                    StoredContexts.Stored s = new StoredContexts.Stored(url.substring(url.indexOf(StoredContexts.PATH)
+                            + StoredContexts.PATH.length()), null, StoredContexts.Kind.IMPLICITLY_CREATED, d.context(), clock.millis());
+                    s.removed = true;
+                    return s;
+                }
             }, false); // acknowledged with it: no bound of today's refuses it
         } catch (ContextDocuments.NotCached e) {
             throw new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "a document of the @context " + echo
@@ -576,6 +621,11 @@ public final class LdContexts {
     /** Where {@link #build} takes a downloaded document from: the cache alone, or the cache and a download. */
     private interface DocSource {
         ContextDocuments.Doc load(String url);
+
+        /** A context this broker served at {@code url} and serves no more, as a source; {@code null}: none. */
+        default StoredContexts.Stored gone(String url) {
+            return null;
+        }
     }
 
     /** Processes what {@code ref} names, then the core; stored contexts come from here, the rest from {@code docs}. */
@@ -592,6 +642,9 @@ public final class LdContexts {
                 return new ContextProcessor.Remote(JsonNodeFactory.instance.objectNode(), url);
             }
             StoredContexts.Stored s = stored.byUrl(url);
+            if (s == null) {
+                s = docs.gone(url);
+            }
             if (s != null) {
                 sources.add(new StoredContexts.Named(url, s));
                 return new ContextProcessor.Remote(s.context, url);

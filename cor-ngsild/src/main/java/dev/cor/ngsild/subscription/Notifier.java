@@ -175,7 +175,8 @@ public final class Notifier implements AutoCloseable {
             data.addRawValue(new RawValue(entities));
         }
         if (d.endpoint().ldJson()) {
-            out.set("@context", d.context().echo());
+            out.set("@context", contexts.bodyContextFor(d.context(), d.brokerUrl(),
+                    d.tenant().equals(EntityStore.DEFAULT_TENANT) ? null : d.tenant()));
         }
         return CorRestJson.mapper().writeValueAsBytes(out);
     }

@@ -2,6 +2,7 @@ package dev.cor.ngsild.store.durable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -80,6 +81,21 @@ class ContextKindsRestartTest {
         return n.toString();
     }
 
+    /** The notification's Link names a context the broker serves, and it holds {@code kind}'s terms. */
+    private static void assertLinkServes(BrokerHttp http, NotificationReceiver.Received n, String kind, String when) throws Exception {
+        String link = n.header("Link");
+        assertNotNull(link, kind + ": a JSON notification links its context");
+        String url = link.substring(link.indexOf('<') + 1, link.indexOf('>'));
+        int at = url.indexOf("/ngsi-ld/v1/jsonldContexts/");
+        if (kind.equals("remote")) {
+            return; // the remote server's, gone with it: not the broker's to serve
+        }
+        assertTrue(at >= 0, kind + " " + when + ": the Link names a context the broker serves: " + url);
+        HttpResponse<String> r = http.get(url.substring(at + "/ngsi-ld/v1".length()));
+        assertEquals(200, r.statusCode(), kind + " " + when + ": the Link " + url + " dereferences: " + r.body());
+        assertEquals("urn:test:" + kind, BrokerHttp.JSON.readTree(r.body()).path("@context").path(kind).asText(), r.body());
+    }
+
     private static List<String> paths(String kind) {
         return List.of("/entities/urn:ngsi-ld:Car:" + kind, "/subscriptions/urn:ngsi-ld:Subscription:" + kind,
                 "/csourceRegistrations/urn:ngsi-ld:ContextSourceRegistration:" + kind);
@@ -121,6 +137,14 @@ class ContextKindsRestartTest {
                     HttpResponse<String> gone = http.send("DELETE", deleted.substring(deleted.indexOf("/ngsi-ld/v1")
                             + "/ngsi-ld/v1".length()), null, null);
                     assertEquals(204, gone.statusCode(), gone.body());
+                    long deletedAt = System.currentTimeMillis();
+                    assertEquals(204, http.send("PATCH", "/entities/urn:ngsi-ld:Car:inline/attrs", "application/json",
+                            "{\"urn:test:speed\": {\"type\": \"Property\", \"value\": 5}}").statusCode());
+                    NotificationReceiver.Received n;
+                    do { // the notifications of the writes above come first: skip to the deleted one's after the delete
+                        n = receiver.nextSentSince(deletedAt, 10_000);
+                    } while (!n.path().equals("/hostedDeleted"));
+                    assertLinkServes(http, n, "hostedDeleted", "once its Hosted context was deleted");
                     for (String kind : KINDS) {
                         for (String path : paths(kind)) {
                             before.put(path, retrieved(http, path));
@@ -135,6 +159,7 @@ class ContextKindsRestartTest {
                 }
             } // the remote context's server is gone: the restart must not need it
 
+            long restarted = System.currentTimeMillis();
             try (DurableBroker again = DurableBroker.open(dir)) {
                 BrokerHttp http = again.http;
                 for (Map.Entry<String, String> e : before.entrySet()) {
@@ -143,12 +168,15 @@ class ContextKindsRestartTest {
                 assertEquals(204, http.send("PATCH", "/entities/urn:ngsi-ld:Car:inline/attrs", "application/json",
                         "{\"urn:test:speed\": {\"type\": \"Property\", \"value\": 3}}").statusCode());
                 Map<String, NotificationReceiver.Received> notified = new HashMap<>();
-                long deadline = System.currentTimeMillis() + 10_000;
                 while (!notified.keySet().containsAll(KINDS.stream().map(k -> "/" + k).toList())) {
-                    long left = deadline - System.currentTimeMillis();
-                    NotificationReceiver.Received n = left > 0 ? receiver.poll(left) : null;
-                    assertNotNull(n, "every kind's subscription notifies after " + how + "; had " + notified.keySet());
+                    // fails the test when none comes: every kind's subscription notifies after the restart
+                    NotificationReceiver.Received n = receiver.nextSentSince(restarted, 10_000);
                     notified.putIfAbsent(n.path(), n);
+                }
+                // § 6.3.6: the Link of each (a JSON receiver's) dereferences to its kind's context, even where
+                // the context it was made with is served no more (deleted; ImplicitlyCreated before the restart)
+                for (String kind : KINDS) {
+                    assertLinkServes(http, notified.get("/" + kind), kind, "after " + how);
                 }
             }
         }
