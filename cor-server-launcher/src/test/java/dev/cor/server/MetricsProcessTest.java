@@ -55,7 +55,8 @@ class MetricsProcessTest {
             "cor_ngsild_context_downloads_total", "cor_ngsild_context_download_failures_total",
             "cor_ngsild_context_negative_hits_total", "cor_ngsild_context_evictions_total",
             "cor_ngsild_context_cache_entries", "cor_ngsild_context_cache_bytes", "cor_ngsild_context_negative_entries",
-            "cor_ngsild_context_processed");
+            "cor_ngsild_context_processed", "cor_ngsild_context_processed_bytes", "cor_ngsild_context_implicit",
+            "cor_ngsild_context_implicit_bytes");
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10)).build();
@@ -68,7 +69,7 @@ class MetricsProcessTest {
             b.header("Content-Type", "application/json");
         }
         for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
+            b.setHeader(headers[i], headers[i + 1]); // a Content-Type given replaces the default
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -206,6 +207,16 @@ class MetricsProcessTest {
             assertEquals(0, delta(m3, m4, "cor_ngsild_context_downloads_total"));
             // the launcher sets no bound small enough to evict: what it counts is covered by LdContexts' own tests
             assertEquals(0, m4.value("cor_ngsild_context_evictions_total"));
+
+            // an inline context answered in application/json: processed, and hosted as ImplicitlyCreated for its Link
+            HttpResponse<String> q = send(s, "POST", "/ngsi-ld/v1/entityOperations/query", "{\"type\": \"Query\", \"entities\":"
+                    + " [{\"type\": \"T\"}], \"@context\": {\"metricsTerm\": \"https://cor.test/metrics#term\"}}",
+                    "Content-Type", "application/ld+json", "Accept", "application/json");
+            assertEquals(200, q.statusCode(), q.body());
+            PromText m5 = scrape(s);
+            assertEquals(1, delta(m4, m5, "cor_ngsild_context_implicit"));
+            assertTrue(delta(m4, m5, "cor_ngsild_context_implicit_bytes") > 0);
+            assertTrue(delta(m4, m5, "cor_ngsild_context_processed_bytes") > 0);
         }
     }
 }
