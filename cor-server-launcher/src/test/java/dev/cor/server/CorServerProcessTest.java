@@ -13,8 +13,6 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,28 +39,6 @@ class CorServerProcessTest {
     /** How long a stop may take with nothing in flight: the server's grace (5 s) is the bound. */
     private static final long STOP_SECONDS = 10;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
-    private HttpResponse<String> send(ServerProcess s, String method, String path, String body, String... headers)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(s.uri(path)).timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private PromText scrape(ServerProcess s) throws Exception {
-        HttpResponse<String> r = send(s, "GET", "/metrics", null);
-        assertEquals(200, r.statusCode(), r.body());
-        return PromText.parse(r.body());
-    }
-
     /** SIGTERM, then the exit status, which must come within {@link #STOP_SECONDS}. */
     private static int sigterm(ServerProcess s) throws InterruptedException {
         s.process.destroy(); // SIGTERM
@@ -76,7 +52,7 @@ class CorServerProcessTest {
                 "--workers", "3", "--coStack", "1m", "--contextTimeout", "1234", "--notificationTimeout", "2345", "--notificationQueue", "32",
                 "--forwardTimeout", "3456", "--maxBody", "64k", "--logLevel", "warn")) {
             // GET /version: what runs, built from what, on which JDK, with which flags
-            HttpResponse<String> vr = send(s, "GET", "/version", null);
+            HttpResponse<String> vr = s.send("GET", "/version", null);
             assertEquals(200, vr.statusCode());
             JsonNode v = JSON.readTree(vr.body());
             BuildInfo build = BuildInfo.load();
@@ -100,23 +76,23 @@ class CorServerProcessTest {
             assertEquals(64 * 1024, f.get("maxBody").asInt());
             assertEquals("warn", f.get("logLevel").asText());
 
-            HttpResponse<String> health = send(s, "GET", "/health", null);
+            HttpResponse<String> health = s.send("GET", "/health", null);
             assertEquals(200, health.statusCode());
             assertEquals("{\"status\":\"ok\"}", health.body());
 
             // an entity's create and reads through the launcher, and what /metrics counts of them
-            PromText before = scrape(s);
+            PromText before = s.metrics();
             String id = "urn:ngsi-ld:Vehicle:P1";
-            HttpResponse<String> created = send(s, "POST", "/ngsi-ld/v1/entities",
+            HttpResponse<String> created = s.send("POST", "/ngsi-ld/v1/entities",
                     "{\"id\":\"" + id + "\",\"type\":\"Vehicle\",\"speed\":{\"type\":\"Property\",\"value\":55}}");
             assertEquals(201, created.statusCode(), created.body());
             assertEquals("/ngsi-ld/v1/entities/" + id, created.headers().firstValue("Location").orElseThrow());
-            HttpResponse<String> read = send(s, "GET", "/ngsi-ld/v1/entities/" + id, null);
+            HttpResponse<String> read = s.send("GET", "/ngsi-ld/v1/entities/" + id, null);
             assertEquals(200, read.statusCode(), read.body());
             assertEquals(55, JSON.readTree(read.body()).at("/speed/value").asInt(), read.body());
-            HttpResponse<String> kv = send(s, "GET", "/ngsi-ld/v1/entities/" + id + "?options=keyValues", null);
+            HttpResponse<String> kv = s.send("GET", "/ngsi-ld/v1/entities/" + id + "?options=keyValues", null);
             assertEquals(55, JSON.readTree(kv.body()).get("speed").asInt(), kv.body());
-            PromText after = scrape(s);
+            PromText after = s.metrics();
             assertEquals(4, after.value("cor_http_requests_total") - before.value("cor_http_requests_total"),
                     "create, two reads and this scrape");
             assertEquals(3, after.value("cor_dispatch_total{mode=\"inline\"}") - before.value("cor_dispatch_total{mode=\"inline\"}"),
@@ -133,13 +109,13 @@ class CorServerProcessTest {
             assertEquals(0, after.value("cor_loop_coroutines_live{loop=\"0\"}"));
             assertTrue(after.value("cor_http_connections_open") >= 1, "this scrape's own connection");
 
-            HttpResponse<String> inTenant = send(s, "POST", "/ngsi-ld/v1/entities",
+            HttpResponse<String> inTenant = s.send("POST", "/ngsi-ld/v1/entities",
                     "{\"id\":\"" + id + "\",\"type\":\"Vehicle\"}", "NGSILD-Tenant", "fleet");
             assertEquals(201, inTenant.statusCode(), inTenant.body());
-            assertEquals(1, scrape(s).value("cor_ngsild_entities{tenant=\"fleet\"}"));
+            assertEquals(1, s.metrics().value("cor_ngsild_entities{tenant=\"fleet\"}"));
 
             // --maxBody: a body past it is refused with 413 before the broker sees it
-            HttpResponse<String> big = send(s, "POST", "/ngsi-ld/v1/entities", "{\"id\":\"urn:x:1\",\"type\":\"T\",\"a\":\""
+            HttpResponse<String> big = s.send("POST", "/ngsi-ld/v1/entities", "{\"id\":\"urn:x:1\",\"type\":\"T\",\"a\":\""
                     + "x".repeat(65 * 1024) + "\"}");
             assertEquals(413, big.statusCode());
 
@@ -173,7 +149,7 @@ class CorServerProcessTest {
             for (int i = 0; i < 64; i++) {
                 e.append(",\"a").append(i).append("\":{\"type\":\"Property\",\"value\":\"").append(value).append("\"}");
             }
-            HttpResponse<String> created = send(s, "POST", "/ngsi-ld/v1/entities", e.append('}').toString());
+            HttpResponse<String> created = s.send("POST", "/ngsi-ld/v1/entities", e.append('}').toString());
             assertEquals(201, created.statusCode(), created.body());
             assertTrue(s.stderr().contains("cor-http: listening"), "--logLevel info (the default) logs it: " + s.stderr());
 
@@ -189,7 +165,7 @@ class CorServerProcessTest {
                 // other answer is written before the next request is read).
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (true) {
-                    PromText m = scrape(s);
+                    PromText m = s.metrics();
                     double unanswered = m.value("cor_http_requests_total") - m.value("cor_http_answers_written_total") - 1;
                     if (m.valueOrZero("cor_ngsild_requests_total{operation=\"retrieveEntity\",status=\"200\"}") == 1) {
                         assertEquals(1, unanswered, "the big GET is handled but not written yet");

@@ -7,8 +7,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -58,28 +56,6 @@ class MetricsProcessTest {
             "cor_ngsild_context_processed", "cor_ngsild_context_processed_bytes", "cor_ngsild_context_implicit",
             "cor_ngsild_context_implicit_bytes");
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
-    private HttpResponse<String> send(ServerProcess s, String method, String path, String body, String... headers)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(s.uri(path)).timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        for (int i = 0; i < headers.length; i += 2) {
-            b.setHeader(headers[i], headers[i + 1]); // a Content-Type given replaces the default
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private PromText scrape(ServerProcess s) throws Exception {
-        HttpResponse<String> r = send(s, "GET", "/metrics", null);
-        assertEquals(200, r.statusCode(), r.body());
-        return PromText.parse(r.body());
-    }
-
     private static double delta(PromText before, PromText after, String series) {
         return after.valueOrZero(series) - before.valueOrZero(series);
     }
@@ -87,7 +63,7 @@ class MetricsProcessTest {
     @Test
     void everyExportedFamilyIsExpectedByThisTest() throws Exception {
         try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
-            Set<String> exported = scrape(s).families();
+            Set<String> exported = s.metrics().families();
             Set<String> unexpected = new TreeSet<>(exported);
             unexpected.removeAll(EXPECTED);
             Set<String> missing = new TreeSet<>(EXPECTED);
@@ -101,18 +77,18 @@ class MetricsProcessTest {
     void oneEntityWriteIsOneJournalRecordMadeDurableByItsOwnFsync() throws Exception {
         try (ServerProcess s = ServerProcess.start("--httpLoops", "1")) {
             String id = "urn:ngsi-ld:T:journal";
-            assertEquals(201, send(s, "POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id
+            assertEquals(201, s.send("POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id
                     + "\",\"type\":\"T\",\"p\":{\"type\":\"Property\",\"value\":0}}").statusCode());
-            PromText m1 = scrape(s);
+            PromText m1 = s.metrics();
             String[] writes = {"PATCH /attrs", "POST /attrs", "PUT", "PATCH"};
             String[] bodies = {"{\"p\":{\"type\":\"Property\",\"value\":1}}", "{\"q\":{\"type\":\"Property\",\"value\":2}}",
                     "{\"type\":\"T\",\"p\":{\"type\":\"Property\",\"value\":3}}", "{\"p\":{\"type\":\"Property\",\"value\":4}}"};
             PromText before = m1;
             for (int i = 0; i < writes.length; i++) {
                 String[] w = writes[i].split(" ");
-                HttpResponse<String> r = send(s, w[0], "/ngsi-ld/v1/entities/" + id + (w.length > 1 ? w[1] : ""), bodies[i]);
+                HttpResponse<String> r = s.send(w[0], "/ngsi-ld/v1/entities/" + id + (w.length > 1 ? w[1] : ""), bodies[i]);
                 assertEquals(204, r.statusCode(), writes[i] + ": " + r.body());
-                PromText after = scrape(s);
+                PromText after = s.metrics();
                 assertEquals(1, delta(before, after, "cor_store_journal_records_total"), writes[i] + " is one record");
                 assertEquals(1, delta(before, after, "cor_store_journal_forces_total"), writes[i] + " waits for one fsync");
                 assertEquals(1, delta(before, after, "cor_store_journal_forced_records_total"), writes[i]);
@@ -122,12 +98,12 @@ class MetricsProcessTest {
                 before = after;
             }
             // a batch of three entities: three records, however many fsyncs they share
-            PromText b0 = scrape(s);
-            HttpResponse<String> batch = send(s, "POST", "/ngsi-ld/v1/entityOperations/upsert",
+            PromText b0 = s.metrics();
+            HttpResponse<String> batch = s.send("POST", "/ngsi-ld/v1/entityOperations/upsert",
                     "[{\"id\":\"urn:ngsi-ld:T:b1\",\"type\":\"T\"},{\"id\":\"urn:ngsi-ld:T:b2\",\"type\":\"T\"},"
                             + "{\"id\":\"" + id + "\",\"type\":\"T\"}]");
             assertTrue(batch.statusCode() / 100 == 2, batch.body());
-            PromText b1 = scrape(s);
+            PromText b1 = s.metrics();
             assertEquals(3, delta(b0, b1, "cor_store_journal_records_total"), "one record per entity");
             assertTrue(delta(b0, b1, "cor_store_journal_forces_total") <= 3);
             assertEquals(0, b1.value("cor_store_snapshot_failures_total"));
@@ -138,7 +114,7 @@ class MetricsProcessTest {
     @Test
     void requestsRefusedBeforeDispatchAndConnectionsAreCounted() throws Exception {
         try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
-            PromText before = scrape(s);
+            PromText before = s.metrics();
             try (Socket raw = new Socket()) {
                 raw.connect(new InetSocketAddress("127.0.0.1", s.port), 10_000);
                 raw.setSoTimeout(30_000);
@@ -149,7 +125,7 @@ class MetricsProcessTest {
                 String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
                 assertEquals("HTTP/1.1 400", head);
             }
-            PromText after = scrape(s);
+            PromText after = s.metrics();
             assertEquals(1, delta(before, after, "cor_http_requests_rejected_total"), "the malformed request");
             assertTrue(delta(before, after, "cor_http_connections_accepted_total") >= 1, "the raw connection");
             assertEquals(after.value("cor_http_connections_open"), after.value("cor_loop_connections{loop=\"0\"}"),
@@ -165,7 +141,7 @@ class MetricsProcessTest {
                 CorRestClientResponse r = cor.send(CorRestClientRequest.get("cor://127.0.0.1:" + m.group(1)
                         + "/ngsi-ld/v1/entities?type=T"));
                 assertEquals(200, r.status(), r.bodyText());
-                PromText during = scrape(s);
+                PromText during = s.metrics();
                 assertEquals(1, during.value("cor_proto_requests_total"));
                 assertEquals(1, during.value("cor_proto_responses_total"));
                 assertEquals(1, during.value("cor_proto_connections_accepted_total"));
@@ -183,37 +159,37 @@ class MetricsProcessTest {
             int closed = ServerProcess.freePort(); // nothing listens there
             String bad = "<http://127.0.0.1:" + closed + "/gone.jsonld" + LINK;
 
-            PromText m0 = scrape(s);
-            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
-            PromText m1 = scrape(s);
+            PromText m0 = s.metrics();
+            assertEquals(200, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
+            PromText m1 = s.metrics();
             assertEquals(1, delta(m0, m1, "cor_ngsild_context_downloads_total"));
             assertEquals(1, delta(m0, m1, "cor_ngsild_context_cache_misses_total"));
             assertEquals(1, delta(m0, m1, "cor_ngsild_context_cache_entries"));
             assertTrue(delta(m0, m1, "cor_ngsild_context_cache_bytes") > 0);
             assertTrue(delta(m0, m1, "cor_ngsild_context_processed") >= 1);
 
-            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
-            PromText m2 = scrape(s);
+            assertEquals(200, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", good).statusCode());
+            PromText m2 = s.metrics();
             assertEquals(1, delta(m1, m2, "cor_ngsild_context_cache_hits_total"));
             assertEquals(0, delta(m1, m2, "cor_ngsild_context_downloads_total"));
 
-            assertEquals(503, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
-            PromText m3 = scrape(s);
+            assertEquals(503, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            PromText m3 = s.metrics();
             assertEquals(1, delta(m2, m3, "cor_ngsild_context_download_failures_total"));
             assertEquals(1, delta(m2, m3, "cor_ngsild_context_negative_entries"));
-            assertEquals(503, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
-            PromText m4 = scrape(s);
+            assertEquals(503, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            PromText m4 = s.metrics();
             assertEquals(1, delta(m3, m4, "cor_ngsild_context_negative_hits_total"), "answered from the negative cache");
             assertEquals(0, delta(m3, m4, "cor_ngsild_context_downloads_total"));
             // the launcher sets no bound small enough to evict: what it counts is covered by LdContexts' own tests
             assertEquals(0, m4.value("cor_ngsild_context_evictions_total"));
 
             // an inline context answered in application/json: processed, and hosted as ImplicitlyCreated for its Link
-            HttpResponse<String> q = send(s, "POST", "/ngsi-ld/v1/entityOperations/query", "{\"type\": \"Query\", \"entities\":"
+            HttpResponse<String> q = s.send("POST", "/ngsi-ld/v1/entityOperations/query", "{\"type\": \"Query\", \"entities\":"
                     + " [{\"type\": \"T\"}], \"@context\": {\"metricsTerm\": \"https://cor.test/metrics#term\"}}",
                     "Content-Type", "application/ld+json", "Accept", "application/json");
             assertEquals(200, q.statusCode(), q.body());
-            PromText m5 = scrape(s);
+            PromText m5 = s.metrics();
             assertEquals(1, delta(m4, m5, "cor_ngsild_context_implicit"));
             assertTrue(delta(m4, m5, "cor_ngsild_context_implicit_bytes") > 0);
             assertTrue(delta(m4, m5, "cor_ngsild_context_processed_bytes") > 0);

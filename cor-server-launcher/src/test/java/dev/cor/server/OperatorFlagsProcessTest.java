@@ -7,10 +7,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -31,33 +28,11 @@ class OperatorFlagsProcessTest {
     private static final long DEFAULT_MS = 5_000;
     private static final long FLAG_MS = 800;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
-    private HttpResponse<String> send(ServerProcess s, String method, String path, String body, String... headers)
-            throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(s.uri(path)).timeout(Duration.ofSeconds(30))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        for (int i = 0; i < headers.length; i += 2) {
-            b.header(headers[i], headers[i + 1]);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private PromText scrape(ServerProcess s) throws Exception {
-        HttpResponse<String> r = send(s, "GET", "/metrics", null);
-        assertEquals(200, r.statusCode(), r.body());
-        return PromText.parse(r.body());
-    }
-
     /** Polls {@code series} until it reaches {@code atLeast}; returns when it did (System.nanoTime()). */
     private long awaitMetric(ServerProcess s, String series, double atLeast) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            if (scrape(s).valueOrZero(series) >= atLeast) {
+            if (s.metrics().valueOrZero(series) >= atLeast) {
                 return System.nanoTime();
             }
             assertTrue(System.nanoTime() < deadline, series + " never reached " + atLeast + ": " + s);
@@ -76,7 +51,7 @@ class OperatorFlagsProcessTest {
         try (ServerProcess s = ServerProcess.start("--store", "memory", "--contextTimeout", String.valueOf(FLAG_MS));
                 HangingPeer peer = HangingPeer.start()) {
             long t0 = System.nanoTime();
-            HttpResponse<String> r = send(s, "GET", "/ngsi-ld/v1/entities?type=T", null, "Link", "<" + peer.url("/ctx.jsonld")
+            HttpResponse<String> r = s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", "<" + peer.url("/ctx.jsonld")
                     + ">; rel=\"http://www.w3.org/ns/json-ld#context\"; type=\"application/ld+json\"");
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertEquals(503, r.statusCode(), r.body());
@@ -95,7 +70,7 @@ class OperatorFlagsProcessTest {
             long accepted = peer.awaitAccepted(1);
             long failed = awaitMetric(s, "cor_ngsild_notifications_total{outcome=\"failed\"}", 1);
             assertGaveUpAtTheFlag("the notification", TimeUnit.NANOSECONDS.toMillis(failed - accepted));
-            assertEquals(0, scrape(s).valueOrZero("cor_ngsild_notifications_total{outcome=\"sent\"}"));
+            assertEquals(0, s.metrics().valueOrZero("cor_ngsild_notifications_total{outcome=\"sent\"}"));
         }
     }
 
@@ -111,10 +86,10 @@ class OperatorFlagsProcessTest {
             for (int i = 2; i <= 4; i++) {
                 create(s, "urn:ngsi-ld:T:" + i);
             }
-            PromText m = scrape(s);
+            PromText m = s.metrics();
             // 2 is queued; 3 and 4 find the queue of one full (the default of 1024 would take all three)
             assertEquals(2, m.valueOrZero("cor_ngsild_notifications_total{outcome=\"overflowed\"}"), "overflowed");
-            HttpResponse<String> sub = send(s, "GET", "/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:flags", null);
+            HttpResponse<String> sub = s.send("GET", "/ngsi-ld/v1/subscriptions/urn:ngsi-ld:Subscription:flags", null);
             assertTrue(sub.body().contains("\"timesFailed\":2"), "each overflow is a failure of the subscription: "
                     + sub.body());
         }
@@ -124,17 +99,17 @@ class OperatorFlagsProcessTest {
     void forwardTimeoutBoundsAForwardToASourceThatNeverAnswers() throws Exception {
         try (ServerProcess s = ServerProcess.start("--store", "memory", "--forwardTimeout", String.valueOf(FLAG_MS));
                 HangingPeer peer = HangingPeer.start()) {
-            HttpResponse<String> reg = send(s, "POST", "/ngsi-ld/v1/csourceRegistrations",
+            HttpResponse<String> reg = s.send("POST", "/ngsi-ld/v1/csourceRegistrations",
                     "{\"id\":\"urn:ngsi-ld:ContextSourceRegistration:flags\",\"type\":\"ContextSourceRegistration\","
                             + "\"information\":[{\"entities\":[{\"type\":\"T\"}]}],\"endpoint\":\"" + peer.url("") + "\"}");
             assertEquals(201, reg.statusCode(), reg.body());
             long t0 = System.nanoTime();
-            HttpResponse<String> r = send(s, "GET", "/ngsi-ld/v1/entities?type=T", null);
+            HttpResponse<String> r = s.send("GET", "/ngsi-ld/v1/entities?type=T", null);
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertEquals(200, r.statusCode(), r.body());
             assertEquals(1, peer.accepted(), "the query was forwarded");
             assertGaveUpAtTheFlag("the forward", took);
-            HttpResponse<String> status = send(s, "GET",
+            HttpResponse<String> status = s.send("GET",
                     "/ngsi-ld/v1/csourceRegistrations/urn:ngsi-ld:ContextSourceRegistration:flags", null);
             assertTrue(status.body().contains("\"timesFailed\":1"), "the forward counts as failed: " + status.body());
         }
@@ -145,11 +120,11 @@ class OperatorFlagsProcessTest {
         try (ServerProcess s = ServerProcess.start("--store", "memory", "--brokerId", "broker-of-the-flags-test",
                 "--forwardTimeout", String.valueOf(FLAG_MS));
                 HangingPeer peer = HangingPeer.start()) {
-            HttpResponse<String> reg = send(s, "POST", "/ngsi-ld/v1/csourceRegistrations",
+            HttpResponse<String> reg = s.send("POST", "/ngsi-ld/v1/csourceRegistrations",
                     "{\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"type\":\"T\"}]}],"
                             + "\"endpoint\":\"" + peer.url("") + "\"}");
             assertEquals(201, reg.statusCode(), reg.body());
-            assertEquals(200, send(s, "GET", "/ngsi-ld/v1/entities?type=T", null).statusCode());
+            assertEquals(200, s.send("GET", "/ngsi-ld/v1/entities?type=T", null).statusCode());
             String head = peer.requestHead(0);
             assertTrue(head.toLowerCase(java.util.Locale.ROOT).matches("(?s).*\r\nvia: [^\r]*broker-of-the-flags-test.*"),
                     "the forward names the broker: " + head);
@@ -157,14 +132,14 @@ class OperatorFlagsProcessTest {
     }
 
     private void subscribe(ServerProcess s, HangingPeer peer) throws Exception {
-        HttpResponse<String> r = send(s, "POST", "/ngsi-ld/v1/subscriptions",
+        HttpResponse<String> r = s.send("POST", "/ngsi-ld/v1/subscriptions",
                 "{\"id\":\"urn:ngsi-ld:Subscription:flags\",\"type\":\"Subscription\",\"entities\":[{\"type\":\"T\"}],"
                         + "\"notification\":{\"endpoint\":{\"uri\":\"" + peer.url("/notify") + "\"}}}");
         assertEquals(201, r.statusCode(), r.body());
     }
 
     private void create(ServerProcess s, String id) throws Exception {
-        HttpResponse<String> r = send(s, "POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id + "\",\"type\":\"T\"}");
+        HttpResponse<String> r = s.send("POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id + "\",\"type\":\"T\"}");
         assertEquals(201, r.statusCode(), r.body());
     }
 

@@ -145,6 +145,34 @@ final class ServerProcess implements AutoCloseable {
         throw new AssertionError("cor-server not healthy within " + START_DEADLINE + ": " + this);
     }
 
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /**
+     * One request to this broker (HTTP/1.1, a 30 s deadline): {@code body}, if any, as
+     * {@code application/json} unless {@code headers} (name, value, ...) give a Content-Type.
+     */
+    HttpResponse<String> send(String method, String path, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.setHeader(headers[i], headers[i + 1]);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Its {@code /metrics}, parsed (a 200 or the test fails). */
+    PromText metrics() throws Exception {
+        HttpResponse<String> r = send("GET", "/metrics", null);
+        if (r.statusCode() != 200) {
+            throw new AssertionError("/metrics answered " + r.statusCode() + ": " + r.body());
+        }
+        return PromText.parse(r.body());
+    }
+
     URI uri(String path) {
         return URI.create("http://127.0.0.1:" + port + path);
     }
