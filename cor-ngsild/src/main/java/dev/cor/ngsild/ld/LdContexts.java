@@ -220,19 +220,13 @@ public final class LdContexts {
      * @param tenant the request's tenant, {@code null} for the default one
      */
     public String linkUrlFor(LdContext context, String origin, String tenant) {
-        String url = context.linkUrl();
-        StoredContexts.Stored gone = url == null ? null : gone(context);
-        if (url != null && gone == null) {
-            return url;
+        StoredContexts.Stored gone = gone(context);
+        if (context.linkUrl() != null && gone == null) {
+            return context.linkUrl();
         }
         // given inline, or named by the URL of a context this broker no longer serves (a Hosted one
         // deleted, an ImplicitlyCreated one from before a restart): an ImplicitlyCreated one with its content
-        boolean[] made = {false};
-        StoredContexts.Stored s = stored.implicitFor(tenant, gone != null ? gone.context : context.echo(), clock.millis(), made);
-        if (made[0] && stored.implicitBytes() > maxImplicitBytes + pinnedImplicitBytes) {
-            evictImplicit();
-        }
-        return urlOf(s, origin);
+        return implicitUrl(gone != null ? gone.context : context.echo(), origin, tenant);
     }
 
     /**
@@ -241,14 +235,24 @@ public final class LdContexts {
      * ({@link #gone}) - then the URL {@link #linkUrlFor} gives, which dereferences.
      */
     public JsonNode bodyContextFor(LdContext context, String origin, String tenant) {
-        return context.linkUrl() != null && gone(context) != null
-                ? TextNode.valueOf(linkUrlFor(context, origin, tenant)) : context.echo();
+        StoredContexts.Stored gone = gone(context);
+        return gone == null ? context.echo() : TextNode.valueOf(implicitUrl(gone.context, origin, tenant));
+    }
+
+    /** The URL of the ImplicitlyCreated context of {@code tenant} holding {@code value}, made if there is none. */
+    private String implicitUrl(JsonNode value, String origin, String tenant) {
+        boolean[] made = {false};
+        StoredContexts.Stored s = stored.implicitFor(tenant, value, clock.millis(), made);
+        if (made[0] && stored.implicitBytes() > maxImplicitBytes + pinnedImplicitBytes) {
+            evictImplicit();
+        }
+        return urlOf(s, origin);
     }
 
     /**
      * The stored context {@code context}'s {@link LdContext#linkUrl()} names if this broker no
      * longer serves it - a Hosted one deleted since, or one from before a restart that is not here
-     * (its kept copy, {@link #restore}) - else {@code null}.
+     * (its kept copy, {@link #restore}) - else {@code null} (also when it has no linkUrl).
      */
     private static StoredContexts.Stored gone(LdContext context) {
         for (LdContext.Source src : context.sources) {
@@ -281,7 +285,7 @@ public final class LdContexts {
                         out.add(n.stored());
                     }
                 }
-                StoredContexts.Stored gone = c.linkUrl() == null ? null : gone(c);
+                StoredContexts.Stored gone = gone(c);
                 if (c.linkUrl() == null || gone != null) {
                     StoredContexts.Stored st = stored.implicitOf(tenant, gone != null ? gone.context : c.echo());
                     if (st != null) {
