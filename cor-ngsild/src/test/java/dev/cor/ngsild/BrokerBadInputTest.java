@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -82,9 +81,11 @@ class BrokerBadInputTest {
                     "seed " + seed + " case " + i + ": " + r.statusCode() + " " + r.body());
             if (r.statusCode() == 201) {
                 created++;
-                String id = r.headers().firstValue("Location").orElseThrow().substring("/ngsi-ld/v1/entities/".length());
-                assertEquals(204, http.send("DELETE", "/entities/" + URLEncoder.encode(id, StandardCharsets.UTF_8), null, null)
-                        .statusCode(), "seed " + seed + ": the entity created can be deleted: " + id);
+                // The Location is a URI reference the broker has already percent-encoded: it is used as given.
+                String location = r.headers().firstValue("Location").orElseThrow();
+                assertTrue(location.startsWith("/ngsi-ld/v1/entities/"), location);
+                assertEquals(204, http.send("DELETE", location.substring("/ngsi-ld/v1".length()), null, null)
+                        .statusCode(), "seed " + seed + ": the entity created can be deleted at its Location: " + location);
             } else {
                 JsonNode p = BrokerHttp.json(r);
                 assertTrue(p.get("type").asText().startsWith("https://uri.etsi.org/ngsi-ld/errors/"), r.body());
@@ -92,6 +93,18 @@ class BrokerBadInputTest {
         }
         assertTrue(created < 400, "seed " + seed + ": some of the broken bodies were refused");
         assertEquals(1, broker.broker().store().count(""), "seed " + seed + ": only the kept entity is left");
+        unchanged();
+    }
+
+    @Test
+    void anEntityWhoseIdHoldsSubDelimitersIsReadAndDeletedAtItsLocation() throws Exception {
+        for (String id : new String[] {"urn:n,si-ld:Fuzz:1", "urn:ngsi-ld:F&z=1", "urn:ngsi-ld:F+z;1", "urn:ngsi-ld:F%2Fz:1"}) {
+            HttpResponse<String> r = http.postJson("/entities", "{\"id\": \"" + id + "\", \"type\": \"Fuzz\"}");
+            assertEquals(201, r.statusCode(), r.body());
+            String location = r.headers().firstValue("Location").orElseThrow();
+            assertEquals(200, http.get(location.substring("/ngsi-ld/v1".length())).statusCode(), location);
+            assertEquals(204, http.send("DELETE", location.substring("/ngsi-ld/v1".length()), null, null).statusCode(), location);
+        }
         unchanged();
     }
 
