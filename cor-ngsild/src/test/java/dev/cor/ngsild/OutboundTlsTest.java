@@ -72,7 +72,38 @@ class OutboundTlsTest {
             ex.getResponseBody().write(body);
             ex.close();
         });
+        contexts.createContext("/notify", ex -> {
+            notified.offer(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
         contexts.start();
+    }
+
+    private static final java.util.concurrent.BlockingQueue<String> notified = new java.util.concurrent.LinkedBlockingQueue<>();
+
+    private static HttpResponse<String> post(TestBroker broker, String path, String json) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(broker.baseUrl() + path)).timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(req, HttpResponse.BodyHandlers.ofString());
+        }
+    }
+
+    @Test
+    void a_notification_reaches_an_https_receiver_whose_certificate_the_broker_trusts() throws Exception {
+        try (TestBroker broker = TestBroker.start(b -> b.sslContext(trusting), s -> { })) {
+            String endpoint = "https://localhost:" + contexts.getAddress().getPort() + "/notify";
+            HttpResponse<String> sub = post(broker, "/subscriptions", "{\"id\":\"urn:ngsi-ld:Subscription:tls\","
+                    + "\"type\":\"Subscription\",\"entities\":[{\"type\":\"Bike\"}],"
+                    + "\"notification\":{\"endpoint\":{\"uri\":\"" + endpoint + "\"}}}");
+            assertEquals(201, sub.statusCode(), sub.body());
+            HttpResponse<String> created = post(broker, "/entities",
+                    "{\"id\":\"urn:ngsi-ld:Bike:tls\",\"type\":\"Bike\"}");
+            assertEquals(201, created.statusCode(), created.body());
+            String body = notified.poll(20, TimeUnit.SECONDS);
+            assertTrue(body != null && body.contains("urn:ngsi-ld:Bike:tls"), "no notification over https: " + body);
+        }
     }
 
     @AfterAll
