@@ -63,7 +63,8 @@ public final class CorNgsild implements AutoCloseable {
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
         this.client = b.client != null ? b.client
-                : CorRestClient.builder().connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
+                : CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.contextTimeoutMs)
+                        .responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
         LdContexts.Builder cb = LdContexts.builder();
         b.contextSettings.accept(cb);
@@ -73,13 +74,13 @@ public final class CorNgsild implements AutoCloseable {
         }
         this.contexts = cb.build();
         // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
-        this.notificationClient = CorRestClient.builder().connectTimeoutMs(b.notificationTimeoutMs)
+        this.notificationClient = CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.notificationTimeoutMs)
                 .responseTimeoutMs(b.notificationTimeoutMs).build();
         this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.registrations = new Registrations(b.clock);
         // forwards have a client of their own too: a source that hangs holds its connections, nobody else's
-        this.forwardClient = CorRestClient.builder().connectTimeoutMs(b.forwardTimeoutMs)
+        this.forwardClient = CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.forwardTimeoutMs)
                 .responseTimeoutMs(b.forwardTimeoutMs).build();
         this.forwarder = new Forwarder(forwardClient, b.brokerId != null ? b.brokerId
                 : "cor-" + Long.toHexString(new java.security.SecureRandom().nextLong()), b.forwardTimeoutMs, b.clock);
@@ -224,9 +225,31 @@ public final class CorNgsild implements AutoCloseable {
         private int notificationQueue = 1024;
         private long forwardTimeoutMs = 5_000;
         private String brokerId;
+        private javax.net.ssl.SSLContext sslContext;
         private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
 
         private Builder() {
+        }
+
+        /**
+         * The TLS the broker's own clients (context downloads, notifications, forwards) connect
+         * with to https:// peers (default: the JDK's default context, its default trust store).
+         * Hostname verification is always on, whatever the context.
+         */
+        public Builder sslContext(javax.net.ssl.SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "sslContext");
+            return this;
+        }
+
+        private javax.net.ssl.SSLContext tls() {
+            if (sslContext != null) {
+                return sslContext;
+            }
+            try {
+                return javax.net.ssl.SSLContext.getDefault();
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no default TLS", e);
+            }
         }
 
         /**

@@ -13,7 +13,7 @@ final class Transports {
             case "https" -> {
                 if (client.sslContext == null) {
                     throw new CorRestClientException(Kind.TLS, "cannot send " + request
-                            + ": this client has no TLS (give it one with CorRestClient.builder().sslContext(...))");
+                            + ": https is not enabled for this client");
                 }
                 yield Http1Transport.TLS;
             }
