@@ -82,8 +82,8 @@ public final class CorHttpServer {
         if (sslContext != null) {
             // The context's first engine initialises the provider's session machinery (tens of
             // milliseconds): here, on the caller's thread, not on the loop of the first connection.
-            javax.net.ssl.SSLEngine warm = sslContext.createSSLEngine();
-            warm.setUseClientMode(false);
+            // It is also where a context that can speak neither TLS 1.3 nor 1.2 is refused.
+            javax.net.ssl.SSLEngine warm = HttpTls.serverEngine(sslContext);
             warm.getSession().getPacketBufferSize();
         }
         this.ownWorkers = b.workers == null;
@@ -460,7 +460,10 @@ public final class CorHttpServer {
         private Builder() {
         }
 
-        /** Serves HTTPS with this context (its key managers hold the server's certificate). */
+        /**
+         * Serves HTTPS with this context (its key managers hold the server's certificate), TLS 1.3
+         * and 1.2 only, whatever else the context would allow.
+         */
         public Builder tls(javax.net.ssl.SSLContext context) {
             this.sslContext = Objects.requireNonNull(context, "context");
             return this;

@@ -61,9 +61,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         this.parser = new HttpRequestParser(limits);
         javax.net.ssl.SSLContext ssl = owner.server.sslContext();
         if (ssl != null) {
-            javax.net.ssl.SSLEngine engine = ssl.createSSLEngine();
-            engine.setUseClientMode(false);
-            this.tls = new HttpTls(engine, ch, owner.server.tlsTasks());
+            this.tls = new HttpTls(HttpTls.serverEngine(ssl), ch, owner.server.tlsTasks());
         } else {
             this.tls = null;
         }

@@ -37,6 +37,25 @@ final class HttpTls {
     private boolean taskRunning;
     private boolean inboundClosed;
 
+    /** The only protocols a server engine speaks: TLS 1.0 and 1.1 are deprecated (RFC 8996). */
+    static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+
+    /**
+     * A server-side engine of {@code context} that speaks TLS 1.3 and 1.2 alone, whatever the
+     * context or the JVM's security properties would allow; fails when the context can do neither.
+     */
+    static SSLEngine serverEngine(javax.net.ssl.SSLContext context) {
+        SSLEngine engine = context.createSSLEngine();
+        engine.setUseClientMode(false);
+        java.util.List<String> supported = java.util.List.of(engine.getSupportedProtocols());
+        String[] enabled = java.util.Arrays.stream(PROTOCOLS).filter(supported::contains).toArray(String[]::new);
+        if (enabled.length == 0) {
+            throw new IllegalArgumentException("this SSLContext supports neither TLS 1.3 nor TLS 1.2");
+        }
+        engine.setEnabledProtocols(enabled);
+        return engine;
+    }
+
     HttpTls(SSLEngine engine, SocketChannel ch, java.util.concurrent.Executor tasks) {
         this.engine = engine;
         this.ch = ch;
@@ -74,7 +93,7 @@ final class HttpTls {
             if (inboundClosed) {
                 return -1;
             }
-            if (!handshakeDone && !handshake(loop, resume)) {
+            if (!handshakeDone && !handshakeOrAlert(loop, resume)) {
                 return inboundClosed ? -1 : 0;
             }
             SSLEngineResult r = unwrap();
@@ -159,6 +178,30 @@ final class HttpTls {
             }
         } catch (IOException e) {
             // closing: best effort
+        }
+    }
+
+    /**
+     * {@link #handshake}, and when it fails, the alert the engine holds for the peer (protocol_version
+     * to a TLS 1.1 client, unexpected_message to plain HTTP) sent as far as the socket takes it now:
+     * the client learns why before the connection closes.
+     */
+    private boolean handshakeOrAlert(CorCoLoop loop, Runnable resume) throws IOException {
+        try {
+            return handshake(loop, resume);
+        } catch (SSLException e) {
+            try {
+                for (int i = 0; i < 4; i++) {
+                    SSLEngineResult r = engine.wrap(EMPTY, netOut);
+                    if (r.getStatus() != SSLEngineResult.Status.OK || r.bytesProduced() == 0) {
+                        break;
+                    }
+                }
+                flush();
+            } catch (IOException | RuntimeException ignored) {
+                // the alert is a courtesy: the connection closes either way
+            }
+            throw e;
         }
     }
 

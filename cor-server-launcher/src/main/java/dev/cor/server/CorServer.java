@@ -64,15 +64,19 @@ final class CorServer {
         CorHttpServer http;
         try {
             // The broker's own hooks, exactly as a host that mounts it alone would give them.
-            http = CorHttpServer.builder().host(o.host()).port(o.port()).loops(o.httpLoops())
+            CorHttpServer.Builder hb = CorHttpServer.builder().host(o.host()).port(o.port()).loops(o.httpLoops())
                     .coroutineCap(o.coroutines()).stackSize(o.coStackBytes()).workerThreads(o.workers())
-                    .maxBodyBytes(o.maxBodyBytes()).application(app)
-                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook())
-                    .build().start();
+                    .maxBodyBytes(o.maxBodyBytes())
+                    .application(o.corsOrigin() == null ? app : new CorsApplication(app, o.corsOrigin()))
+                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook());
+            if (o.tls() != null) {
+                hb.tls(o.tls().sslContext());
+            }
+            http = hb.build().start();
         } catch (RuntimeException e) {
             broker.close();
             closeStore(durable);
-            throw new IllegalStateException("cannot serve HTTP on " + o.host() + ":" + o.port() + ": " + reason(e), e);
+            throw new IllegalStateException("cannot serve " + (o.tls() != null ? "HTTPS" : "HTTP") + " on " + o.host() + ":" + o.port() + ": " + reason(e), e);
         }
         CorProtoServer cor = null;
         if (o.corPort() >= 0) {

@@ -59,8 +59,9 @@ public final class CorServerMain {
             System.exit(START_ERROR);
             return;
         }
-        System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on http://"
-                + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
+        System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
+                + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
+                + (o.corsOrigin() != null ? " (CORS for " + o.corsOrigin() + ")" : "")
                 + (server.corPort() >= 0 ? " and cor://" + o.host() + ":" + server.corPort() : "")
                 + ", " + o.httpLoops() + " loop(s), coroutines "
                 + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "

@@ -126,6 +126,12 @@ final class ServerApplication implements CorRestApplication {
         f.put("maxBody", o.maxBodyBytes());
         f.put("logLevel", o.logLevel());
         f.put("store", o.store());
+        f.put("https", o.tls() != null);
+        if (o.corsOrigin() != null) {
+            f.put("corsOrigin", o.corsOrigin());
+        } else {
+            f.putNull("corsOrigin");
+        }
         if (o.durable()) {
             f.put("dataDir", java.nio.file.Path.of(o.dataDir()).toAbsolutePath().normalize().toString());
             f.put("fsync", o.fsync().toString());

@@ -30,10 +30,12 @@ import dev.cor.rest.CorArgs;
  * @param snapshotEvery  how many bytes the journal grows between snapshots
  * @param checkData      {@code --check-data DIR}: verify that directory and exit, or {@code null}
  * @param help           {@code --help} was given
+ * @param tls            {@code --https --key FILE --cert FILE}, or {@code null} for plain HTTP
+ * @param corsOrigin     {@code --corsOrigin}: the one origin a browser may call from, {@link CorsApplication#ALL}, or {@code null} for no CORS
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help) {
+        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -79,6 +81,11 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
+              --https             serve HTTPS (TLS 1.3 and 1.2) on --port, with --key and --cert
+              --key FILE          the server's private key, PEM (PKCS#8, or PKCS#1 RSA, or SEC1 EC), unencrypted
+              --cert FILE         the server's certificate chain, PEM, its own certificate first
+              --corsOrigin O      answer browsers calling from origin O (e.g. https://app.example.com), or from
+                                  any with __ALL: preflight OPTIONS answered, NGSI-LD headers exposed (default: no CORS)
               --help              this text""";
 
     static ServerOptions parse(String[] args) {
@@ -102,6 +109,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
         String checkData = null;
         boolean help = false;
+        boolean https = false;
+        String key = null;
+        String cert = null;
+        String corsOrigin = null;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -125,12 +136,21 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--fsync" -> fsync = FsyncPolicy.parse(a.value());
                 case "--snapshotEvery" -> snapshotEvery = bytes(flag, a.value(), MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY);
                 case "--check-data" -> checkData = nonEmpty(flag, a.value());
+                case "--https" -> https = true;
+                case "--key" -> key = nonEmpty(flag, a.value());
+                case "--cert" -> cert = nonEmpty(flag, a.value());
+                case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
                 default -> throw a.unknown();
             }
         }
+        ServerTls tls = ServerTls.of(https, key, cert);
+        if (tls != null && corPort >= 0) {
+            // An operator who asked for TLS must not get a plaintext port beside it.
+            throw new IllegalArgumentException("--corPort cannot be given with --https: the cor:// server has no TLS yet");
+        }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */
@@ -205,7 +225,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
 
     private static String nonEmpty(String flag, String v) {
         if (v.isBlank()) {
-            throw new IllegalArgumentException(flag + " takes " + (flag.equals("--host") ? "an address" : "a directory")
+            throw new IllegalArgumentException(flag + " takes " + (flag.equals("--host") ? "an address"
+                    : flag.equals("--key") || flag.equals("--cert") ? "a file" : "a directory")
                     + ", not an empty string");
         }
         return v;

@@ -110,6 +110,12 @@ class ServerOptionsTest {
         assertEquals("--port takes a number from 0 to 65535, not 65536", refused("--port", "65536"));
         assertEquals("--port takes a number from 0 to 65535, not x", refused("--port", "x"));
         assertEquals("--corPort takes a number from 0 to 65535, not -1", refused("--corPort", "-1"));
+        assertEquals("--https takes --key FILE and --cert FILE (PEM)", refused("--https", "--key", "k.pem"));
+        assertEquals("--key is only read with --https", refused("--key", "k.pem", "--cert", "c.pem"));
+        assertEquals("--corPort cannot be given with --https: the cor:// server has no TLS yet",
+                refused("--https", "--key", "k.pem", "--cert", "c.pem", "--corPort", "0"));
+        assertEquals("--corsOrigin takes an origin (scheme://host[:port], no path) or __ALL, not 'https://a.example/x'",
+                refused("--corsOrigin", "https://a.example/x"));
         assertEquals("--httpLoops takes a number from 1 to 1024, not 0", refused("--httpLoops", "0"));
         assertEquals("--coroutines takes a number from 0 to 1000000, not -1", refused("--coroutines", "-1"));
         assertEquals("--workers takes a number from 1 to 4096, not 0", refused("--workers", "0"));

@@ -31,6 +31,9 @@ final class ServerProcess implements AutoCloseable {
     final Process process;
     final int port;
     private final Path dir;
+    /** http, or https once {@link #startHttps} gave a trust. */
+    private String scheme = "http";
+    private HttpClient client = HTTP;
 
     private ServerProcess(Process process, int port, Path dir) {
         this.process = process;
@@ -73,10 +76,28 @@ final class ServerProcess implements AutoCloseable {
      */
     static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir, String... flags)
             throws Exception {
+        return start(launcher, env, workDir, null, flags);
+    }
+
+    /**
+     * {@link #start(List, java.util.Map, Path, String...)} for a broker on HTTPS (its flags give
+     * {@code --https}): the health is awaited, and {@link #send} sent, over TLS trusting {@code trust}.
+     */
+    static ServerProcess startHttps(List<String> launcher, javax.net.ssl.SSLContext trust, String... flags) throws Exception {
+        return start(launcher, java.util.Map.of(), null, trust, flags);
+    }
+
+    private static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir,
+            javax.net.ssl.SSLContext trust, String... flags) throws Exception {
         int port = freePort();
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port)));
         args.addAll(List.of(flags));
         ServerProcess s = launch(launcher, env, args, port, workDir);
+        if (trust != null) {
+            s.scheme = "https";
+            s.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+        }
         try {
             s.awaitHealthy();
             return s;
@@ -125,7 +146,6 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private void awaitHealthy() throws Exception {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -161,7 +181,7 @@ final class ServerProcess implements AutoCloseable {
         for (int i = 0; i < headers.length; i += 2) {
             b.setHeader(headers[i], headers[i + 1]);
         }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** Its {@code /metrics}, parsed (a 200 or the test fails). */
@@ -174,7 +194,7 @@ final class ServerProcess implements AutoCloseable {
     }
 
     URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + port + path);
+        return URI.create(scheme + "://127.0.0.1:" + port + path);
     }
 
     /** Waits until stdout holds {@code text}; fails past {@code timeout}. */
