@@ -30,10 +30,11 @@ import dev.cor.rest.CorArgs;
  * @param snapshotEvery  how many bytes the journal grows between snapshots
  * @param checkData      {@code --check-data DIR}: verify that directory and exit, or {@code null}
  * @param help           {@code --help} was given
+ * @param auth           the authentication flags ({@link AuthFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help) {
+        long snapshotEvery, String checkData, boolean help, AuthFlags auth) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -79,7 +80,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
-              --help              this text""";
+            """ + AuthFlags.USAGE + "  --help              this text";
 
     static ServerOptions parse(String[] args) {
         String host = "0.0.0.0";
@@ -102,6 +103,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
         String checkData = null;
         boolean help = false;
+        AuthFlags auth = AuthFlags.NONE;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -125,12 +127,17 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--fsync" -> fsync = FsyncPolicy.parse(a.value());
                 case "--snapshotEvery" -> snapshotEvery = bytes(flag, a.value(), MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY);
                 case "--check-data" -> checkData = nonEmpty(flag, a.value());
-                default -> throw a.unknown();
+                default -> {
+                    if (!AuthFlags.takes(flag)) {
+                        throw a.unknown();
+                    }
+                    auth = auth.with(flag, a.value());
+                }
             }
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, auth.checked());
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */
