@@ -77,9 +77,9 @@ final class JwtVerifier {
             if (text.stripLeading().startsWith("{")) {
                 keys.addAll(JWKSet.parse(text).getKeys());
             } else {
-                keys.add(JWK.parseFromPEMEncodedObjects(text));
+                keys.add(pemPublicKey(text));
             }
-        } catch (java.text.ParseException | JOSEException | RuntimeException e) {
+        } catch (java.text.ParseException | java.security.GeneralSecurityException | RuntimeException e) {
             throw new IllegalArgumentException("--jwtKey " + file + " holds no PEM public key or JWKS: " + e.getMessage(), e);
         }
         List<JWK> publicKeys = new ArrayList<>();
@@ -94,6 +94,43 @@ final class JwtVerifier {
             throw new IllegalArgumentException("--jwtKey " + file + " holds no signature key");
         }
         return new JWKSet(publicKeys);
+    }
+
+    /**
+     * The key of a PEM {@code PUBLIC KEY} (X.509 SubjectPublicKeyInfo) or {@code CERTIFICATE}, read
+     * with the JDK (nimbus' own PEM parser needs BouncyCastle).
+     */
+    static JWK pemPublicKey(String pem) throws java.security.GeneralSecurityException {
+        java.security.PublicKey key;
+        if (pem.contains("-----BEGIN CERTIFICATE-----")) {
+            key = java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new java.io.ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)))
+                    .getPublicKey();
+        } else {
+            int begin = pem.indexOf("-----BEGIN PUBLIC KEY-----");
+            int end = pem.indexOf("-----END PUBLIC KEY-----");
+            if (begin < 0 || end < begin) {
+                throw new IllegalArgumentException("no -----BEGIN PUBLIC KEY----- or -----BEGIN CERTIFICATE----- block");
+            }
+            byte[] der = java.util.Base64.getMimeDecoder().decode(pem.substring(begin + 26, end));
+            var spec = new java.security.spec.X509EncodedKeySpec(der);
+            try {
+                key = java.security.KeyFactory.getInstance("RSA").generatePublic(spec);
+            } catch (java.security.spec.InvalidKeySpecException notRsa) {
+                key = java.security.KeyFactory.getInstance("EC").generatePublic(spec);
+            }
+        }
+        if (key instanceof java.security.interfaces.RSAPublicKey r) {
+            return new RSAKey.Builder(r).build();
+        }
+        if (key instanceof java.security.interfaces.ECPublicKey e) {
+            Curve c = Curve.forECParameterSpec(e.getParams());
+            if (c == null) {
+                throw new IllegalArgumentException("an EC key of an unknown curve");
+            }
+            return new ECKey.Builder(c, e).build();
+        }
+        throw new IllegalArgumentException("a " + key.getAlgorithm() + " key");
     }
 
     /** The one algorithm a key verifies: RS256 for RSA of 2048 bits or more, ES256 for EC P-256. */
