@@ -10,6 +10,7 @@ import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.rest.CorRestJson;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -56,7 +57,7 @@ public class NgsildQueryBenchmark {
         entity = EntityEditor.create(new EntityParser(ctx, NgsildLimits.defaults()).entity(body, true,
                 EntityParser.Mode.WHOLE), 0);
         parsed = QueryExpression.parse(Q, ctx);
-        if (!parsed.test(entity)) {
+        if (!parsed.test(entity, MatchBudget.oneMatch())) {
             throw new IllegalStateException("the benchmark entity must match every clause");
         }
     }
@@ -68,11 +69,11 @@ public class NgsildQueryBenchmark {
 
     @Benchmark
     public boolean evaluate() {
-        return parsed.test(entity);
+        return parsed.test(entity, MatchBudget.oneMatch());
     }
 
     @Benchmark
     public boolean parseAndEvaluate() {
-        return QueryExpression.parse(Q, ctx).test(entity);
+        return QueryExpression.parse(Q, ctx).test(entity, MatchBudget.oneMatch());
     }
 }
