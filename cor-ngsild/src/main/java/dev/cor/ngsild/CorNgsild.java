@@ -97,7 +97,7 @@ public final class CorNgsild implements AutoCloseable {
             }
         });
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, registrations),
+                b.contextTimeoutMs, b.limits, subscriptions, registrations, b.authorizer),
                 forwarder);
         // what subscriptions and registrations rely on stays served: not evicted, not deleted
         Subscriptions csourceSubscriptions = application.csourceSubscriptions();
@@ -227,6 +227,7 @@ public final class CorNgsild implements AutoCloseable {
         private String brokerId;
         private javax.net.ssl.SSLContext sslContext;
         private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
+        private NgsildAuthorizer authorizer = NgsildAuthorizer.ALLOW_ALL;
 
         private Builder() {
         }
@@ -346,6 +347,15 @@ public final class CorNgsild implements AutoCloseable {
         /** Bounds on what one request may carry. */
         public Builder limits(NgsildLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Who may do what: asked inline on the loop for every request under {@link #BASE_PATH}
+         * (see {@link NgsildAuthorizer} for its threading contract); default: everything allowed.
+         */
+        public Builder authorizer(NgsildAuthorizer authorizer) {
+            this.authorizer = Objects.requireNonNull(authorizer, "authorizer");
             return this;
         }
 

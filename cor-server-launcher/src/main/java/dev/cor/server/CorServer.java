@@ -5,6 +5,7 @@ import java.nio.file.Path;
 
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
+import dev.cor.ngsild.NgsildAuthorizer;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.durable.DataFiles;
@@ -14,7 +15,8 @@ import dev.cor.rest.proto.CorProtoServer;
 /**
  * A running launcher: the store (durable in {@code --dataDir} unless {@code --store memory}), the
  * broker, the HTTP server it is mounted on (with the launcher's own routes around it) and, with
- * {@code --corPort}, a {@code cor://} server on the same loops and dispatcher. Started by
+ * {@code --corPort}, a {@code cor://} server on the same loops and dispatcher (asking
+ * {@code --corSecret}'s secret at HELLO). Started by
  * {@link #start}, stopped once by {@link #stop} from any thread.
  */
 final class CorServer {
@@ -47,6 +49,9 @@ final class CorServer {
 
     /** {@link #start(ServerOptions, BuildInfo)} with the durable store on {@code files} (a test's failing disk). */
     static CorServer start(ServerOptions o, BuildInfo build, DataFiles files) {
+        // the files the auth flags name are read before anything opens: a bad one leaves nothing running
+        NgsildAuthorizer authorizer = o.auth().authorizer();
+        String corSecret = o.auth().corSecretValue();
         DurableEntityStore durable = o.durable()
                 ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
                         .snapshotBytes(o.snapshotEvery()).open()
@@ -54,13 +59,13 @@ final class CorServer {
         EntityStore store = durable != null ? durable : new MemoryEntityStore();
         CorNgsild.Builder nb = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
-                .forwardTimeoutMs(o.forwardTimeout());
+                .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer);
         if (o.brokerId() != null) {
             nb.brokerId(o.brokerId());
         }
         CorNgsild broker = nb.build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
-        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable);
+        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);
         CorHttpServer http;
         try {
             // The broker's own hooks, exactly as a host that mounts it alone would give them.
@@ -82,7 +87,7 @@ final class CorServer {
         if (o.corPort() >= 0) {
             try {
                 // Same loops, same dispatch decision: a cor:// request waits exactly as an HTTP one does.
-                cor = CorProtoServer.builder().host(o.host()).port(o.corPort()).name("cor-server")
+                cor = CorProtoServer.builder().host(o.host()).port(o.corPort()).name("cor-server").token(corSecret)
                         .loops(http.loops()).dispatcher(http.dispatcher()).build().start();
             } catch (IOException | RuntimeException e) {
                 http.stop();

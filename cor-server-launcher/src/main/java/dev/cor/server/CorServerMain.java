@@ -58,6 +58,11 @@ public final class CorServerMain {
             System.err.println("cor-server: " + e.getMessage());
             System.exit(START_ERROR);
             return;
+        } catch (IllegalArgumentException e) {
+            // a file a flag names that cannot be used (--tokens, --jwtKey, --corSecret)
+            System.err.println("cor-server: " + e.getMessage());
+            System.exit(USAGE_ERROR);
+            return;
         }
         System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
                 + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + server.port() + "/ngsi-ld/v1/"

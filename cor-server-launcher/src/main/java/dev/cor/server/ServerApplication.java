@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.NgsildAuthorizer;
+import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
@@ -17,7 +19,10 @@ import dev.cor.rest.CorRestJson;
  * handed to the broker's application, its "can this wait?" answers included, so the broker's
  * dispatch is exactly what it would be mounted alone. {@code /health} is 200 while the broker
  * serves everything, 503 once it stops - and 503 {@code "degraded"} while the durable store cannot
- * write to its disk (writes are refused, reads still served). Shared by every loop and worker.
+ * write to its disk (writes are refused, reads still served). {@code /health} and {@code /version}
+ * are open whatever the authentication (a load balancer probes without credentials);
+ * {@code /metrics}, whose labels name the tenants, needs a credential that grants every tenant
+ * when the broker asks for credentials. Shared by every loop and worker.
  */
 final class ServerApplication implements CorRestApplication {
     static final String VERSION = "/version";
@@ -33,11 +38,14 @@ final class ServerApplication implements CorRestApplication {
     private final byte[] version;
     /** The durable store, or {@code null}: its disk's state is part of the health. */
     private final DurableEntityStore store;
+    /** Who may read /metrics: a credential that grants every tenant. */
+    private final NgsildAuthorizer authorizer;
     private volatile boolean stopping;
 
     ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options,
-            DurableEntityStore store) {
+            DurableEntityStore store, NgsildAuthorizer authorizer) {
         this.broker = broker;
+        this.authorizer = authorizer;
         this.metrics = metrics;
         this.version = versionJson(build, options);
         this.store = store;
@@ -85,9 +93,44 @@ final class ServerApplication implements CorRestApplication {
                     request.respond(200, "application/json", OK);
                 }
             }
-            default -> request.respond(200, ServerMetrics.CONTENT_TYPE,
-                    metrics.render().getBytes(StandardCharsets.UTF_8));
+            default -> {
+                if (allowedMetrics(request)) {
+                    request.respond(200, ServerMetrics.CONTENT_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
+                }
+            }
         }
+    }
+
+    /** Whether the authorizer lets {@code request} read /metrics (as a read of every tenant); if not, answers the refusal. */
+    private boolean allowedMetrics(CorRest request) {
+        if (authorizer == NgsildAuthorizer.ALLOW_ALL) {
+            return true;
+        }
+        NgsildAuthorizer.Decision d = authorizer.authorize(
+                new NgsildAuthorizer.Request(request.headers(), Grant.ANY, "metrics", true));
+        ErrorType refusal;
+        String detail;
+        switch (d) {
+            case NgsildAuthorizer.Allow a -> {
+                return true;
+            }
+            case NgsildAuthorizer.Unauthorized u -> {
+                request.responseHeaders().set("WWW-Authenticate", u.challenge());
+                refusal = ErrorType.UNAUTHORIZED;
+                detail = u.detail();
+            }
+            case NgsildAuthorizer.Forbidden f -> {
+                refusal = ErrorType.FORBIDDEN;
+                detail = "/metrics is read with a credential that grants every tenant (*)";
+            }
+        }
+        ObjectNode p = CorRestJson.mapper().createObjectNode();
+        p.put("type", refusal.uri());
+        p.put("title", refusal.title());
+        p.put("status", refusal.status());
+        p.put("detail", detail);
+        request.respondJson(refusal.status(), p);
+        return false;
     }
 
     private static boolean own(CorRest request) {

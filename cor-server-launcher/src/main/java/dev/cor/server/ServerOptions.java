@@ -32,10 +32,11 @@ import dev.cor.rest.CorArgs;
  * @param help           {@code --help} was given
  * @param tls            {@code --https --key FILE --cert FILE}, or {@code null} for plain HTTP
  * @param corsOrigin     {@code --corsOrigin}: the one origin a browser may call from, {@link CorsApplication#ALL}, or {@code null} for no CORS
+ * @param auth           the authentication flags ({@link AuthFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin) {
+        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -86,7 +87,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --cert FILE         the server's certificate chain, PEM, its own certificate first
               --corsOrigin O      answer browsers calling from origin O (e.g. https://app.example.com), or from
                                   any with __ALL: preflight OPTIONS answered, NGSI-LD headers exposed (default: no CORS)
-              --help              this text""";
+            """ + AuthFlags.USAGE + "  --help              this text";
 
     static ServerOptions parse(String[] args) {
         String host = "0.0.0.0";
@@ -113,6 +114,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         String key = null;
         String cert = null;
         String corsOrigin = null;
+        AuthFlags auth = AuthFlags.NONE;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -140,7 +142,12 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--key" -> key = nonEmpty(flag, a.value());
                 case "--cert" -> cert = nonEmpty(flag, a.value());
                 case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
-                default -> throw a.unknown();
+                default -> {
+                    if (!AuthFlags.takes(flag)) {
+                        throw a.unknown();
+                    }
+                    auth = auth.with(flag, a.value());
+                }
             }
         }
         ServerTls tls = ServerTls.of(https, key, cert);
@@ -150,7 +157,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked());
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

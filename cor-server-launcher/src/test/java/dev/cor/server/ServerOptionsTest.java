@@ -142,4 +142,20 @@ class ServerOptionsTest {
         assertEquals("--snapshotEvery takes a size from 64k to 1024g (bytes, or with k, m or g), not 1k",
                 refused("--snapshotEvery", "1k"));
     }
+
+    @Test
+    void theAuthFlagsAreReadAndWhatOneNeedsOfAnotherIsChecked() {
+        ServerOptions o = ServerOptions.parse(new String[] {"--tokens", "t.txt", "--jwtKey", "k.pem", "--jwtIssuer", "iss",
+                "--jwtAudience", "aud", "--jwtTenantsClaim", "ngsild", "--corSecret", "s.txt"});
+        assertEquals(new AuthFlags("t.txt", "k.pem", "iss", "aud", "ngsild", "s.txt"), o.auth());
+        assertTrue(o.auth().enabled());
+        assertEquals(AuthFlags.NONE, ServerOptions.parse(new String[0]).auth());
+        assertFalse(AuthFlags.NONE.enabled(), "no authentication unless asked for");
+        assertTrue(refused("--jwtKey", "k.pem", "--jwtIssuer", "iss").contains("--jwtAudience"));
+        assertTrue(refused("--jwtIssuer", "iss").contains("go with --jwtKey"));
+        assertTrue(refused("--tokens", "").contains("--tokens"));
+        assertTrue(refused("--corSecret").contains("needs a value"));
+        assertTrue(ServerOptions.USAGE.contains("\n  --tokens FILE "), "indented as the other flags");
+        assertTrue(ServerOptions.USAGE.endsWith("\n  --help              this text"));
+    }
 }

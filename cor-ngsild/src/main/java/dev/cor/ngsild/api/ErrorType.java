@@ -27,6 +27,10 @@ public enum ErrorType {
     NONEXISTENT_TENANT("NonexistentTenant", 404, "Nonexistent tenant"),
     /** HTTP's own errors that the binding answers with an NGSI-LD body (§ 6.3.2, "in addition"). */
     METHOD_NOT_ALLOWED("MethodNotAllowed", 405, "Method not allowed"),
+    /** No valid credential (the answer carries a {@code WWW-Authenticate} challenge). */
+    UNAUTHORIZED("Unauthorized", 401, "Unauthorized"),
+    /** A valid credential that does not allow this tenant or operation. */
+    FORBIDDEN("Forbidden", 403, "Forbidden"),
     NOT_ACCEPTABLE("NotAcceptable", 406, "Not acceptable"),
     PAYLOAD_TOO_LARGE("PayloadTooLarge", 413, "Request entity too large"),
     NOT_IMPLEMENTED("NotImplemented", 501, "Not implemented"),

@@ -6,6 +6,7 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import dev.cor.ngsild.NgsildAuthorizer;
 import dev.cor.ngsild.NgsildLimits;
 import dev.cor.ngsild.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
@@ -40,7 +41,18 @@ public final class NgsildApplication implements CorRestApplication {
 
     /** What the application works with. */
     public record Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
-            long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations) {
+            long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations,
+            NgsildAuthorizer authorizer) {
+        public Config {
+            java.util.Objects.requireNonNull(authorizer, "authorizer");
+        }
+
+        /** Without authorization: every request is allowed. */
+        public Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
+                long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations) {
+            this(store, contexts, clock, metrics, contextTimeoutMs, limits, subscriptions, registrations,
+                    NgsildAuthorizer.ALLOW_ALL);
+        }
     }
 
     private final Config config;
@@ -484,6 +496,7 @@ public final class NgsildApplication implements CorRestApplication {
         x.route = m.route();
         Operation op = x.operation();
         tenant(x);
+        authorize(x, op); // before anything else is read: a refused request learns nothing, not even whether the tenant exists
         if (x.hasBody()) {
             // A body without a length (chunked, or none at all): § 6.3.4 wants the length. Over
             // cor:// a body arrives framed and parsed, with neither field.
@@ -553,6 +566,23 @@ public final class NgsildApplication implements CorRestApplication {
             case REMOTE_NOTIFY -> true; // a source's notification names the subscription; its tenant header is the source's business
             default -> false;
         };
+    }
+
+    /** The authorizer's decision (inline, on the loop): a refusal is a ProblemDetails, 401 with its challenge. */
+    private void authorize(Exchange x, Operation op) {
+        if (config.authorizer() == NgsildAuthorizer.ALLOW_ALL) {
+            return;
+        }
+        NgsildAuthorizer.Decision d = config.authorizer().authorize(
+                new NgsildAuthorizer.Request(x.headers(), x.tenant, op.metricName(), op.isRead()));
+        switch (d) {
+            case NgsildAuthorizer.Allow a -> { }
+            case NgsildAuthorizer.Unauthorized u -> {
+                x.request.responseHeaders().set("WWW-Authenticate", u.challenge());
+                throw new NgsiLdException(ErrorType.UNAUTHORIZED, u.detail());
+            }
+            case NgsildAuthorizer.Forbidden f -> throw new NgsiLdException(ErrorType.FORBIDDEN, f.detail());
+        }
     }
 
     private static void tenant(Exchange x) {
