@@ -30,10 +30,11 @@ import dev.cor.rest.CorArgs;
  * @param snapshotEvery  how many bytes the journal grows between snapshots
  * @param checkData      {@code --check-data DIR}: verify that directory and exit, or {@code null}
  * @param help           {@code --help} was given
+ * @param drainMs        how long SIGTERM's drain lasts: ready answers 503 and connections are still taken
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help) {
+        long snapshotEvery, String checkData, boolean help, int drainMs) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -46,6 +47,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
     static final long DEFAULT_SNAPSHOT_EVERY = 64L * 1024 * 1024;
     static final long MIN_SNAPSHOT_EVERY = 64L * 1024;
     static final long MAX_SNAPSHOT_EVERY = 1L << 40;
+    static final int DEFAULT_DRAIN_MS = 5_000;
 
     static final String USAGE = """
             usage: java -jar cor-server.jar [flags]        (from a checkout: ./cor run [flags])
@@ -70,6 +72,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
               --logLevel LEVEL    error, warn, info, debug or trace (default info)
+              --drainMs MS        on SIGTERM, /health/ready answers 503 and connections are still taken for
+                                  MS, then the broker stops; a second SIGTERM, or SIGINT, skips it (default 5000)
               --store S           durable (the default): entities, tenants and hosted @contexts are kept in
                                   --dataDir and survive a restart; memory: kept in memory only
               --dataDir DIR       the durable store's directory (default ./cor-data)
@@ -102,6 +106,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
         String checkData = null;
         boolean help = false;
+        int drainMs = DEFAULT_DRAIN_MS;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -125,12 +130,13 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--fsync" -> fsync = FsyncPolicy.parse(a.value());
                 case "--snapshotEvery" -> snapshotEvery = bytes(flag, a.value(), MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY);
                 case "--check-data" -> checkData = nonEmpty(flag, a.value());
+                case "--drainMs" -> drainMs = a.number(0, 3_600_000);
                 default -> throw a.unknown();
             }
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, drainMs);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */
