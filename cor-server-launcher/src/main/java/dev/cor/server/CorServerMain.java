@@ -34,7 +34,7 @@ public final class CorServerMain {
     public static void main(String[] args) throws InterruptedException {
         ServerOptions o;
         try {
-            o = ServerOptions.parse(args);
+            o = ServerOptions.parse(EnvironmentFlags.prepend(System.getenv(), args));
         } catch (IllegalArgumentException e) {
             System.err.println("cor-server: " + e.getMessage() + " (--help lists the flags)");
             System.exit(USAGE_ERROR);

@@ -83,7 +83,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
-              --help              this text""";
+              --help              this text
+            Every flag but --help and --check-data may also come from the environment: COR_ then the
+            flag's name in upper case, a _ before each capital (--httpLoops: COR_HTTP_LOOPS=4); the
+            command line wins over it.""";
 
     static ServerOptions parse(String[] args) {
         String host = "0.0.0.0";
