@@ -896,6 +896,20 @@ public final class CorCoLoop implements Executor {
         return watchdogNanos;
     }
 
+    /**
+     * How long this loop has been away from {@code select}, in milliseconds, when that is longer
+     * than its watchdog threshold (a stall, design rule 8); 0 while it is not stalled, or when it
+     * has no watchdog. Any thread (a recent value): what a liveness check reads.
+     */
+    public long stalledMs() {
+        long since = busySinceNanos;
+        if (since == 0 || watchdogNanos <= 0) {
+            return 0;
+        }
+        long away = System.nanoTime() - since;
+        return away > watchdogNanos ? TimeUnit.NANOSECONDS.toMillis(away) : 0;
+    }
+
     String stackSizeText() {
         return stackSize == 0 ? "the JVM's default (-Xss)" : stackSize / 1024 + " KiB";
     }

@@ -99,6 +99,7 @@ final class CorServer {
         }
         metrics.attach(http, cor);
         broker.tickOn(http.loops()); // the periodic subscriptions the store kept tick again
+        app.health().serving(http.loops()); // ready: everything above is up
         return new CorServer(durable, broker, app, http, cor);
     }
 
@@ -131,13 +132,13 @@ final class CorServer {
         return broker;
     }
 
-    /** From now on {@code /health} answers 503; the servers still serve. */
+    /** From now on {@code /health/ready} answers 503 (the drain); the servers still serve. */
     void markStopping() {
-        application.stopping();
+        application.health().stopping();
     }
 
     /**
-     * Stops: {@code /health} turns 503, the {@code cor://} server closes, the HTTP server lets the
+     * Stops: {@code /health/ready} turns 503, the {@code cor://} server closes, the HTTP server lets the
      * requests in flight finish within its grace (5 s), then the broker lets go of what it holds
      * and the durable store writes what is left and takes its last snapshot.
      * Any thread; a second call waits until the first has finished (a shutdown hook must not
@@ -148,7 +149,7 @@ final class CorServer {
             return;
         }
         stopped = true;
-        application.stopping();
+        application.health().stopping();
         if (cor != null) {
             cor.stop();
         }

@@ -2,6 +2,7 @@ package dev.cor.server;
 
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -12,7 +13,9 @@ import sun.misc.Signal;
 /**
  * {@code java -jar cor-server.jar [flags]}: runs the NGSI-LD broker until SIGTERM or SIGINT, then
  * stops it cleanly (requests in flight are answered within the server's grace, the durable store
- * takes its last snapshot) and exits 0. A flag it cannot use: one line on stderr and exit 2; a
+ * takes its last snapshot) and exits 0. SIGTERM first drains for {@code --drainMs}:
+ * {@code /health/ready} answers 503 while connections are still taken, so that a load balancer
+ * sends elsewhere before the listener closes; SIGINT, or a second SIGTERM, skips the drain. A flag it cannot use: one line on stderr and exit 2; a
  * port it cannot bind, a data directory damaged or in use: one line and exit 1.
  * {@code --check-data DIR} verifies a data directory and exits: 0 when a broker would start on it,
  * 1 when not.
@@ -31,7 +34,7 @@ public final class CorServerMain {
     public static void main(String[] args) throws InterruptedException {
         ServerOptions o;
         try {
-            o = ServerOptions.parse(args);
+            o = ServerOptions.parse(EnvironmentFlags.prepend(System.getenv(), args));
         } catch (IllegalArgumentException e) {
             System.err.println("cor-server: " + e.getMessage() + " (--help lists the flags)");
             System.exit(USAGE_ERROR);
@@ -76,25 +79,67 @@ public final class CorServerMain {
             System.out.println("cor-server: " + server.durableStore().recoverySummary());
         }
 
-        // SIGTERM and SIGINT end the wait below, and the stop runs on this thread: the JVM's own
+        // SIGTERM and SIGINT end the waits below, and the stop runs on this thread: the JVM's own
         // handling would run it in a shutdown hook and then exit 143 (130), which service
         // managers read as a failure. The hook stays for every other way out (SIGHUP, exit).
         // sun.misc.Signal is a critical internal API kept open on purpose (jdk.unsupported,
         // JEP 260): no flag needed; javac warns about it, and that warning cannot be suppressed.
-        CountDownLatch stopAsked = new CountDownLatch(1);
-        onSignal("TERM", stopAsked);
-        onSignal("INT", stopAsked);
+        StopSignals signals = new StopSignals();
+        onSignal("TERM", signals::term);
+        onSignal("INT", signals::now);
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "cor-server-stop"));
-        stopAsked.await();
+        signals.awaitFirst();
+        if (o.drainMs() > 0 && !signals.stopNow()) {
+            server.markStopping();
+            System.out.println("cor-server: draining for " + o.drainMs() + " ms (/health/ready answers 503)");
+            signals.awaitSecond(o.drainMs());
+        }
         System.out.println("cor-server: stopping");
         server.stop();
         System.out.println("cor-server: stopped");
         System.exit(0);
     }
 
-    private static void onSignal(String name, CountDownLatch stopAsked) {
+    /**
+     * SIGTERM and SIGINT as they arrive (on the JVM's signal thread), for the main thread to wait
+     * on: the first asks for the stop, a second SIGTERM or any SIGINT asks for it without the drain.
+     */
+    private static final class StopSignals {
+        private final CountDownLatch first = new CountDownLatch(1);
+        private final CountDownLatch second = new CountDownLatch(1);
+        private volatile boolean now;
+
+        void term() {
+            if (first.getCount() > 0) {
+                first.countDown();
+            } else {
+                second.countDown();
+            }
+        }
+
+        void now() {
+            now = true;
+            first.countDown();
+            second.countDown();
+        }
+
+        void awaitFirst() throws InterruptedException {
+            first.await();
+        }
+
+        boolean stopNow() {
+            return now;
+        }
+
+        /** Waits until {@code ms} have passed or a second signal came. */
+        void awaitSecond(long ms) throws InterruptedException {
+            second.await(ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static void onSignal(String name, Runnable action) {
         try {
-            Signal.handle(new Signal(name), s -> stopAsked.countDown());
+            Signal.handle(new Signal(name), s -> action.run());
         } catch (IllegalArgumentException e) {
             // the JVM keeps this signal (e.g. -Xrs): the shutdown hook still stops the server
             System.getLogger(CorServerMain.class.getName()).log(System.Logger.Level.DEBUG,

@@ -14,33 +14,26 @@ import dev.cor.rest.CorRestException;
 import dev.cor.rest.CorRestJson;
 
 /**
- * What the launcher's server runs: the operator's routes - {@code GET /version}, {@code /health},
- * {@code /metrics} - answered inline on the loop (none of them can wait), and every other request
- * handed to the broker's application, its "can this wait?" answers included, so the broker's
- * dispatch is exactly what it would be mounted alone. {@code /health} is 200 while the broker
- * serves everything, 503 once it stops - and 503 {@code "degraded"} while the durable store cannot
- * write to its disk (writes are refused, reads still served). {@code /health} and {@code /version}
- * are open whatever the authentication (a load balancer probes without credentials);
- * {@code /metrics}, whose labels name the tenants, needs a credential that grants every tenant
- * when the broker asks for credentials. Shared by every loop and worker.
+ * What the launcher's server runs: the operator's routes - {@code GET /version}, {@code /health}
+ * (and {@code /health/live}, {@code /health/ready}: {@link Health}), {@code /metrics} - answered
+ * inline on the loop (none of them can wait), and every other request handed to the broker's
+ * application, its "can this wait?" answers included, so the broker's dispatch is exactly what it
+ * would be mounted alone. The probes and {@code /version} are open whatever the authentication
+ * (a load balancer probes without credentials); {@code /metrics}, whose labels name the tenants,
+ * needs a credential that grants every tenant when the broker asks for credentials. Shared by every
+ * loop and worker.
  */
 final class ServerApplication implements CorRestApplication {
     static final String VERSION = "/version";
-    static final String HEALTH = "/health";
     static final String METRICS = "/metrics";
-
-    private static final byte[] OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] STOPPING = "{\"status\":\"stopping\"}".getBytes(StandardCharsets.US_ASCII);
 
     private final CorRestApplication broker;
     private final ServerMetrics metrics;
     /** The answer of /version: it does not change while the process lives. */
     private final byte[] version;
-    /** The durable store, or {@code null}: its disk's state is part of the health. */
-    private final DurableEntityStore store;
     /** Who may read /metrics: a credential that grants every tenant. */
     private final NgsildAuthorizer authorizer;
-    private volatile boolean stopping;
+    private final Health health;
 
     ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options,
             DurableEntityStore store, NgsildAuthorizer authorizer) {
@@ -48,12 +41,12 @@ final class ServerApplication implements CorRestApplication {
         this.authorizer = authorizer;
         this.metrics = metrics;
         this.version = versionJson(build, options);
-        this.store = store;
+        this.health = new Health(store);
     }
 
-    /** From now on /health answers 503: the server is going away (a load balancer stops sending). */
-    void stopping() {
-        stopping = true;
+    /** The probes' state: set by the thread that starts and stops the server. */
+    Health health() {
+        return health;
     }
 
     @Override
@@ -78,26 +71,14 @@ final class ServerApplication implements CorRestApplication {
             request.responseHeaders().set("Allow", "GET, HEAD");
             return;
         }
-        switch (path) {
-            case VERSION -> request.respond(200, "application/json", version);
-            case HEALTH -> {
-                String problem = store == null ? null : store.problem();
-                if (stopping) {
-                    request.respond(503, "application/json", STOPPING);
-                } else if (problem != null) {
-                    ObjectNode h = CorRestJson.mapper().createObjectNode();
-                    h.put("status", "degraded");
-                    h.put("detail", "writes are refused (503) while " + problem + "; reads are served");
-                    request.respondJson(503, h);
-                } else {
-                    request.respond(200, "application/json", OK);
-                }
+        if (path.equals(VERSION)) {
+            request.respond(200, "application/json", version);
+        } else if (path.equals(METRICS)) {
+            if (allowedMetrics(request)) {
+                request.respond(200, ServerMetrics.CONTENT_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
             }
-            default -> {
-                if (allowedMetrics(request)) {
-                    request.respond(200, ServerMetrics.CONTENT_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
-                }
-            }
+        } else {
+            health.answer(request);
         }
     }
 
@@ -135,7 +116,7 @@ final class ServerApplication implements CorRestApplication {
 
     private static boolean own(CorRest request) {
         String p = request.path();
-        return p.equals(VERSION) || p.equals(HEALTH) || p.equals(METRICS);
+        return p.equals(VERSION) || p.equals(METRICS) || Health.owns(p);
     }
 
     private static byte[] versionJson(BuildInfo build, ServerOptions o) {

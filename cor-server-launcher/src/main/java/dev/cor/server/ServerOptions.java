@@ -33,10 +33,11 @@ import dev.cor.rest.CorArgs;
  * @param tls            {@code --https --key FILE --cert FILE}, or {@code null} for plain HTTP
  * @param corsOrigin     {@code --corsOrigin}: the one origin a browser may call from, {@link CorsApplication#ALL}, or {@code null} for no CORS
  * @param auth           the authentication flags ({@link AuthFlags})
+ * @param drainMs        how long SIGTERM's drain lasts: ready answers 503 and connections are still taken
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth) {
+        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -49,6 +50,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
     static final long DEFAULT_SNAPSHOT_EVERY = 64L * 1024 * 1024;
     static final long MIN_SNAPSHOT_EVERY = 64L * 1024;
     static final long MAX_SNAPSHOT_EVERY = 1L << 40;
+    static final int DEFAULT_DRAIN_MS = 5_000;
 
     static final String USAGE = """
             usage: java -jar cor-server.jar [flags]        (from a checkout: ./cor run [flags])
@@ -73,6 +75,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
               --logLevel LEVEL    error, warn, info, debug or trace (default info)
+              --drainMs MS        on SIGTERM, /health/ready answers 503 and connections are still taken for
+                                  MS, then the broker stops; a second SIGTERM, or SIGINT, skips it (default 5000)
               --store S           durable (the default): entities, tenants and hosted @contexts are kept in
                                   --dataDir and survive a restart; memory: kept in memory only
               --dataDir DIR       the durable store's directory (default ./cor-data)
@@ -87,9 +91,25 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --cert FILE         the server's certificate chain, PEM, its own certificate first
               --corsOrigin O      answer browsers calling from origin O (e.g. https://app.example.com), or from
                                   any with __ALL: preflight OPTIONS answered, NGSI-LD headers exposed (default: no CORS)
-            """ + AuthFlags.USAGE + "  --help              this text";
+            """ + AuthFlags.USAGE + """
+              --help              this text
+            Every flag but --help and --check-data may also come from the environment: COR_ then the
+            flag's name in upper case, a _ before each capital (--httpLoops: COR_HTTP_LOOPS=4); the
+            command line wins over it.""";
 
     static ServerOptions parse(String[] args) {
+        return parse(args, true);
+    }
+
+    /**
+     * Checks each flag of {@code args} and its value alone, not what flags need of each other
+     * ({@code --https} needs {@code --key}): how one environment variable is checked.
+     */
+    static void checkEach(String[] args) {
+        parse(args, false);
+    }
+
+    private static ServerOptions parse(String[] args, boolean together) {
         String host = "0.0.0.0";
         int port = DEFAULT_PORT;
         int corPort = -1;
@@ -115,6 +135,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         String cert = null;
         String corsOrigin = null;
         AuthFlags auth = AuthFlags.NONE;
+        int drainMs = DEFAULT_DRAIN_MS;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -138,6 +159,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--fsync" -> fsync = FsyncPolicy.parse(a.value());
                 case "--snapshotEvery" -> snapshotEvery = bytes(flag, a.value(), MIN_SNAPSHOT_EVERY, MAX_SNAPSHOT_EVERY);
                 case "--check-data" -> checkData = nonEmpty(flag, a.value());
+                case "--drainMs" -> drainMs = a.number(0, 3_600_000);
                 case "--https" -> https = true;
                 case "--key" -> key = nonEmpty(flag, a.value());
                 case "--cert" -> cert = nonEmpty(flag, a.value());
@@ -150,6 +172,9 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 }
             }
         }
+        if (!together) {
+            return null;
+        }
         ServerTls tls = ServerTls.of(https, key, cert);
         if (tls != null && corPort >= 0) {
             // An operator who asked for TLS must not get a plaintext port beside it.
@@ -157,7 +182,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         }
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked());
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

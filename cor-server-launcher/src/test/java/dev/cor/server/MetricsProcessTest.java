@@ -45,7 +45,7 @@ class MetricsProcessTest {
             // here
             "cor_store_journal_records_total", "cor_store_journal_bytes_total", "cor_store_journal_forces_total",
             "cor_store_journal_forced_records_total", "cor_store_journal_durable_seq",
-            "cor_store_snapshot_failures_total", "cor_store_recovery_milliseconds",
+            "cor_store_snapshot_failures_total", "cor_store_recovery_seconds",
             "cor_http_requests_rejected_total", "cor_http_connections_accepted_total", "cor_loop_connections",
             "cor_proto_requests_total", "cor_proto_responses_total", "cor_proto_connections_accepted_total",
             "cor_proto_connections_open",
@@ -107,7 +107,11 @@ class MetricsProcessTest {
             assertEquals(3, delta(b0, b1, "cor_store_journal_records_total"), "one record per entity");
             assertTrue(delta(b0, b1, "cor_store_journal_forces_total") <= 3);
             assertEquals(0, b1.value("cor_store_snapshot_failures_total"));
-            assertTrue(b1.value("cor_store_recovery_milliseconds") >= 0);
+            // the recovery's time in seconds, the base unit: the milliseconds the start printed, / 1000
+            Matcher recovered = Pattern.compile(" in (\\d+) ms \\(").matcher(s.stdout());
+            assertTrue(recovered.find(), s.stdout());
+            assertEquals(Long.parseLong(recovered.group(1)) / 1000.0, b1.value("cor_store_recovery_seconds"), 0.0005,
+                    s.stdout());
         }
     }
 

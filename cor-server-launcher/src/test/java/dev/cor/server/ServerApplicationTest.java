@@ -163,4 +163,50 @@ class ServerApplicationTest {
         assertTrue(m.has("cor_server_info{version=\"" + BuildInfo.load().version() + "\",build=\""
                 + BuildInfo.load().build() + "\",jdk=\"" + Runtime.version() + "\"}"), r.body());
     }
+
+    @Test
+    void liveAnswers503WhileALoopIsStalledPastTheWatchdogAndReadyIsNotTheSame() throws Exception {
+        CorServer two = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops",
+            "2", "--store", "memory"}), BuildInfo.load());
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        // the acceptor deals connections in turn: the first to loop 0, the second to loop 1
+        try (java.net.Socket first = new java.net.Socket("127.0.0.1", two.port());
+                java.net.Socket second = new java.net.Socket("127.0.0.1", two.port())) {
+            assertEquals(200, get(first, "/health/live"));
+            assertEquals(200, get(second, "/health/live"));
+            // a fault of the kind the watchdog names: loop 1 blocked (a loop must never block)
+            two.http().loops().get(1).execute(() -> {
+                try {
+                    release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (get(first, "/health/live") != 503) {
+                assertTrue(System.nanoTime() < deadline, "live never answered 503 while loop 1 was blocked");
+                Thread.sleep(50);
+            }
+            assertEquals(200, get(first, "/health/ready"), "readiness is about serving and writing, not this");
+            release.countDown();
+            while (get(first, "/health/live") != 200) {
+                assertTrue(System.nanoTime() < deadline, "live again once loop 1 came back");
+                Thread.sleep(50);
+            }
+        } finally {
+            release.countDown();
+            two.stop();
+        }
+    }
+
+    /** {@code GET path} on a kept-alive raw connection: the status (the body read and dropped). */
+    private static int get(java.net.Socket c, String path) throws Exception {
+        c.setSoTimeout(30_000);
+        c.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.InputStream in = c.getInputStream();
+        String head = HttpHead.read(in);
+        in.readNBytes(HttpHead.contentLength(head));
+        return Integer.parseInt(HttpHead.startLineWord(head, 1));
+    }
 }

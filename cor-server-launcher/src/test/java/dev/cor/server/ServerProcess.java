@@ -57,8 +57,9 @@ final class ServerProcess implements AutoCloseable {
     }
 
     /**
-     * Starts the launcher on 127.0.0.1 and a free port with {@code flags} added, and returns once
-     * {@code GET /health} answers 200; fails (with the process's output) past the deadline.
+     * Starts the launcher on 127.0.0.1, a free port and {@code --drainMs 0} with {@code flags} added
+     * (a flag given again there wins), and returns once {@code GET /health} answers 200; fails (with
+     * the process's output) past the deadline.
      */
     static ServerProcess start(String... flags) throws Exception {
         return start(null, flags);
@@ -90,7 +91,8 @@ final class ServerProcess implements AutoCloseable {
     private static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir,
             javax.net.ssl.SSLContext trust, String... flags) throws Exception {
         int port = freePort();
-        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port)));
+        // No drain unless the test asks for one: a SIGTERM stops at once, as the stop tests expect.
+        List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port), "--drainMs", "0"));
         args.addAll(List.of(flags));
         ServerProcess s = launch(launcher, env, args, port, workDir);
         if (trust != null) {

@@ -1,6 +1,7 @@
 package dev.cor.ngsild.store.durable;
 
 import static dev.cor.ngsild.PrometheusText.counter;
+import static dev.cor.ngsild.PrometheusText.family;
 import static dev.cor.ngsild.PrometheusText.gauge;
 
 import java.io.IOException;
@@ -375,7 +376,10 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         counter(out, "cor_store_snapshots_total", "Snapshots taken.", s.snapshots());
         counter(out, "cor_store_snapshot_failures_total", "Snapshots that failed.", s.snapshotFailures());
         gauge(out, "cor_store_snapshot_seq", "The last record the newest snapshot holds.", s.snapshotSeq());
-        gauge(out, "cor_store_recovery_milliseconds", "How long the recovery at start took.", s.recoveryMillis());
+        // Base units (seconds), as Prometheus names them: a fraction to the millisecond it was measured in.
+        family(out, "cor_store_recovery_seconds", "gauge", "How long the recovery at start took.")
+                .append("cor_store_recovery_seconds ").append(s.recoveryMillis() / 1000).append('.')
+                .append(String.format(java.util.Locale.ROOT, "%03d", s.recoveryMillis() % 1000)).append('\n');
     }
 
     // ---------------------------------------------------------------- stopping
