@@ -275,7 +275,9 @@ class CorRestClientFaultTest {
     void httpsWithoutAnSslContextAndAnUnknownSchemeAreRefusedClearly() throws Exception {
         CorRestClientException tls = failsInCoroutine(CorRestClientRequest.get("https://127.0.0.1:1/"));
         assertEquals(Kind.TLS, tls.kind());
-        assertTrue(tls.getMessage().contains("sslContext"), tls.getMessage());
+        // what failed, not how to change the code: the message may reach an API answer
+        assertTrue(tls.getMessage().contains("https is not enabled"), tls.getMessage());
+        assertTrue(!tls.getMessage().contains("sslContext"), tls.getMessage());
         CorRestClientException scheme = failsInCoroutine(CorRestClientRequest.get("ftp://127.0.0.1:1/"));
         assertEquals(Kind.REFUSED, scheme.kind());
         assertTrue(scheme.getMessage().contains("no transport"), scheme.getMessage());
