@@ -44,7 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>
  * {@code transport=http} is the comparison in the same run: the same requests through
  * {@code CorRestClient} to the built-in HTTP server on one loop - HTTP/1.1 cannot multiplex, so
- * {@code inFlight} requests take that many keep-alive connections.
+ * {@code inFlight} requests take that many keep-alive connections. {@code transport=cors} is
+ * {@code cor://} inside TLS (a self-signed EC certificate made by keytool at setup). At the end
+ * of a trial it prints the CPU the two loop threads spent per request (server and client
+ * together): what TLS adds to a call, beside the time.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -58,7 +61,7 @@ public class CorProtoRoundTripBenchmark {
     public int inFlight;
 
     /** How the requests travel: {@code cor://} to the cor:// server, or HTTP/1.1 to cor-http. */
-    @Param({"cor", "http"})
+    @Param({"cor", "cors", "http"})
     public String transport;
 
     private static final byte[] ANSWER = "{\"ok\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -84,6 +87,11 @@ public class CorProtoRoundTripBenchmark {
     private final CorCoListener answered = this::answered;
     private final Runnable startBatch = this::startBatch;
 
+    private final java.util.concurrent.atomic.LongAdder requests = new java.util.concurrent.atomic.LongAdder();
+    private long[] loopThreads;
+    private long cpuAtStart;
+    private long requestsAtStart;
+
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         serverLoop = CorCoLoop.builder().name("bench-cor-server").watchdogMs(0).build().start();
@@ -102,11 +110,12 @@ public class CorProtoRoundTripBenchmark {
             }
         };
         switch (transport) {
-            case "cor" -> {
-                server = CorProtoServer.builder().name("bench-server").loops(serverLoop)
+            case "cor", "cors" -> {
+                javax.net.ssl.SSLContext[] tls = transport.equals("cors") ? selfSigned() : new javax.net.ssl.SSLContext[2];
+                server = CorProtoServer.builder().name("bench-server").loops(serverLoop).tls(tls[0])
                         .dispatcher(CorRestDispatcher.builder().application(app).workers(workers).build()).build().start();
                 port = server.port();
-                client = CorProtoClient.builder().name("bench-client").build();
+                client = CorProtoClient.builder().name("bench-client").tls(tls[1]).build();
                 sender = () -> client.send("POST", "127.0.0.1", port, "/ngsi-ld/v1/entities", null, headers, body, null).status();
             }
             case "http" -> {
@@ -120,10 +129,74 @@ public class CorProtoRoundTripBenchmark {
         }
         benchThread = Thread.currentThread();
         roundTrip(); // opens the connection
+        loopThreads = new long[] {threadOf(serverLoop), threadOf(clientLoop)};
+    }
+
+    /** CPU per request is counted over the measurement only: from the first measured iteration on. */
+    @Setup(Level.Iteration)
+    public void markIteration(org.openjdk.jmh.infra.IterationParams iteration) {
+        if (cpuAtStart == 0 && iteration.getType() == org.openjdk.jmh.runner.IterationType.MEASUREMENT) {
+            cpuAtStart = loopCpuNanos();
+            requestsAtStart = requests.sum();
+        }
+    }
+
+    private static long threadOf(CorCoLoop loop) throws Exception {
+        java.util.concurrent.CompletableFuture<Long> id = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> id.complete(Thread.currentThread().threadId()));
+        return id.get(5, TimeUnit.SECONDS);
+    }
+
+    private long loopCpuNanos() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (long t : loopThreads) {
+            sum += Math.max(0, mx.getThreadCpuTime(t));
+        }
+        return sum;
+    }
+
+    /** A server context with a self-signed EC certificate for 127.0.0.1, and a client context trusting it alone. */
+    private static javax.net.ssl.SSLContext[] selfSigned() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("cor-bench-tls");
+        java.nio.file.Path store = dir.resolve("bench.p12");
+        char[] pass = "bench-only".toCharArray();
+        Process keytool = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "bench", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
+                "-keystore", store.toString(), "-storepass", new String(pass), "-keypass", new String(pass))
+                .redirectErrorStream(true).start();
+        keytool.getInputStream().readAllBytes();
+        if (!keytool.waitFor(60, TimeUnit.SECONDS) || keytool.exitValue() != 0) {
+            throw new IllegalStateException("keytool failed");
+        }
+        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(store)) {
+            keys.load(in, pass);
+        }
+        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, pass);
+        javax.net.ssl.SSLContext server = javax.net.ssl.SSLContext.getInstance("TLS");
+        server.init(kmf.getKeyManagers(), null, null);
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("bench", keys.getCertificate("bench"));
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext client = javax.net.ssl.SSLContext.getInstance("TLS");
+        client.init(null, tmf.getTrustManagers(), null);
+        java.nio.file.Files.delete(store);
+        java.nio.file.Files.delete(dir);
+        return new javax.net.ssl.SSLContext[] {server, client};
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+        long n = requests.sum() - requestsAtStart;
+        if (n > 0) {
+            System.out.printf("%n%s inFlight=%d: %.2f us of loop CPU per request (server and client loops, %d requests)%n",
+                    transport, inFlight, (loopCpuNanos() - cpuAtStart) / 1000.0 / n, n);
+        }
         if (client != null) {
             client.close();
             server.stop();
@@ -158,6 +231,7 @@ public class CorProtoRoundTripBenchmark {
         if (co.error() != null) {
             failure = co.error();
         }
+        requests.increment();
         if (--remaining == 0) {
             batchDone = true;
             LockSupport.unpark(benchThread);

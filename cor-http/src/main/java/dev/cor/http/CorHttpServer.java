@@ -78,12 +78,12 @@ public final class CorHttpServer {
         this.stopGraceMs = b.stopGraceMs;
         this.sslContext = b.sslContext;
         this.maxConnections = b.maxConnections;
-        this.tlsTasks = b.sslContext == null ? null : tlsTaskPool(b.tlsTaskThreads, b.tlsTaskQueue);
+        this.tlsTasks = b.sslContext == null ? null : dev.cor.rest.tls.LoopTls.taskPool("cor-http-tls", b.tlsTaskThreads, b.tlsTaskQueue);
         if (sslContext != null) {
             // The context's first engine initialises the provider's session machinery (tens of
             // milliseconds): here, on the caller's thread, not on the loop of the first connection.
             // It is also where a context that can speak neither TLS 1.3 nor 1.2 is refused.
-            javax.net.ssl.SSLEngine warm = HttpTls.serverEngine(sslContext);
+            javax.net.ssl.SSLEngine warm = dev.cor.rest.tls.LoopTls.serverEngine(sslContext);
             warm.getSession().getPacketBufferSize();
         }
         this.ownWorkers = b.workers == null;
@@ -103,18 +103,6 @@ public final class CorHttpServer {
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    private static java.util.concurrent.ThreadPoolExecutor tlsTaskPool(int threads, int queue) {
-        AtomicInteger n = new AtomicInteger();
-        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(threads, threads,
-                30, TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(queue), r -> {
-                    Thread t = new Thread(r, "cor-http-tls-" + n.getAndIncrement());
-                    t.setDaemon(true);
-                    return t;
-                });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     /** Binds the port and starts the loops. */

@@ -13,6 +13,7 @@ import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestException;
 import dev.cor.rest.CorRestHeaders;
 import dev.cor.rest.CorRestResponder;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * One HTTP/1.1 connection on its loop: reads and parses requests, hands each to the dispatcher,
@@ -29,7 +30,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private final HttpLoop owner;
     private final HttpLimits limits;
     private final SocketChannel ch;
-    private final HttpTls tls;
+    private final LoopTls tls;
     private final long openedNanos = System.nanoTime();
     /** The key last seen valid: a rebuilt selector cancels it, {@link #key()} then looks the new one up. */
     private SelectionKey key;
@@ -54,14 +55,14 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private long idleSinceNanos = System.nanoTime();
     private long writeStartNanos;
 
-    HttpConnection(HttpLoop owner, SocketChannel ch) {
+    HttpConnection(HttpLoop owner, SocketChannel ch) throws IOException {
         this.owner = owner;
         this.limits = owner.server.limits();
         this.ch = ch;
         this.parser = new HttpRequestParser(limits);
         javax.net.ssl.SSLContext ssl = owner.server.sslContext();
         if (ssl != null) {
-            this.tls = new HttpTls(HttpTls.serverEngine(ssl), ch, owner.server.tlsTasks());
+            this.tls = new LoopTls(LoopTls.serverEngine(ssl), ch, owner.server.tlsTasks(), owner.loop, this::resumeTls);
         } else {
             this.tls = null;
         }
@@ -149,7 +150,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         }
         int n;
         try {
-            n = tls == null ? ch.read(in) : tls.read(in, owner.loop, this::resumeTls);
+            n = tls == null ? ch.read(in) : tls.read(in);
         } catch (IOException e) {
             close();
             return;

@@ -227,14 +227,14 @@ class CorHttpTlsTest {
 
     @Test
     void aTlsBufferDoesNotGrowPastItsCap() throws Exception {
-        ByteBuffer half = ByteBuffer.allocate(HttpTls.MAX_BUFFER / 2 + 1);
+        ByteBuffer half = ByteBuffer.allocate(dev.cor.rest.tls.LoopTls.MAX_BUFFER / 2 + 1);
         half.position(half.capacity());
-        ByteBuffer grown = HttpTls.grow(half, 1);
-        assertEquals(HttpTls.MAX_BUFFER, grown.capacity(), "doubled, but only up to the cap");
+        ByteBuffer grown = dev.cor.rest.tls.LoopTls.grow(half, 1);
+        assertEquals(dev.cor.rest.tls.LoopTls.MAX_BUFFER, grown.capacity(), "doubled, but only up to the cap");
         assertEquals(half.capacity(), grown.position(), "what it held is kept");
         grown.position(grown.capacity());
-        SSLException e = assertThrows(SSLException.class, () -> HttpTls.grow(grown, 1));
-        assertTrue(e.getMessage().contains(String.valueOf(HttpTls.MAX_BUFFER)), e.getMessage());
+        SSLException e = assertThrows(SSLException.class, () -> dev.cor.rest.tls.LoopTls.grow(grown, 1));
+        assertTrue(e.getMessage().contains(String.valueOf(dev.cor.rest.tls.LoopTls.MAX_BUFFER)), e.getMessage());
     }
 
     /** An SSLContext over the test's that records which thread creates each engine. */

@@ -16,7 +16,8 @@ import dev.cor.rest.proto.CorProtoServer;
  * A running launcher: the store (durable in {@code --dataDir} unless {@code --store memory}), the
  * broker, the HTTP server it is mounted on (with the launcher's own routes around it) and, with
  * {@code --corPort}, a {@code cor://} server on the same loops and dispatcher (asking
- * {@code --corSecret}'s secret at HELLO). Started by
+ * {@code --corSecret}'s secret at HELLO; with {@code --https} it serves {@code cors://}, TLS with
+ * the same key and certificate as the HTTP port). Started by
  * {@link #start}, stopped once by {@link #stop} from any thread.
  */
 final class CorServer {
@@ -66,6 +67,8 @@ final class CorServer {
         CorNgsild broker = nb.build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);
+        // One context, read once, for the broker's port and the cor:// port alike.
+        javax.net.ssl.SSLContext serverTls = o.tls() != null ? o.tls().sslContext() : null;
         CorHttpServer http;
         try {
             // The broker's own hooks, exactly as a host that mounts it alone would give them.
@@ -74,8 +77,8 @@ final class CorServer {
                     .maxBodyBytes(o.maxBodyBytes())
                     .application(o.corsOrigin() == null ? app : new CorsApplication(app, o.corsOrigin()))
                     .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook());
-            if (o.tls() != null) {
-                hb.tls(o.tls().sslContext());
+            if (serverTls != null) {
+                hb.tls(serverTls);
             }
             http = hb.build().start();
         } catch (RuntimeException e) {
@@ -88,12 +91,12 @@ final class CorServer {
             try {
                 // Same loops, same dispatch decision: a cor:// request waits exactly as an HTTP one does.
                 cor = CorProtoServer.builder().host(o.host()).port(o.corPort()).name("cor-server").token(corSecret)
-                        .loops(http.loops()).dispatcher(http.dispatcher()).build().start();
+                        .tls(serverTls).loops(http.loops()).dispatcher(http.dispatcher()).build().start();
             } catch (IOException | RuntimeException e) {
                 http.stop();
                 broker.close();
                 closeStore(durable);
-                throw new IllegalStateException("cannot serve cor:// on " + o.host() + ":" + o.corPort() + ": "
+                throw new IllegalStateException("cannot serve " + (serverTls != null ? "cors://" : "cor://") + " on " + o.host() + ":" + o.corPort() + ": "
                         + reason(e), e);
             }
         }

@@ -70,7 +70,7 @@ public final class CorServerMain {
         System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
                 + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
                 + (o.corsOrigin() != null ? " (CORS for " + o.corsOrigin() + ")" : "")
-                + (server.corPort() >= 0 ? " and cor://" + o.host() + ":" + server.corPort() : "")
+                + (server.corPort() >= 0 ? " and " + (o.tls() != null ? "cors://" : "cor://") + o.host() + ":" + server.corPort() : "")
                 + ", " + o.httpLoops() + " loop(s), coroutines "
                 + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "
                 + (o.durable() ? "store durable in " + server.durableStore().dataDir().toAbsolutePath().normalize()

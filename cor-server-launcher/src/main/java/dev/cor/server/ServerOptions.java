@@ -57,7 +57,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
             Runs the NGSI-LD broker: the API under /ngsi-ld/v1/, and GET /version, /health, /metrics.
               --port N            HTTP port (default 1026, Orion-LD's; 0 = any free port)
               --host H            address to bind (default 0.0.0.0)
-              --corPort N         also serve cor:// on this port, on the same loops (default: off)
+              --corPort N         also serve cor:// on this port, on the same loops (default: off); with
+                                  --https it is cors://, TLS with the same key and certificate
               --httpLoops N       event loops (default: one per core)
               --coroutines N      live coroutines per loop; 0 = off, every request that can wait takes
                                   the worker hop (default 1024)
@@ -175,11 +176,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         if (!together) {
             return null;
         }
-        ServerTls tls = ServerTls.of(https, key, cert);
-        if (tls != null && corPort >= 0) {
-            // An operator who asked for TLS must not get a plaintext port beside it.
-            throw new IllegalArgumentException("--corPort cannot be given with --https: the cor:// server has no TLS yet");
-        }
+        ServerTls tls = ServerTls.of(https, key, cert); // with --corPort, cors:// takes the same key
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs);

@@ -48,6 +48,13 @@ class ServerOptionsTest {
     }
 
     @Test
+    void httpsWithACorPortServesCorsWithTheSameKey() {
+        ServerOptions o = ServerOptions.parse(new String[] {"--https", "--key", "k.pem", "--cert", "c.pem", "--corPort", "0"});
+        assertEquals(0, o.corPort());
+        assertEquals(java.nio.file.Path.of("k.pem"), o.tls().key(), "one key for both ports");
+    }
+
+    @Test
     void everyFlagIsParsed() {
         ServerOptions o = ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--corPort", "9090",
             "--httpLoops", "3", "--coroutines", "0", "--workers", "7", "--coStack", "512k", "--contextTimeout", "250",
@@ -112,8 +119,6 @@ class ServerOptionsTest {
         assertEquals("--corPort takes a number from 0 to 65535, not -1", refused("--corPort", "-1"));
         assertEquals("--https takes --key FILE and --cert FILE (PEM)", refused("--https", "--key", "k.pem"));
         assertEquals("--key is only read with --https", refused("--key", "k.pem", "--cert", "c.pem"));
-        assertEquals("--corPort cannot be given with --https: the cor:// server has no TLS yet",
-                refused("--https", "--key", "k.pem", "--cert", "c.pem", "--corPort", "0"));
         assertEquals("--corsOrigin takes an origin (scheme://host[:port], no path) or __ALL, not 'https://a.example/x'",
                 refused("--corsOrigin", "https://a.example/x"));
         assertEquals("--httpLoops takes a number from 1 to 1024, not 0", refused("--httpLoops", "0"));

@@ -56,7 +56,7 @@ final class RegistrationOperations {
             "managementInterval", "mode", "observationInterval", "observationSpace", "operations", "operationSpace",
             "refreshRate", "scope", "tenant");
     private static final Set<String> AUXILIARY_OPS = Set.of("retrieveOps", "retrieveEntity", "queryEntity");
-    private static final Set<String> SCHEMES = Set.of("http", "https", "cor");
+    private static final Set<String> SCHEMES = Set.of("http", "https", "cor", "cors");
 
     private final NgsildApplication app;
     private final Config config;
@@ -552,7 +552,7 @@ final class RegistrationOperations {
         }
         if (!Syntax.isAbsoluteIri(endpoint) || !SCHEMES.contains(endpoint.substring(0, endpoint.indexOf(':')).toLowerCase(Locale.ROOT))
                 || !endpoint.contains("://") || endpoint.indexOf("://") + 3 >= endpoint.length()) {
-            throw NgsiLdException.badData("endpoint is an http, https or cor URI, not '" + endpoint + "'");
+            throw NgsiLdException.badData("endpoint is an http, https, cor or cors URI, not '" + endpoint + "'");
         }
         while (endpoint.endsWith("/")) {
             endpoint = endpoint.substring(0, endpoint.length() - 1);

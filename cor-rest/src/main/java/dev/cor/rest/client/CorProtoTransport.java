@@ -13,18 +13,23 @@ import dev.cor.rest.proto.CorProtoResponse;
  * {@code cor://host:port/path}: the request goes over the client's multiplexed {@code cor://}
  * connections ({@link dev.cor.rest.proto.CorProtoClient}) - a JSON body as a tree, as the
  * protocol carries it - and its answer, or its failure, comes back in the HTTP client's terms, so
- * a caller takes {@code cor://} wherever it takes {@code http://}.
+ * a caller takes {@code cor://} wherever it takes {@code http://}. {@code cors://} is the same
+ * inside TLS, over a second {@code CorProtoClient} of the client's, with its {@code SSLContext}.
  */
 final class CorProtoTransport implements Transport {
-    static final CorProtoTransport INSTANCE = new CorProtoTransport();
+    static final CorProtoTransport PLAIN = new CorProtoTransport(false);
+    static final CorProtoTransport TLS = new CorProtoTransport(true);
 
-    private CorProtoTransport() {
+    private final boolean tls;
+
+    private CorProtoTransport(boolean tls) {
+        this.tls = tls;
     }
 
     @Override
     public CorRestClientResponse exchange(CorRestClient client, CorRestClientRequest req) throws CorRestClientException {
         if (req.port <= 0) {
-            throw new CorRestClientException(Kind.REFUSED, "cannot send " + req + ": a cor:// URL needs a port");
+            throw new CorRestClientException(Kind.REFUSED, "cannot send " + req + ": a " + req.scheme + ":// URL needs a port");
         }
         int q = req.target.indexOf('?');
         String path = q < 0 ? req.target : req.target.substring(0, q);
@@ -41,10 +46,10 @@ final class CorProtoTransport implements Transport {
         }
         CorProtoResponse r;
         try {
-            r = client.proto().send(req.method(), req.host, req.port, path, query, req.headers(), tree, body,
+            r = (tls ? client.protoTls() : client.proto()).send(req.method(), req.host, req.port, path, query, req.headers(), tree, body,
                     req.responseTimeoutMs(client.responseTimeoutMs));
         } catch (CorProtoException e) {
-            throw new CorRestClientException(kind(e), "cor://" + req.host + ":" + req.port + ": " + e.getMessage(), e);
+            throw new CorRestClientException(kind(e), req.scheme + "://" + req.host + ":" + req.port + ": " + e.getMessage(), e);
         }
         return new CorRestClientResponse("COR/1", r.status(), "", r.headers(), r.body());
     }

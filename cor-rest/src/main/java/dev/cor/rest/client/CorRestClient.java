@@ -61,6 +61,7 @@ public final class CorRestClient implements AutoCloseable {
     private final SharedConnectionPool virtualPool = new SharedConnectionPool(this);
     /** The cor:// connections, made on the first cor:// request. */
     private volatile CorProtoClient proto;
+    private volatile CorProtoClient protoTls;
     private volatile boolean closed;
 
     /** Test hook: sees every channel the client opens, once it is configured. */
@@ -200,6 +201,22 @@ public final class CorRestClient implements AutoCloseable {
         return p;
     }
 
+    /** The client's cors:// side (its SSLContext), built once on first use with this client's timeouts. */
+    CorProtoClient protoTls() {
+        CorProtoClient p = protoTls;
+        if (p == null) {
+            synchronized (this) {
+                p = protoTls;
+                if (p == null) {
+                    p = CorProtoClient.builder().connectTimeoutMs(connectTimeoutMs).requestTimeoutMs(responseTimeoutMs)
+                            .tls(sslContext).build();
+                    protoTls = p;
+                }
+            }
+        }
+        return p;
+    }
+
     /** The calling loop's or thread's pool; the virtual threads' shared one. */
     ConnectionPool pool() {
         CorCoLoop loop = CorCoLoop.current();
@@ -292,6 +309,10 @@ public final class CorRestClient implements AutoCloseable {
         CorProtoClient p = proto;
         if (p != null) {
             p.close();
+        }
+        CorProtoClient t = protoTls;
+        if (t != null) {
+            t.close();
         }
     }
 

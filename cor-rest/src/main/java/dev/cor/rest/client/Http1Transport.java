@@ -12,15 +12,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
 
 import dev.cor.rest.client.CorRestClientException.Kind;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * HTTP/1.1 over a pooled connection, plain or TLS: take a connection (busy before its connect),
@@ -105,14 +103,7 @@ final class Http1Transport implements Transport {
             c.conduit = new PlainConduit(ch);
             return;
         }
-        SSLEngine engine = client.sslContext.createSSLEngine(req.host, origin.port());
-        engine.setUseClientMode(true);
-        SSLParameters params = engine.getSSLParameters();
-        params.setEndpointIdentificationAlgorithm("HTTPS");
-        if (CorRestResolver.literal(req.host) == null || req.host.equalsIgnoreCase("localhost")) {
-            params.setServerNames(List.of(new SNIHostName(req.host)));
-        }
-        engine.setSSLParameters(params);
+        SSLEngine engine = LoopTls.clientEngine(client.sslContext, req.host, origin.port());
         TlsConduit conduit = new TlsConduit(ch, engine);
         long handshakeMs = req.connectTimeoutMs(client.handshakeTimeoutMs);
         long hsDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(handshakeMs);

@@ -2,7 +2,7 @@ package dev.cor.rest.client;
 
 import dev.cor.rest.client.CorRestClientException.Kind;
 
-/** The one place where a URL's scheme picks its transport: http, https, cor. */
+/** The one place where a URL's scheme picks its transport: http, https, cor, cors. */
 final class Transports {
     private Transports() {
     }
@@ -17,7 +17,14 @@ final class Transports {
                 }
                 yield Http1Transport.TLS;
             }
-            case "cor" -> CorProtoTransport.INSTANCE;
+            case "cor" -> CorProtoTransport.PLAIN;
+            case "cors" -> {
+                if (client.sslContext == null) {
+                    throw new CorRestClientException(Kind.TLS, "cannot send " + request
+                            + ": cors is not enabled for this client");
+                }
+                yield CorProtoTransport.TLS;
+            }
             default -> throw new CorRestClientException(Kind.REFUSED, "cannot send " + request
                     + ": no transport for the scheme " + request.scheme + "://");
         };

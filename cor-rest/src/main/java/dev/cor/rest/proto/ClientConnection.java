@@ -10,10 +10,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -24,6 +27,7 @@ import dev.cor.base.CorCoTimer;
 import dev.cor.base.CorCoTimeoutException;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * One multiplexed client connection to one peer (spec § 9.2), owned either by a loop - shared by
@@ -42,6 +46,13 @@ import dev.cor.rest.CorRestHeaders;
  * every wait through {@link CorRest#waitFd} (a blocking wait there).
  * <p>
  * Either way, a dead connection fails every call and every waiter at once and leaves its table.
+ * <p>
+ * <b>TLS</b> ({@code cors://}, spec § 4.4): after the connect, the TLS handshake runs to its end
+ * within the connect deadline, before HELLO; from then on the codec reads and writes through the
+ * connection's {@link LoopTls}. A loop's connection runs the handshake's delegated tasks on the
+ * client's bounded pool (the opening coroutine parks meanwhile), a thread's connection runs them
+ * itself. Plaintext already decrypted, which no readiness announces, is read from the loop's
+ * inbox (a thread reads it before it waits).
  * <p>
  * <b>Liveness</b> (spec § 9.2). A peer can stop answering and keep its TCP connection open. A
  * connection silent for the ping idle time is PINGed - while calls wait on it (a loop
@@ -76,6 +87,13 @@ final class ClientConnection implements CorCoLoopHandler {
     private final int slot;
 
     private volatile SocketChannel channel; // volatile: the client may close it from another thread
+    /** The connection's TLS ({@code cors://}), or {@code null}. */
+    private LoopTls tls;
+    /** What the codec reads and writes: the socket, or the TLS over it. */
+    private ByteChannel io;
+    /** The coroutine opening the connection, parked while a TLS delegated task runs. */
+    private CorCo tlsWaiter;
+    private boolean tlsReadQueued;
     private final CorProtoCodec codec = new CorProtoCodec();
     int state = CONNECTING;
     private CorProtoException failure;
@@ -145,6 +163,10 @@ final class ClientConnection implements CorCoLoopHandler {
                     waitDuringOpen(SelectionKey.OP_CONNECT, deadlineNanos, "connect");
                 }
             }
+            io = channel;
+            if (client.tls != null) {
+                tlsHandshake(deadlineNanos);
+            }
             codec.writeHello(client.maxFrame, client.maxStreams, client.nameTable, client.name, client.token);
             while (flushOut() > 0) {
                 waitDuringOpen(SelectionKey.OP_WRITE, deadlineNanos, "HELLO");
@@ -181,17 +203,95 @@ final class ClientConnection implements CorCoLoopHandler {
         if (state == READY && codec.bufferedInput() > 0) {
             decode(); // frames that came right behind the HELLO-ACK
         }
+        if (state == READY && tls != null && loop != null) {
+            queueTlsRead(); // and plaintext the TLS decrypted with it
+        }
+    }
+
+    /**
+     * The TLS handshake (spec § 4.4), to its end or failed, within the connect deadline: waits
+     * for the socket as the handshake asks, and for delegated tasks off the loop.
+     */
+    private void tlsHandshake(long deadlineNanos) throws IOException {
+        tls = new LoopTls(LoopTls.clientEngine(client.tls, host, port), channel,
+                loop == null ? Runnable::run : client.tlsTasks(), loop, this::tlsResumed);
+        io = tls;
+        try {
+            while (!tls.handshake()) {
+                if (tls.inboundDone()) {
+                    throw new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                            client.scheme + host + ":" + port + " closed the connection during the TLS handshake", true, null);
+                }
+                if (tls.taskRunning()) {
+                    awaitTlsTask(deadlineNanos);
+                } else {
+                    waitDuringOpen(tls.hasPendingOutput() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ, deadlineNanos,
+                            "TLS handshake");
+                }
+            }
+        } catch (SSLException e) {
+            // what failed, in the JDK's words: a certificate not trusted, a name it does not cover, a version refused
+            throw new CorProtoException(CorProtoException.Kind.CONNECT, null,
+                    "TLS handshake with " + client.scheme + host + ":" + port + " failed: " + e.getMessage(), false, e);
+        }
+    }
+
+    /** The opening coroutine parks while a delegated task runs on the client's pool; {@link #tlsResumed} wakes it. */
+    private void awaitTlsTask(long deadlineNanos) throws CorProtoTimeoutException {
+        CorCo me = CorCo.current();
+        try {
+            while (tls.taskRunning()) {
+                long ms = remainingMs(deadlineNanos);
+                if (ms == 0) {
+                    throw new CorProtoTimeoutException(client.scheme + host + ":" + port
+                            + ": no TLS handshake within the connect timeout", true);
+                }
+                tlsWaiter = me;
+                CorCo.park(ms);
+            }
+        } finally {
+            tlsWaiter = null;
+        }
+    }
+
+    /** On the loop, after a TLS delegated task or for plaintext the TLS holds: go on. */
+    private void tlsResumed() {
+        if (state == CONNECTING) {
+            CorCo w = tlsWaiter;
+            if (w != null) {
+                w.wake();
+            }
+        } else if (state == READY) {
+            try {
+                read();
+            } catch (IOException e) {
+                die(closed("reading from", e), -1);
+            }
+        }
+    }
+
+    /** Plaintext the TLS holds that no readiness will announce: read it from the loop's inbox, once. */
+    private void queueTlsRead() {
+        if (!tlsReadQueued && state == READY && tls.hasBufferedInput()) {
+            tlsReadQueued = true;
+            loop.execute(() -> {
+                tlsReadQueued = false;
+                tlsResumed();
+            });
+        }
     }
 
     private void helloAck(long deadlineNanos) throws IOException {
         while (true) {
             int t = codec.nextFrame();
             if (t == CorProtoCodec.NEED_MORE) {
-                waitDuringOpen(SelectionKey.OP_READ, deadlineNanos, "HELLO-ACK");
-                int n = codec.readFrom(channel);
+                if (tls == null || !tls.hasBufferedInput()) { // decrypted already: no readiness would say so
+                    waitDuringOpen(SelectionKey.OP_READ, deadlineNanos, "HELLO-ACK");
+                }
+                int n = codec.readFrom(io);
                 if (n < 0) {
                     throw new CorProtoException(CorProtoException.Kind.CONNECT, null,
-                            "cor://" + host + ":" + port + " closed the connection before HELLO-ACK", true, null);
+                            client.scheme + host + ":" + port + " closed the connection before HELLO-ACK", true, null);
                 }
                 client.received(n);
                 continue;
@@ -199,7 +299,7 @@ final class ClientConnection implements CorCoLoopHandler {
             if (t == CorProtoCodec.GOAWAY) {
                 CorProtoCodec.Problem p = codec.readGoAway();
                 throw new CorProtoException(CorProtoException.Kind.REFUSED, p.code(),
-                        "cor://" + host + ":" + port + " refused the connection: " + p.describe(), p.code() == CorProtoError.REFUSED, null);
+                        client.scheme + host + ":" + port + " refused the connection: " + p.describe(), p.code() == CorProtoError.REFUSED, null);
             }
             if (t != CorProtoCodec.HELLO_ACK) {
                 throw protocolError(CorProtoError.PROTOCOL_ERROR, "expected HELLO-ACK, got " + CorProtoCodec.typeName(t));
@@ -220,7 +320,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private void waitDuringOpen(int ops, long deadlineNanos, String what) throws IOException {
         long ms = remainingMs(deadlineNanos);
         if (ms == 0 || CorRest.waitFd(channel, ops, ms) == 0) {
-            throw new CorProtoTimeoutException("cor://" + host + ":" + port + ": no " + what + " within the connect timeout", true);
+            throw new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no " + what + " within the connect timeout", true);
         }
     }
 
@@ -232,7 +332,7 @@ final class ClientConnection implements CorCoLoopHandler {
             try {
                 return CorCo.blocking(() -> InetAddress.getByName(host), remainingMs(deadlineNanos));
             } catch (CorCoTimeoutException e) {
-                throw new CorProtoTimeoutException("cor://" + host + ":" + port + ": no name lookup within the connect timeout", true);
+                throw new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no name lookup within the connect timeout", true);
             } catch (IOException | RuntimeException | Error e) {
                 throw e;
             } catch (Exception e) {
@@ -248,7 +348,7 @@ final class ClientConnection implements CorCoLoopHandler {
             while (state == CONNECTING) {
                 long ms = remainingMs(deadlineNanos);
                 if (ms == 0) {
-                    throw new CorProtoTimeoutException("cor://" + host + ":" + port + " still opening at the deadline", true);
+                    throw new CorProtoTimeoutException(client.scheme + host + ":" + port + " still opening at the deadline", true);
                 }
                 if (!openWaiters.contains(me)) {
                     openWaiters.addLast(me);
@@ -292,7 +392,7 @@ final class ClientConnection implements CorCoLoopHandler {
             while (left > 0 && state == READY) {
                 long ms = remainingMs(call.deadlineNanos);
                 if (ms == 0) {
-                    die(new CorProtoTimeoutException("cor://" + host + ":" + port + ": the request could not be written before its deadline"
+                    die(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": the request could not be written before its deadline"
                             + " (the peer reads nothing)", false), -1);
                     break;
                 }
@@ -300,7 +400,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 drainWaiter = me;
                 CorCo.park(ms);
                 drainWaiter = null;
-                left = codec.pendingOutput();
+                left = pendingOut();
             }
         } catch (IOException e) {
             die(closed("writing to", e), -1);
@@ -337,7 +437,7 @@ final class ClientConnection implements CorCoLoopHandler {
             // The deadline first: a request already late is not sent at all (and stays retryable).
             long ms = remainingMs(call.deadlineNanos);
             if (ms == 0) {
-                call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream or write turn before the deadline ("
+                call.fail(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no free stream or write turn before the deadline ("
                         + streams.size() + " of " + maxStreams + " streams in flight)", true));
                 return NO_TURN_FAILED;
             }
@@ -376,7 +476,7 @@ final class ClientConnection implements CorCoLoopHandler {
                     break;
                 }
                 if (!pump(wakeBy) && call.remainingMs() == 0) {
-                    call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no free stream before the deadline", true));
+                    call.fail(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no free stream before the deadline", true));
                     return TAKEN;
                 }
             }
@@ -388,7 +488,7 @@ final class ClientConnection implements CorCoLoopHandler {
             }
             while (flushOut() > 0 && state == READY) {
                 if (!pump(call.deadlineNanos)) {
-                    die(new CorProtoTimeoutException("cor://" + host + ":" + port
+                    die(new CorProtoTimeoutException(client.scheme + host + ":" + port
                             + ": the request could not be written before its deadline", false), -1);
                 }
             }
@@ -447,12 +547,20 @@ final class ClientConnection implements CorCoLoopHandler {
 
     private int flushOut() throws IOException {
         int before = codec.pendingOutput();
-        if (before == 0) {
+        if (before == 0 && (tls == null || !tls.hasPendingOutput())) {
             return 0;
         }
-        int left = codec.writeTo(channel);
+        int left = codec.writeTo(io);
         client.wrote(before - left);
+        if (tls != null && !tls.flush()) {
+            left += tls.pendingOutputBytes(); // records of what the codec handed over, not on the socket yet
+        }
         return left;
+    }
+
+    /** Output not on the socket yet: the codec's, and the TLS records of it. */
+    private int pendingOut() {
+        return codec.pendingOutput() + (tls == null ? 0 : tls.pendingOutputBytes());
     }
 
     // ================================================================ waiting for the answer
@@ -545,7 +653,7 @@ final class ClientConnection implements CorCoLoopHandler {
     }
 
     private void failLate(CorProtoCall call) {
-        call.fail(new CorProtoTimeoutException("cor://" + host + ":" + port + ": no answer on stream "
+        call.fail(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no answer on stream "
                 + Integer.toUnsignedString(call.stream) + " before the deadline", false));
     }
 
@@ -600,7 +708,11 @@ final class ClientConnection implements CorCoLoopHandler {
         if (ms == 0) {
             return false;
         }
-        int ops = SelectionKey.OP_READ | (codec.pendingOutput() > 0 ? SelectionKey.OP_WRITE : 0);
+        if (tls != null && tls.hasBufferedInput()) {
+            read(); // decrypted already: the socket would not say so
+            return true;
+        }
+        int ops = SelectionKey.OP_READ | (pendingOut() > 0 ? SelectionKey.OP_WRITE : 0);
         int ready = CorRest.waitFd(channel, ops, ms);
         if (ready == 0) {
             return false;
@@ -642,10 +754,10 @@ final class ClientConnection implements CorCoLoopHandler {
 
     private void read() throws IOException {
         for (int i = 0; i < READS_PER_WAKE && state == READY; i++) {
-            int n = codec.readFrom(channel);
+            int n = codec.readFrom(io);
             if (n < 0) {
                 die(new CorProtoException(CorProtoException.Kind.CLOSED, null,
-                        "cor://" + host + ":" + port + " (" + peerName + ") closed the connection", false, null), -1);
+                        client.scheme + host + ":" + port + " (" + peerName + ") closed the connection", false, null), -1);
                 return;
             }
             if (n == 0) {
@@ -654,6 +766,9 @@ final class ClientConnection implements CorCoLoopHandler {
             client.received(n);
             lastReadNanos = System.nanoTime();
             decode();
+        }
+        if (tls != null && loop != null) {
+            queueTlsRead(); // the reads per wake ran out with plaintext still in the TLS
         }
     }
 
@@ -681,7 +796,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 CorProtoCall call = inFlight(codec.stream());
                 CorProtoCodec.Problem p = codec.readError();
                 if (call != null) {
-                    finished(call).fail(new CorProtoException(CorProtoException.Kind.STREAM, p.code(), "cor://" + host + ":" + port
+                    finished(call).fail(new CorProtoException(CorProtoException.Kind.STREAM, p.code(), client.scheme + host + ":" + port
                         + " answered the request with ERROR " + p.describe(), p.code() == CorProtoError.REFUSED, null));
                 }
             }
@@ -700,7 +815,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 CorProtoCodec.Problem p = codec.readGoAway();
                 ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_RECEIVED, p.code(), p.reason());
                 die(new CorProtoException(CorProtoException.Kind.CLOSED, p.code(),
-                        "cor://" + host + ":" + port + " (" + peerName + ") went away: " + p.describe(), false, null), p.lastStream());
+                        client.scheme + host + ":" + port + " (" + peerName + ") went away: " + p.describe(), false, null), p.lastStream());
             }
             default -> throw CorProtoException.violation(CorProtoError.PROTOCOL_ERROR,
                     "a client does not receive " + CorProtoCodec.typeName(type));
@@ -760,7 +875,7 @@ final class ClientConnection implements CorCoLoopHandler {
     }
 
     private CorProtoTimeoutException noPong(long now) {
-        return new CorProtoTimeoutException("cor://" + host + ":" + port + " (" + peerName + ") sent no PONG within "
+        return new CorProtoTimeoutException(client.scheme + host + ":" + port + " (" + peerName + ") sent no PONG within "
                 + TimeUnit.NANOSECONDS.toMillis(now - pingSentNanos) + " ms: the peer is not answering", false);
     }
 
@@ -886,7 +1001,7 @@ final class ClientConnection implements CorCoLoopHandler {
 
     /** The peer broke the protocol: GOAWAY with the code (one attempt), then the connection dies. */
     private CorProtoException protocolError(CorProtoError code, String reason) {
-        return CorProtoException.violation(code, "cor://" + host + ":" + port + ": " + reason);
+        return CorProtoException.violation(code, client.scheme + host + ":" + port + ": " + reason);
     }
 
     private void goAway(CorProtoException e) {
@@ -896,17 +1011,17 @@ final class ClientConnection implements CorCoLoopHandler {
             // half-written stays whole on the wire.
             ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, code, e.getMessage());
             codec.writeGoAway(0, code, e.getMessage());
-            codec.writeTo(channel);
+            codec.writeTo(io);
         } catch (IOException | RuntimeException ignored) {
             // it dies anyway
         }
         die(new CorProtoException(CorProtoException.Kind.PROTOCOL, code,
-                "cor://" + host + ":" + port + " broke the protocol: " + e.getMessage(), false, e), -1);
+                client.scheme + host + ":" + port + " broke the protocol: " + e.getMessage(), false, e), -1);
     }
 
     private CorProtoException closed(String doing, IOException e) {
         return new CorProtoException(CorProtoException.Kind.CLOSED, null,
-                "cor://" + host + ":" + port + ": " + doing + " the connection failed: " + e, false, e);
+                client.scheme + host + ":" + port + ": " + doing + " the connection failed: " + e, false, e);
     }
 
     /** The client closes: GOAWAY {@code NO_ERROR}, one write, and every call fails. Owner's thread. */
@@ -920,13 +1035,13 @@ final class ClientConnection implements CorCoLoopHandler {
             try {
                 ProtoConnectionEvent.emit("client", host + ":" + port, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, reason);
                 codec.writeGoAway(0, CorProtoError.NO_ERROR, reason);
-                codec.writeTo(channel);
+                codec.writeTo(io);
             } catch (IOException | RuntimeException ignored) {
                 // closing anyway
             }
         }
         die(new CorProtoException(CorProtoException.Kind.CLOSED, CorProtoError.NO_ERROR,
-                "cor://" + host + ":" + port + ": " + reason, false, null), -1);
+                client.scheme + host + ":" + port + ": " + reason, false, null), -1);
     }
 
     /** The connection's channel ({@code null} before the connect). */
@@ -940,7 +1055,7 @@ final class ClientConnection implements CorCoLoopHandler {
      */
     @Override
     public void failed(SelectionKey key, Throwable failure) {
-        die(new CorProtoException(CorProtoException.Kind.CLOSED, null, "cor://" + host + ":" + port
+        die(new CorProtoException(CorProtoException.Kind.CLOSED, null, client.scheme + host + ":" + port
                 + ": the connection's reader failed: " + failure, false, failure), -1);
     }
 
@@ -959,6 +1074,9 @@ final class ClientConnection implements CorCoLoopHandler {
         failure = cause;
         if (slots[slot] == this) {
             slots[slot] = null;
+        }
+        if (tls != null && tls.handshakeDone()) {
+            tls.closeOutbound(); // close_notify, as far as the socket takes it now
         }
         ProtoChecks.closeQuietly(channel);
         codec.clearOutput();
@@ -993,7 +1111,7 @@ final class ClientConnection implements CorCoLoopHandler {
     private CorProtoException failureFor(boolean retryable) {
         CorProtoException f = failure;
         if (f == null) {
-            f = new CorProtoException(CorProtoException.Kind.CLOSED, "cor://" + host + ":" + port + " is not connected");
+            f = new CorProtoException(CorProtoException.Kind.CLOSED, client.scheme + host + ":" + port + " is not connected");
         }
         if (f instanceof CorProtoTimeoutException) {
             return new CorProtoTimeoutException(f.getMessage(), retryable || f.retryable());
@@ -1014,6 +1132,6 @@ final class ClientConnection implements CorCoLoopHandler {
 
     @Override
     public String toString() {
-        return "cor://" + host + ":" + port + " (" + peerName + ", " + (state == READY ? "ready" : state == DEAD ? "dead" : "opening") + ")";
+        return client.scheme + host + ":" + port + " (" + peerName + ", " + (state == READY ? "ready" : state == DEAD ? "dead" : "opening") + ")";
     }
 }

@@ -5,8 +5,11 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+
+import javax.net.ssl.SSLContext;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -14,6 +17,7 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * The {@code cor://} client (doc/cor-protocol.md § 9.2): sends a request to a peer broker and
@@ -31,6 +35,10 @@ import dev.cor.rest.CorRestHeaders;
  * has a deadline: the connect timeout for connect and HELLO, the request timeout for the rest.
  * A peer that stops answering without closing is found by PING, and a call past its deadline
  * cancels its stream (CANCEL, spec § 5.5), which frees it at once (spec § 9.2).
+ * <p>
+ * With {@link Builder#tls} every connection is {@code cors://} (spec § 4.4): TLS 1.3 or 1.2 before
+ * HELLO, the server's certificate checked against the context's trust and the peer's host name;
+ * a client speaks one or the other, so a peer's plain and TLS ports are two clients' affair.
  */
 public final class CorProtoClient implements AutoCloseable {
     /** Default connect (and HELLO) timeout. */
@@ -52,6 +60,12 @@ public final class CorProtoClient implements AutoCloseable {
     final int maxStreams;
     final int nameTable;
     private final int connectionsPerPeer;
+    /** The TLS of {@code cors://}, or {@code null}: plain {@code cor://}. */
+    final SSLContext tls;
+    /** {@code "cors://"} or {@code "cor://"}: how the connections name their peer in what they report. */
+    final String scheme;
+    /** The loop connections' TLS delegated tasks, on a bounded queue; null without TLS. */
+    private final ThreadPoolExecutor tlsTasks;
 
     private final ConcurrentHashMap<CorCoLoop, Table> loopTables = new ConcurrentHashMap<>();
     private final ThreadLocal<Table> threadTables = new ThreadLocal<>();
@@ -79,6 +93,27 @@ public final class CorProtoClient implements AutoCloseable {
         this.maxStreams = b.maxStreams;
         this.nameTable = b.nameTable;
         this.connectionsPerPeer = b.connectionsPerPeer;
+        this.tls = b.tls;
+        this.scheme = tls == null ? "cor://" : "cors://";
+        if (tls != null) {
+            // The context's first engine initialises the provider (tens of milliseconds): here, on the
+            // caller's thread, not on a loop at the first connection; a context that speaks neither TLS
+            // 1.3 nor 1.2 is refused here too.
+            LoopTls.clientEngine(tls, "localhost", 0).getSession().getPacketBufferSize();
+            this.tlsTasks = LoopTls.taskPool("cor-proto-client-tls", Math.max(2, Runtime.getRuntime().availableProcessors()), 1024);
+        } else {
+            this.tlsTasks = null;
+        }
+    }
+
+    /** Where a loop connection's TLS handshake runs its delegated tasks; null without TLS. */
+    ThreadPoolExecutor tlsTasks() {
+        return tlsTasks;
+    }
+
+    /** Whether its connections are {@code cors://} (TLS) rather than plain {@code cor://}. */
+    public boolean isTls() {
+        return tls != null;
     }
 
     public static Builder builder() {
@@ -135,7 +170,7 @@ public final class CorProtoClient implements AutoCloseable {
             throw new IllegalArgumentException("port out of 1..65535: " + port);
         }
         if (closed) {
-            throw new IllegalStateException("the cor:// client " + name + " is closed");
+            throw new IllegalStateException("the " + scheme + " client " + name + " is closed");
         }
         long now = System.nanoTime();
         CorProtoCall call = new CorProtoCall(now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs)));
@@ -225,7 +260,7 @@ public final class CorProtoClient implements AutoCloseable {
             if (c != null && c.state == ClientConnection.READY) {
                 c.readIdle();
                 if (c.needsProbe(System.nanoTime()) && !c.probe(callDeadline)) {
-                    throw new CorProtoTimeoutException("cor://" + host + ":" + port
+                    throw new CorProtoTimeoutException(scheme + host + ":" + port
                             + ": no PONG from the silent connection before the deadline", true);
                 }
                 c = slots[i]; // null if it died meanwhile
@@ -307,6 +342,9 @@ public final class CorProtoClient implements AutoCloseable {
                 c.closeChannel();
             }
         }
+        if (tlsTasks != null) {
+            tlsTasks.shutdown(); // tasks queued finish (a handshake going on fails on its closed socket)
+        }
     }
 
     // ---------------------------------------------------------------- counters
@@ -384,7 +422,7 @@ public final class CorProtoClient implements AutoCloseable {
     /**
      * Builds a client. Defaults: the name "cor", no token, connect timeout 5 s, request timeout
      * 30 s, a PING after 15 s of silence answered within 5 s, frames of 1 MiB, 256 streams, a name
-     * table of 4 096, one connection per loop and peer.
+     * table of 4 096, one connection per loop and peer, plain {@code cor://} (TLS with {@link #tls}).
      */
     public static final class Builder {
         private String name = "cor";
@@ -397,8 +435,19 @@ public final class CorProtoClient implements AutoCloseable {
         private int maxStreams = CorProtoCodec.DEFAULT_MAX_STREAMS;
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
         private int connectionsPerPeer = 1;
+        private SSLContext tls;
 
         private Builder() {
+        }
+
+        /**
+         * Speaks {@code cors://} (spec § 4.4): TLS 1.3 or 1.2 with {@code context} before HELLO,
+         * the server's certificate checked against its trust and the host's name (endpoint
+         * identification "HTTPS", always); {@code null} (the default) speaks plain {@code cor://}.
+         */
+        public Builder tls(SSLContext context) {
+            this.tls = context;
+            return this;
         }
 
         /** The name sent in HELLO (at most 255 bytes). */

@@ -13,18 +13,24 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+
+import javax.net.ssl.SSLContext;
 
 import dev.cor.base.CorCoAcceptBackoff;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRestDispatcher;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * A {@code cor://} server (doc/cor-protocol.md § 9.1): listens on its own port, deals each new
  * connection to one of its loops in turn (one acceptor, on the first loop), and serves every
  * REQUEST through the {@link CorRestDispatcher} - the same inline / coroutine / hop decision as
- * HTTP - with many in flight on one connection and each answer written as it finishes.
+ * HTTP - with many in flight on one connection and each answer written as it finishes. With
+ * {@link Builder#tls} it serves {@code cors://}: the same protocol inside TLS 1.3 or 1.2 (spec
+ * § 4.4), the handshakes' delegated tasks on a bounded pool of its own.
  * <p>
  * It owns its listening socket and its connections; the loops and the dispatcher are the
  * caller's, started before and stopped after it. {@link #start()} and {@link #stop()} may be
@@ -57,6 +63,10 @@ public final class CorProtoServer implements AutoCloseable {
     final long idleTimeoutMs;
     final long writeTimeoutMs;
     final int maxConnections;
+    /** The TLS of {@code cors://}, or {@code null}: plain {@code cor://}. */
+    final SSLContext tls;
+    /** TLS handshakes' delegated tasks, off the loops, on a bounded queue; null without TLS. */
+    private final ThreadPoolExecutor tlsTasks;
 
     private ServerSocketChannel listener;
     private volatile int port = -1;
@@ -94,6 +104,16 @@ public final class CorProtoServer implements AutoCloseable {
         this.maxConnections = b.maxConnections;
         if (loops.isEmpty()) {
             throw new IllegalArgumentException("a cor:// server needs at least one loop");
+        }
+        this.tls = b.tls;
+        if (tls != null) {
+            // The context's first engine initialises the provider's session machinery (tens of
+            // milliseconds): here, on the caller's thread, not on the loop of the first connection.
+            // It is also where a context that can speak neither TLS 1.3 nor 1.2 is refused.
+            LoopTls.serverEngine(tls).getSession().getPacketBufferSize();
+            this.tlsTasks = LoopTls.taskPool("cor-proto-tls", b.tlsTaskThreads, b.tlsTaskQueue);
+        } else {
+            this.tlsTasks = null;
         }
     }
 
@@ -216,7 +236,14 @@ public final class CorProtoServer implements AutoCloseable {
             ProtoChecks.closeQuietly(ch);
             return;
         }
-        ServerConnection c = new ServerConnection(this, loop, ch);
+        ServerConnection c;
+        try {
+            c = new ServerConnection(this, loop, ch);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cor:// server " + name + ": cannot begin TLS on a connection", e);
+            ProtoChecks.closeQuietly(ch);
+            return;
+        }
         try {
             c.open(connections.size() >= maxConnections);
         } catch (IOException e) {
@@ -232,6 +259,9 @@ public final class CorProtoServer implements AutoCloseable {
      */
     public void stop() {
         if (!started || stopping) {
+            if (!started && tlsTasks != null) {
+                tlsTasks.shutdownNow();
+            }
             return;
         }
         stopping = true;
@@ -288,6 +318,9 @@ public final class CorProtoServer implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        if (tlsTasks != null) {
+            tlsTasks.shutdownNow();
+        }
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// server " + name + " stopped");
     }
 
@@ -298,6 +331,16 @@ public final class CorProtoServer implements AutoCloseable {
 
     boolean isStopping() {
         return stopping;
+    }
+
+    /** Where the connections' TLS handshakes run their delegated tasks; null without TLS. */
+    ThreadPoolExecutor tlsTasks() {
+        return tlsTasks;
+    }
+
+    /** Whether it serves {@code cors://} (TLS) rather than plain {@code cor://}. */
+    public boolean isTls() {
+        return tls != null;
     }
 
     // ---------------------------------------------------------------- counters
@@ -365,7 +408,7 @@ public final class CorProtoServer implements AutoCloseable {
      * Builds a server. Required: the loops (started) and the dispatcher. Defaults: 127.0.0.1,
      * an ephemeral port, the name "cor", no token, frames of 1 MiB, 256 streams, a name table of
      * 4 096, handshake and frame timeouts of 10 s, an idle timeout of 120 s, a write timeout of
-     * 30 s, 10 000 connections.
+     * 30 s, 10 000 connections, plain {@code cor://} (TLS with {@link #tls}).
      */
     public static final class Builder {
         private String host = "127.0.0.1";
@@ -382,8 +425,32 @@ public final class CorProtoServer implements AutoCloseable {
         private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
         private long writeTimeoutMs = DEFAULT_WRITE_TIMEOUT_MS;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private SSLContext tls;
+        private int tlsTaskThreads = Runtime.getRuntime().availableProcessors();
+        private int tlsTaskQueue = 1024;
 
         private Builder() {
+        }
+
+        /**
+         * Serves {@code cors://} (spec § 4.4): TLS 1.3 or 1.2 with {@code context}'s key and
+         * certificate, before HELLO; {@code null} (the default) serves plain {@code cor://}.
+         * Fails at {@link #build} when the context speaks neither version.
+         */
+        public Builder tls(SSLContext context) {
+            this.tls = context;
+            return this;
+        }
+
+        /**
+         * The pool of the TLS handshakes' delegated tasks (certificate and key work, off the
+         * loops): its threads, and how many batches may wait; past that a new handshake is
+         * closed rather than queued. Defaults: one thread per processor, 1 024.
+         */
+        public Builder tlsTaskPool(int threads, int queue) {
+            this.tlsTaskThreads = ProtoChecks.range(threads, 1, 1024, "TLS task threads");
+            this.tlsTaskQueue = ProtoChecks.range(queue, 1, 1 << 20, "TLS task queue");
+            return this;
         }
 
         /** The address to bind (a literal address: it is resolved on the caller's thread). */

@@ -3,6 +3,7 @@ package dev.cor.rest.proto;
 import org.agrona.collections.Hashing;
 import org.agrona.collections.Int2ObjectHashMap;
 import java.io.IOException;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,7 @@ import dev.cor.base.CorCoLoopHandler;
 import dev.cor.base.CorCoTimer;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestResponder;
+import dev.cor.rest.tls.LoopTls;
 
 /**
  * One connection of a {@link CorProtoServer}, on the loop it was dealt to (spec § 9.1).
@@ -29,6 +31,11 @@ import dev.cor.rest.CorRestResponder;
  * flight, nothing unsent, nothing received) gets GOAWAY {@code NO_ERROR} and closes; one whose
  * unsent answers make no progress for the write timeout (the peer reads nothing) closes at once,
  * its answers dropped. One timer each, armed when it can matter and re-armed from the time kept.
+ * <p>
+ * On a TLS server ({@code cors://}, spec § 4.4) the codec reads and writes through the
+ * connection's {@link LoopTls}: the handshake runs as the first bytes arrive, under the HELLO's
+ * handshake timeout, its delegated tasks on the server's bounded pool; plaintext already
+ * decrypted, which no readiness announces, is read from the loop's inbox.
  * <p>
  * Loop thread only: the handler, the responders (called by the dispatcher on this loop, possibly
  * from inside a request's coroutine - nothing here waits) and the timers.
@@ -49,6 +56,12 @@ final class ServerConnection implements CorCoLoopHandler {
     final CorProtoServer server;
     final CorCoLoop loop;
     final SocketChannel channel;
+    /** The connection's TLS, or {@code null} on a plain server. */
+    private final LoopTls tls;
+    /** What the codec reads and writes: the socket, or the TLS over it. */
+    private final ByteChannel io;
+    /** A read of plaintext the TLS holds is queued on the loop. */
+    private boolean tlsReadQueued;
     private final CorProtoCodec codec = new CorProtoCodec();
     private int state = HELLO_WAIT;
     private String peer = "?";
@@ -77,10 +90,17 @@ final class ServerConnection implements CorCoLoopHandler {
     private long writeProgressNanos;
     private CorCoTimer writeTimer;
 
-    ServerConnection(CorProtoServer server, CorCoLoop loop, SocketChannel channel) {
+    ServerConnection(CorProtoServer server, CorCoLoop loop, SocketChannel channel) throws IOException {
         this.server = server;
         this.loop = loop;
         this.channel = channel;
+        if (server.tls != null) {
+            this.tls = new LoopTls(LoopTls.serverEngine(server.tls), channel, server.tlsTasks(), loop, this::tlsResumed);
+            this.io = tls;
+        } else {
+            this.tls = null;
+            this.io = channel;
+        }
     }
 
     /** Registers the connection for good; {@code refuse}: past the cap, GOAWAY {@code REFUSED} at once. */
@@ -89,6 +109,12 @@ final class ServerConnection implements CorCoLoopHandler {
         interest = SelectionKey.OP_READ;
         loop.register(channel, interest, this);
         if (refuse) {
+            if (tls != null) {
+                // No handshake spent on a connection that is refused: closed before it, as cor-http does.
+                server.violations.increment();
+                close();
+                return;
+            }
             violation(CorProtoError.REFUSED, "too many connections (" + server.maxConnections + ")");
             return;
         }
@@ -103,7 +129,8 @@ final class ServerConnection implements CorCoLoopHandler {
             if (key.isValid() && key.isWritable()) {
                 flush();
             }
-            if (key.isValid() && key.isReadable() && state != CLOSED) {
+            boolean handshaking = tls != null && !tls.handshakeDone() && state == HELLO_WAIT;
+            if (key.isValid() && (key.isReadable() || handshaking) && state != CLOSED) {
                 if (state == CLOSING) {
                     discard();
                 } else {
@@ -118,7 +145,7 @@ final class ServerConnection implements CorCoLoopHandler {
 
     private void read() throws IOException {
         for (int i = 0; i < READS_PER_WAKE && state <= OPEN && !readPaused; i++) {
-            int n = codec.readFrom(channel);
+            int n = codec.readFrom(io);
             if (n < 0) {
                 endOfStream();
                 return;
@@ -131,7 +158,44 @@ final class ServerConnection implements CorCoLoopHandler {
             decode();
         }
         if (state <= OPEN) {
+            if (tls != null) {
+                afterTlsRead();
+            }
             watchUnfinishedFrame();
+        }
+    }
+
+    /**
+     * What readiness will not announce after a TLS read: handshake records the socket did not
+     * take (OP_WRITE), and plaintext already decrypted (a read from the loop's inbox, once).
+     */
+    private void afterTlsRead() {
+        if (tls.hasPendingOutput() && (interest & SelectionKey.OP_WRITE) == 0) {
+            setInterest(interest | SelectionKey.OP_WRITE);
+        }
+        queueTlsRead();
+    }
+
+    private void queueTlsRead() {
+        if (!tlsReadQueued && !readPaused && state <= OPEN && tls.hasBufferedInput()) {
+            tlsReadQueued = true;
+            loop.execute(() -> {
+                tlsReadQueued = false;
+                tlsResumed();
+            });
+        }
+    }
+
+    /** On the loop, after a TLS delegated task or for plaintext the TLS holds: read on. */
+    private void tlsResumed() {
+        if (state > OPEN) {
+            return;
+        }
+        try {
+            read();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + e);
+            close();
         }
     }
 
@@ -313,17 +377,24 @@ final class ServerConnection implements CorCoLoopHandler {
         if (state == CLOSED) {
             return;
         }
-        int left = codec.pendingOutput();
+        int codecBefore = codec.pendingOutput();
+        int left = codecBefore + tlsPending();
         if (left > 0) {
             int before = left;
-            left = codec.writeTo(channel);
-            server.bytesWritten.add(before - left);
+            left = codec.writeTo(io);
+            server.bytesWritten.add(codecBefore - left);
+            if (tls != null && !tls.flush()) {
+                left += tls.pendingOutputBytes(); // records of what the codec handed over, not on the socket yet
+            }
             server.writes.increment();
             watchWrite(left, left < before);
         }
         if (state == CLOSING) {
             if (left == 0 && !outputShut) {
                 outputShut = true;
+                if (tls != null && tls.handshakeDone()) {
+                    tls.closeOutbound();
+                }
                 channel.shutdownOutput();
             }
             setInterest(SelectionKey.OP_READ | (left > 0 ? SelectionKey.OP_WRITE : 0));
@@ -331,10 +402,18 @@ final class ServerConnection implements CorCoLoopHandler {
         }
         if (left > codec.maxFrame()) {
             readPaused = true;
-        } else if (left == 0) {
+        } else if (left == 0 && readPaused) {
             readPaused = false;
+            if (tls != null) {
+                queueTlsRead(); // what the TLS holds was read before the pause: no readiness announces it
+            }
         }
         setInterest((readPaused ? 0 : SelectionKey.OP_READ) | (left > 0 ? SelectionKey.OP_WRITE : 0));
+    }
+
+    /** Bytes of TLS records held for the socket (0 on a plain connection). */
+    private int tlsPending() {
+        return tls == null ? 0 : tls.pendingOutputBytes();
     }
 
     private void setInterest(int ops) {
@@ -482,6 +561,10 @@ final class ServerConnection implements CorCoLoopHandler {
             return;
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "cor:// " + this + ": " + code + ": " + reason);
+        if (tls != null && !tls.handshakeDone()) {
+            close(); // no TLS session yet to carry a GOAWAY (a handshake that did not finish in time)
+            return;
+        }
         ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, code, reason);
         state = CLOSING;
         cancelTimers();
@@ -508,11 +591,14 @@ final class ServerConnection implements CorCoLoopHandler {
 
     /** The server stops (spec § 8.4): GOAWAY {@code NO_ERROR}, one write, close. */
     void shutdown() {
-        if (state <= OPEN) {
+        if (state <= OPEN && (tls == null || tls.handshakeDone())) {
             ProtoConnectionEvent.emit("server", peer, ProtoConnectionEvent.GOAWAY_SENT, CorProtoError.NO_ERROR, "stopping");
             codec.writeGoAway(lastAccepted, CorProtoError.NO_ERROR, "server " + server.name + " stopping");
             try {
-                codec.writeTo(channel);
+                codec.writeTo(io);
+                if (tls != null) {
+                    tls.closeOutbound();
+                }
             } catch (IOException e) {
                 // closing anyway
             }
@@ -548,6 +634,9 @@ final class ServerConnection implements CorCoLoopHandler {
         spare.clear();
         codec.clearInput();
         codec.clearOutput();
+        if (tls != null && !outputShut && tls.handshakeDone()) {
+            tls.closeOutbound(); // close_notify, as far as the socket takes it now
+        }
         ProtoChecks.closeQuietly(channel);
         server.connections.remove(this);
     }

@@ -9,21 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
-import javax.net.ssl.TrustManagerFactory;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -35,10 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.client.CorRestClientException.Kind;
+import dev.cor.rest.tls.TestCertificate;
 
 /** https through SSLEngine on the loop and on a plain thread, with a certificate made for the test. */
 class CorRestClientTlsTest {
-    private static final char[] PASSWORD = "test-only".toCharArray();
     private static final byte[] BIG = new byte[200 * 1024];
 
     @TempDir
@@ -52,32 +47,9 @@ class CorRestClientTlsTest {
 
     @BeforeAll
     static void makeCertificateAndServer() throws Exception {
-        Path store = dir.resolve("localhost.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "localhost", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", store.toString(),
-                "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
-                .redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes());
-        assertTrue(keytool.waitFor(60, TimeUnit.SECONDS) && keytool.exitValue() == 0, "keytool failed: " + output);
-
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keys.load(in, PASSWORD);
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, PASSWORD);
-        serverContext = SSLContext.getInstance("TLS");
-        serverContext.init(kmf.getKeyManagers(), null, null);
-
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("localhost", keys.getCertificate("localhost"));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        clientContext = SSLContext.getInstance("TLS");
-        clientContext.init(null, tmf.getTrustManagers(), null);
+        TestCertificate certificate = TestCertificate.make(dir, "localhost");
+        serverContext = certificate.serverContext;
+        clientContext = certificate.clientContext;
 
         for (int i = 0; i < BIG.length; i++) {
             BIG[i] = (byte) (i * 31 + (i >>> 9));

@@ -43,6 +43,14 @@ final class RawPeer implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
+    /** A peer over a socket already connected - a TLS one, say (reads time out after 10 s). */
+    RawPeer(Socket connected, String token) throws IOException {
+        this.token = token;
+        socket = connected;
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(socket.getInputStream());
+    }
+
     RawPeer write(byte[] bytes) throws IOException {
         socket.getOutputStream().write(bytes);
         socket.getOutputStream().flush();
