@@ -27,8 +27,11 @@ uid=10001
 # The heap may take 3/4 of the container's memory (the JVM's default, 1/4, suits a machine shared
 # with others, not a container of its own).
 jvm=(-XX:MaxRAMPercentage=75)
-entrypoint=(/opt/java/bin/java -XX:AOTCache=/opt/cor/cor-server.aot "${jvm[@]}" -jar /opt/cor/cor-server.jar)
-cmd=(--host 0.0.0.0 --dataDir /data)
+# The broker's flags for a container in the entrypoint, not the cmd: the flags given to `docker run`
+# are added after them (a flag given again wins), where a cmd would be replaced by them - and with
+# it --dataDir, which would move the data off the volume's root.
+entrypoint=(/opt/java/bin/java -XX:AOTCache=/opt/cor/cor-server.aot "${jvm[@]}" -jar /opt/cor/cor-server.jar
+  --host 0.0.0.0 --dataDir /data)
 
 say() { echo "cor image: $*" >&2; }
 [ "$(id -u)" = 0 ] || { say "needs root (apt-get, chroot and mounts for the AOT training)"; exit 2; }
@@ -133,7 +136,6 @@ config=(--config.user "$uid:$uid" --config.workingdir /data --config.volume /dat
   --config.label org.opencontainers.image.licenses=Apache-2.0
   --architecture amd64 --os linux)
 for a in "${entrypoint[@]}"; do config+=(--config.entrypoint "$a"); done
-for a in "${cmd[@]}"; do config+=(--config.cmd "$a"); done
 commit=$(git -C "$here" rev-parse HEAD 2>/dev/null || true)
 [ -n "$commit" ] && config+=(--config.label "org.opencontainers.image.revision=$commit")
 umoci config --history.created_by "cor-image/build-image.sh" --history.comment "user, entrypoint, port, volume" \

@@ -65,8 +65,11 @@ class BrokerImageTest {
         assertTrue(user.matches("[1-9][0-9]*:[1-9][0-9]*"), "a numeric user that is not root: " + user);
         assertTrue(run.path("ExposedPorts").has("1026/tcp"), run.toString());
         assertTrue(run.path("Volumes").has("/data"), run.toString());
-        assertEquals(List.of("--host", "0.0.0.0", "--dataDir", "/data"), image.strings("Cmd"));
-        assertTrue(image.strings("Entrypoint").contains("-XX:AOTCache=/opt/cor/cor-server.aot"), run.toString());
+        List<String> entrypoint = image.strings("Entrypoint");
+        assertTrue(entrypoint.contains("-XX:AOTCache=/opt/cor/cor-server.aot"), run.toString());
+        // the container's flags last, so that docker run's arguments come after them and win
+        assertEquals(List.of("--host", "0.0.0.0", "--dataDir", "/data"), entrypoint.subList(entrypoint.size() - 4, entrypoint.size()));
+        assertEquals(List.of(), image.strings("Cmd"), "no cmd for docker run's arguments to replace");
     }
 
     @Test
@@ -79,6 +82,7 @@ class BrokerImageTest {
         String user = image.runConfig().path("User").asText();
         int uid = Integer.parseInt(user.split(":")[0]);
         int gid = Integer.parseInt(user.split(":")[1]);
+        assertNotEquals(0, uid, "the image's user is not root");
         // the volume: a host directory the image's user owns (as a named volume would be)
         Path volume = Files.createDirectory(tmp.resolve("volume"));
         Files.setAttribute(volume, "unix:uid", uid);
