@@ -20,8 +20,13 @@ cleanup() { stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'echo "interrupted: stopping everything" >&2; exit 130' INT TERM
 
-build() {
-  "$here/cor" mvn -q -DskipTests package >/dev/null
+build() { # every module but the image (./cor image builds that)
+  "$here/cor" mvn -q -DskipTests package -pl '!cor-image' >/dev/null
+}
+
+# free_port: a TCP port of 127.0.0.1 that nothing listens on now (the kernel's pick)
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # start NAME COMMAND... : runs it in the background, waits for its "listening on" line
