@@ -21,6 +21,12 @@ import sun.misc.Signal;
  * 1 when not.
  */
 public final class CorServerMain {
+    /**
+     * The parent of every logger of the runtime, the broker and the launcher: held here, since
+     * java.util.logging keeps its loggers only weakly and a collected one forgets its level.
+     */
+    private static final Logger COR_LOGGERS = Logger.getLogger("dev.cor");
+
     /** Exit status for a command line that cannot be used. */
     static final int USAGE_ERROR = 2;
     /** Exit status when the server cannot start (a port taken, its data directory damaged or in use). */
@@ -153,14 +159,17 @@ public final class CorServerMain {
      * The runtime logs through {@code System.Logger}, which without a provider of its own is
      * {@code java.util.logging}: the level goes on its root logger and handlers, and the format
      * becomes one line per record unless the operator set one - or, with {@code json}, one JSON
-     * object per record ({@link JsonLogFormatter}) whatever was set.
+     * object per record ({@link JsonLogFormatter}) whatever was set. Below INFO, the level opens
+     * cor's own loggers ({@code dev.cor.*}) only: the JDK's stay at INFO ({@code jdk.event.security}
+     * alone prints a line per trusted CA at FINE).
      */
     static void configureLogging(Level level, JsonLogFormatter json) {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
         }
         Logger root = Logger.getLogger("");
-        root.setLevel(level);
+        root.setLevel(level.intValue() < Level.INFO.intValue() ? Level.INFO : level);
+        COR_LOGGERS.setLevel(level);
         for (Handler h : root.getHandlers()) {
             h.setLevel(level);
             if (json != null) {

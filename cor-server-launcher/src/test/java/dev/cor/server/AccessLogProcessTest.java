@@ -130,6 +130,9 @@ class AccessLogProcessTest {
                     && n.path("logger").asText().equals("dev.cor.rest.CorRestDispatcher")
                     && n.path("message").asText().contains("GET /ngsi-ld/v1/types on cor-http-0: inline")),
                     "each request's route at trace: " + s);
+            assertTrue(err.stream().noneMatch(n -> !n.path("logger").asText().startsWith("dev.cor.")
+                    && List.of("DEBUG", "TRACE").contains(n.path("level").asText())),
+                    "trace opens cor's loggers, not the JDK's (a line per trusted CA): " + s);
         }
     }
 
