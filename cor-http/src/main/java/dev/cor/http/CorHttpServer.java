@@ -50,6 +50,8 @@ public final class CorHttpServer {
     /** TLS handshakes' delegated tasks, off the loops, on a bounded queue; null without TLS. */
     private final java.util.concurrent.ThreadPoolExecutor tlsTasks;
     private final CorRestDispatcher dispatcher;
+    /** Told of each answer written, or null (then no time stamp is taken for it). */
+    private final CorHttpAccessLog accessLog;
     private final CorRestWorkers workers;
     private final boolean ownWorkers;
     private final List<HttpLoop> loops = new ArrayList<>();
@@ -78,6 +80,7 @@ public final class CorHttpServer {
         this.stopGraceMs = b.stopGraceMs;
         this.sslContext = b.sslContext;
         this.maxConnections = b.maxConnections;
+        this.accessLog = b.accessLog;
         this.tlsTasks = b.sslContext == null ? null : dev.cor.rest.tls.LoopTls.taskPool("cor-http-tls", b.tlsTaskThreads, b.tlsTaskQueue);
         if (sslContext != null) {
             // The context's first engine initialises the provider's session machinery (tens of
@@ -97,7 +100,7 @@ public final class CorHttpServer {
         for (int i = 0; i < b.loops; i++) {
             CorCoLoop loop = CorCoLoop.builder().name("cor-http-" + i).coroutineCap(b.coroutineCap)
                     .stackSize(b.stackSize).build();
-            loops.add(new HttpLoop(this, loop));
+            loops.add(new HttpLoop(this, loop, i));
         }
     }
 
@@ -293,6 +296,11 @@ public final class CorHttpServer {
         return sslContext;
     }
 
+    /** The access log, or null. */
+    CorHttpAccessLog accessLog() {
+        return accessLog;
+    }
+
     CorCoLogLimiter answerFailures() {
         return answerFailures;
     }
@@ -444,6 +452,7 @@ public final class CorHttpServer {
         private int tlsTaskThreads = Runtime.getRuntime().availableProcessors();
         private int tlsTaskQueue = 1024;
         private javax.net.ssl.SSLContext sslContext;
+        private CorHttpAccessLog accessLog;
 
         private Builder() {
         }
@@ -523,6 +532,12 @@ public final class CorHttpServer {
 
         public Builder finishCoroutineHook(CorRestFinishCoroutineHook hook) {
             this.finishHook = hook;
+            return this;
+        }
+
+        /** Tells {@code log} of every answer written in full, on the answer's loop (default: none). */
+        public Builder accessLog(CorHttpAccessLog log) {
+            this.accessLog = log;
             return this;
         }
 

@@ -52,6 +52,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private ByteBuffer[] pending;
 
     private long requestStartNanos;
+    /** For the access log only (0 without one): when the request in flight began, and its body bytes on the wire. */
+    private long accessStartNanos;
+    private long accessBodyBytes;
     private long idleSinceNanos = System.nanoTime();
     private long writeStartNanos;
 
@@ -228,6 +231,9 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     private void dispatch() {
         CorRest req = CorRest.builder(parser.method, parser.path).query(parser.query).headers(parser.headers)
                 .body(parser.body()).build();
+        if (owner.server.accessLog() != null) {
+            accessStarted(); // before the reset: a pipelined request read with the one before it begins now
+        }
         headRequest = parser.method.equals("HEAD");
         closeAfterAnswer = !parser.keepAlive() || draining || peerClosed;
         boolean http10 = parser.minorVersion == 0;
@@ -257,7 +263,12 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
     }
 
     private void rejectRequest(int status, String reason) {
-        CorRest req = CorRest.builder(parser.method != null ? parser.method : "GET", "/").build();
+        // what was read of it, for the access log; the answer itself does not depend on it
+        CorRest req = CorRest.builder(parser.method != null ? parser.method : "-", parser.path != null ? parser.path : "-")
+                .query(parser.query).headers(parser.headers).build();
+        if (owner.server.accessLog() != null) {
+            accessStarted();
+        }
         req.fail(new CorRestException(status, reasonPhrase(status), reason));
         headRequest = false;
         closeAfterAnswer = true; // the stream cannot be trusted past a bad request
@@ -284,6 +295,7 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
             byte[] body = req.responseBody();
             boolean noBody = headRequest || !bodyAllowed(req.status()) || body.length == 0;
             out = noBody ? new ByteBuffer[] {head} : new ByteBuffer[] {head, ByteBuffer.wrap(body)};
+            accessBodyBytes = noBody ? 0 : body.length;
         } catch (RuntimeException e) {
             answerFailed(req, e);
             return;
@@ -378,9 +390,18 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
 
     /** The answer is out: close, or go on with the next request. */
     private void answered() {
+        long now = System.nanoTime();
+        CorHttpAccessLog log = owner.server.accessLog();
+        if (log != null && inFlight != null) {
+            try {
+                log.answered(owner.index, inFlight, accessBodyBytes, now - accessStartNanos);
+            } catch (RuntimeException e) {
+                owner.server.answerFailures().log(System.Logger.Level.WARNING, () -> "cor-http: the access log failed", e);
+            }
+        }
         busy = false;
         inFlight = null;
-        idleSinceNanos = System.nanoTime();
+        idleSinceNanos = now;
         owner.server.requestAnswered();
         if (peerClosed) {
             close();
@@ -404,6 +425,11 @@ final class HttpConnection implements CorCoLoopHandler, CorRestResponder {
         } else {
             interest(SelectionKey.OP_READ);
         }
+    }
+
+    /** The request being dispatched began when its first byte was read, or now when it was read with the one before. */
+    private void accessStarted() {
+        accessStartNanos = requestStartNanos != 0 ? requestStartNanos : System.nanoTime();
     }
 
     private void writeSmall(byte[] bytes) {

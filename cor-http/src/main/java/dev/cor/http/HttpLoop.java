@@ -20,14 +20,17 @@ final class HttpLoop {
 
     final CorHttpServer server;
     final CorCoLoop loop;
+    /** Its place in the server's loops: what the access log is told. */
+    final int index;
     private final ArrayList<HttpConnection> connections = new ArrayList<>();
     private long dateSecond = -1;
     private byte[] dateLine;
     private boolean draining;
 
-    HttpLoop(CorHttpServer server, CorCoLoop loop) {
+    HttpLoop(CorHttpServer server, CorCoLoop loop, int index) {
         this.server = server;
         this.loop = loop;
+        this.index = index;
     }
 
     /** Starts the timeout sweep; on the loop. */

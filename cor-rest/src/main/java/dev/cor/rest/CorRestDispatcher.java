@@ -65,6 +65,12 @@ public final class CorRestDispatcher {
     private final ConcurrentHashMap<CorCoLoop, FinishBacklog> finishBacklogs = new ConcurrentHashMap<>();
     private final int finishMaxWaiting;
     private final long finishMaxWaitNanos;
+    /**
+     * Whether each request's path is logged (TRACE: every one; DEBUG: the hops, with their
+     * reason), decided once when the dispatcher is built: with neither, the cost is a field read.
+     */
+    private final boolean traceRoutes;
+    private final boolean debugHops;
 
     // One task and one listener for every request coroutine: the request travels as the coroutine's context.
     private final CorCoTask requestTask = this::runRequestCoroutine;
@@ -78,6 +84,8 @@ public final class CorRestDispatcher {
         this.finishHook = b.finishHook;
         this.finishMaxWaiting = b.finishMaxWaiting;
         this.finishMaxWaitNanos = TimeUnit.MILLISECONDS.toNanos(b.finishMaxWaitMs);
+        this.traceRoutes = LOG.isLoggable(System.Logger.Level.TRACE);
+        this.debugHops = LOG.isLoggable(System.Logger.Level.DEBUG);
         // The JFR event classes load, and JFR takes them in, on the thread that wires the server -
         // not on a loop at its first coroutine or hop: a class initialisation blocks its thread.
         LongCoroutineEvent.prepare();
@@ -109,6 +117,9 @@ public final class CorRestDispatcher {
         }
         if (!canWait) {
             inline.increment();
+            if (traceRoutes) {
+                logRoute(loop, request, "inline (it cannot wait)");
+            }
             runInline(request);
             return Path.INLINE;
         }
@@ -121,6 +132,9 @@ public final class CorRestDispatcher {
             CorCo co = CorCo.create(requestTask, requestDone);
             if (co != null) {
                 coroutines.increment();
+                if (traceRoutes) {
+                    logRoute(loop, request, "a coroutine");
+                }
                 co.context(request);
                 request.runsAs(co);
                 request.longCoroutine = LongCoroutineEvent.beginIfEnabled();
@@ -130,6 +144,10 @@ public final class CorRestDispatcher {
             why = loop.coroutineCap() > 0 ? HopEvent.CAP_REACHED : HopEvent.UNAVAILABLE;
         }
         hops.increment();
+        if (debugHops) {
+            LOG.log(System.Logger.Level.DEBUG, "cor: " + request.method() + " " + request.path() + " on " + loop.name()
+                    + ": the worker hop (" + why + ")");
+        }
         HopEvent e = new HopEvent();
         if (e.isEnabled()) {
             e.method = request.method();
@@ -140,6 +158,10 @@ public final class CorRestDispatcher {
         }
         hop(loop, request);
         return Path.HOP;
+    }
+
+    private static void logRoute(CorCoLoop loop, CorRest request, String where) {
+        LOG.log(System.Logger.Level.TRACE, "cor: " + request.method() + " " + request.path() + " on " + loop.name() + ": " + where);
     }
 
     private void runInline(CorRest request) {

@@ -26,10 +26,12 @@ final class CorServer {
     private final ServerApplication application;
     private final CorHttpServer http;
     private final CorProtoServer cor;
+    private final AccessLog accessLog;
     private boolean stopped;
 
     private CorServer(DurableEntityStore durable, CorNgsild broker, ServerApplication application, CorHttpServer http,
-            CorProtoServer cor) {
+            CorProtoServer cor, AccessLog accessLog) {
+        this.accessLog = accessLog;
         this.durable = durable;
         this.broker = broker;
         this.application = application;
@@ -53,6 +55,8 @@ final class CorServer {
         // the files the auth flags name are read before anything opens: a bad one leaves nothing running
         NgsildAuthorizer authorizer = o.auth().authorizer();
         String corSecret = o.auth().corSecretValue();
+        AccessLog accessLog = o.logs().accessLog() == null ? null
+                : new AccessLog(o.logs().accessLog(), o.httpLoops(), o.logs().json());
         DurableEntityStore durable = o.durable()
                 ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
                         .snapshotBytes(o.snapshotEvery()).open()
@@ -76,7 +80,8 @@ final class CorServer {
                     .coroutineCap(o.coroutines()).stackSize(o.coStackBytes()).workerThreads(o.workers())
                     .maxBodyBytes(o.maxBodyBytes())
                     .application(o.corsOrigin() == null ? app : new CorsApplication(app, o.corsOrigin()))
-                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook());
+                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook())
+                    .accessLog(accessLog);
             if (serverTls != null) {
                 hb.tls(serverTls);
             }
@@ -84,6 +89,7 @@ final class CorServer {
         } catch (RuntimeException e) {
             broker.close();
             closeStore(durable);
+            closeQuietly(accessLog);
             throw new IllegalStateException("cannot serve " + (o.tls() != null ? "HTTPS" : "HTTP") + " on " + o.host() + ":" + o.port() + ": " + reason(e), e);
         }
         CorProtoServer cor = null;
@@ -96,14 +102,24 @@ final class CorServer {
                 http.stop();
                 broker.close();
                 closeStore(durable);
+                closeQuietly(accessLog);
                 throw new IllegalStateException("cannot serve " + (serverTls != null ? "cors://" : "cor://") + " on " + o.host() + ":" + o.corPort() + ": "
                         + reason(e), e);
             }
         }
-        metrics.attach(http, cor);
+        if (accessLog != null) {
+            accessLog.start();
+        }
+        metrics.attach(http, cor, accessLog);
         broker.tickOn(http.loops()); // the periodic subscriptions the store kept tick again
         app.health().serving(http.loops()); // ready: everything above is up
-        return new CorServer(durable, broker, app, http, cor);
+        return new CorServer(durable, broker, app, http, cor, accessLog);
+    }
+
+    private static void closeQuietly(AccessLog log) {
+        if (log != null) {
+            log.close();
+        }
     }
 
     private static void closeStore(DurableEntityStore durable) {
@@ -157,6 +173,7 @@ final class CorServer {
             cor.stop();
         }
         http.stop();
+        closeQuietly(accessLog); // after the HTTP server: its last answers are logged too
         broker.close();
         closeStore(durable);
     }

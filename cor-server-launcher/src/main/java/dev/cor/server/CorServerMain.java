@@ -21,6 +21,12 @@ import sun.misc.Signal;
  * 1 when not.
  */
 public final class CorServerMain {
+    /**
+     * The parent of every logger of the runtime, the broker and the launcher: held here, since
+     * java.util.logging keeps its loggers only weakly and a collected one forgets its level.
+     */
+    private static final Logger COR_LOGGERS = Logger.getLogger("dev.cor");
+
     /** Exit status for a command line that cannot be used. */
     static final int USAGE_ERROR = 2;
     /** Exit status when the server cannot start (a port taken, its data directory damaged or in use). */
@@ -52,22 +58,24 @@ public final class CorServerMain {
             System.exit(r.ok() ? 0 : DAMAGED_DATA);
             return;
         }
-        configureLogging(o.julLevel());
+        JsonLogFormatter json = o.logs().json() ? new JsonLogFormatter() : null;
+        configureLogging(o.julLevel(), json);
+        Console console = new Console(json);
         BuildInfo build = BuildInfo.load();
         CorServer server;
         try {
             server = CorServer.start(o, build);
         } catch (IllegalStateException e) {
-            System.err.println("cor-server: " + e.getMessage());
+            console.err("cor-server: " + e.getMessage());
             System.exit(START_ERROR);
             return;
         } catch (IllegalArgumentException e) {
-            // a file a flag names that cannot be used (--tokens, --jwtKey, --corSecret)
-            System.err.println("cor-server: " + e.getMessage());
+            // a file a flag names that cannot be used (--tokens, --jwtKey, --corSecret, --accessLog)
+            console.err("cor-server: " + e.getMessage());
             System.exit(USAGE_ERROR);
             return;
         }
-        System.out.println("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
+        console.out("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
                 + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
                 + (o.corsOrigin() != null ? " (CORS for " + o.corsOrigin() + ")" : "")
                 + (server.corPort() >= 0 ? " and " + (o.tls() != null ? "cors://" : "cor://") + o.host() + ":" + server.corPort() : "")
@@ -76,7 +84,7 @@ public final class CorServerMain {
                 + (o.durable() ? "store durable in " + server.durableStore().dataDir().toAbsolutePath().normalize()
                         + " (fsync " + o.fsync() + ")" : "store in memory"));
         if (server.durableStore() != null) {
-            System.out.println("cor-server: " + server.durableStore().recoverySummary());
+            console.out("cor-server: " + server.durableStore().recoverySummary());
         }
 
         // SIGTERM and SIGINT end the waits below, and the stop runs on this thread: the JVM's own
@@ -91,12 +99,12 @@ public final class CorServerMain {
         signals.awaitFirst();
         if (o.drainMs() > 0 && !signals.stopNow()) {
             server.markStopping();
-            System.out.println("cor-server: draining for " + o.drainMs() + " ms (/health/ready answers 503)");
+            console.out("cor-server: draining for " + o.drainMs() + " ms (/health/ready answers 503)");
             signals.awaitSecond(o.drainMs());
         }
-        System.out.println("cor-server: stopping");
+        console.out("cor-server: stopping");
         server.stop();
-        System.out.println("cor-server: stopped");
+        console.out("cor-server: stopped");
         System.exit(0);
     }
 
@@ -150,16 +158,47 @@ public final class CorServerMain {
     /**
      * The runtime logs through {@code System.Logger}, which without a provider of its own is
      * {@code java.util.logging}: the level goes on its root logger and handlers, and the format
-     * becomes one line per record unless the operator set one.
+     * becomes one line per record unless the operator set one - or, with {@code json}, one JSON
+     * object per record ({@link JsonLogFormatter}) whatever was set. Below INFO, the level opens
+     * cor's own loggers ({@code dev.cor.*}) only: the JDK's stay at INFO ({@code jdk.event.security}
+     * alone prints a line per trusted CA at FINE).
      */
-    static void configureLogging(Level level) {
+    static void configureLogging(Level level, JsonLogFormatter json) {
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
         }
         Logger root = Logger.getLogger("");
-        root.setLevel(level);
+        root.setLevel(level.intValue() < Level.INFO.intValue() ? Level.INFO : level);
+        COR_LOGGERS.setLevel(level);
         for (Handler h : root.getHandlers()) {
             h.setLevel(level);
+            if (json != null) {
+                h.setFormatter(json);
+            }
+        }
+    }
+
+    /**
+     * The lines the launcher prints itself - its start, drain and stop on stdout, a failure to
+     * start on stderr - as text, or with {@code --logFormat json} as records of this class at
+     * INFO (ERROR on stderr), so that a collector reading JSON reads every line. Main thread.
+     */
+    private record Console(JsonLogFormatter json) {
+        void out(String line) {
+            print(System.out, Level.INFO, line);
+        }
+
+        void err(String line) {
+            print(System.err, Level.SEVERE, line);
+        }
+
+        private void print(java.io.PrintStream to, Level level, String line) {
+            if (json == null) {
+                to.println(line);
+            } else {
+                to.print(json.line(level, CorServerMain.class.getName(), line));
+                to.flush();
+            }
         }
     }
 }

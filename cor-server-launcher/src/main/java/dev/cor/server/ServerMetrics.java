@@ -27,15 +27,17 @@ final class ServerMetrics {
     private final BuildInfo build;
     private volatile CorHttpServer http;
     private volatile CorProtoServer cor;
+    private volatile AccessLog accessLog;
 
     ServerMetrics(CorNgsild broker, BuildInfo build) {
         this.broker = broker;
         this.build = build;
     }
 
-    void attach(CorHttpServer http, CorProtoServer cor) {
+    void attach(CorHttpServer http, CorProtoServer cor, AccessLog accessLog) {
         this.http = http;
         this.cor = cor;
+        this.accessLog = accessLog;
     }
 
     String render() {
@@ -77,6 +79,11 @@ final class ServerMetrics {
             counter(out, "cor_proto_connections_accepted_total", "cor:// connections accepted.", c.connectionsAccepted());
             family(out, "cor_proto_connections_open", "gauge", "cor:// connections open now.");
             sample(out, "cor_proto_connections_open", c.connectionsOpen());
+        }
+        AccessLog a = accessLog;
+        if (a != null) {
+            counter(out, "cor_access_log_dropped_total",
+                    "Access log lines dropped because their output did not keep up.", a.dropped());
         }
         return out.toString();
     }

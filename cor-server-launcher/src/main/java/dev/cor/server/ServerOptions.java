@@ -34,10 +34,12 @@ import dev.cor.rest.CorArgs;
  * @param corsOrigin     {@code --corsOrigin}: the one origin a browser may call from, {@link CorsApplication#ALL}, or {@code null} for no CORS
  * @param auth           the authentication flags ({@link AuthFlags})
  * @param drainMs        how long SIGTERM's drain lasts: ready answers 503 and connections are still taken
+ * @param logs           {@code --accessLog} and {@code --logFormat} ({@link LogFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
-        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs) {
+        long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
+        LogFlags logs) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -75,7 +77,9 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                                   brokers is caught (default: a random one per start)
               --maxBody SIZE      largest request body, e.g. 512k, 8m; a larger one is answered 413
                                   (default 1m)
-              --logLevel LEVEL    error, warn, info, debug or trace (default info)
+              --logLevel LEVEL    error, warn, info, debug (also each request that takes the worker hop, and
+                                  why) or trace (also where each request runs) (default info)
+            """ + LogFlags.USAGE + """
               --drainMs MS        on SIGTERM, /health/ready answers 503 and connections are still taken for
                                   MS, then the broker stops; a second SIGTERM, or SIGINT, skips it (default 5000)
               --store S           durable (the default): entities, tenants and hosted @contexts are kept in
@@ -137,6 +141,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         String corsOrigin = null;
         AuthFlags auth = AuthFlags.NONE;
         int drainMs = DEFAULT_DRAIN_MS;
+        LogFlags logs = LogFlags.DEFAULT;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -165,6 +170,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--key" -> key = nonEmpty(flag, a.value());
                 case "--cert" -> cert = nonEmpty(flag, a.value());
                 case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
+                case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
                 default -> {
                     if (!AuthFlags.takes(flag)) {
                         throw a.unknown();
@@ -179,7 +185,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         ServerTls tls = ServerTls.of(https, key, cert); // with --corPort, cors:// takes the same key
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
-                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs);
+                logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
+                logs);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

@@ -164,4 +164,17 @@ class ServerOptionsTest {
         assertTrue(ServerOptions.USAGE.contains("\n  --tokens FILE ") && ServerOptions.USAGE.contains("\n  --help              this text\n"),
                 "the auth flags and --help are lines of the usage as the others");
     }
+
+    @Test
+    void theLogFlagsAreReadAndEachBadValueRefused() {
+        assertEquals(LogFlags.DEFAULT, ServerOptions.parse(new String[0]).logs(), "no access log, text");
+        assertEquals(new LogFlags("-", true), ServerOptions.parse(new String[] {"--accessLog", "-", "--logFormat", "json"}).logs());
+        assertEquals(new LogFlags("/var/log/cor/access.log", false),
+                ServerOptions.parse(new String[] {"--logFormat", "json", "--accessLog", "/var/log/cor/access.log",
+                    "--logFormat", "text"}).logs(), "the last one wins");
+        assertEquals("--logFormat takes text or json, not xml", refused("--logFormat", "xml"));
+        assertEquals("--accessLog takes a file, or - for stdout, not an empty string", refused("--accessLog", " "));
+        assertTrue(refused("--accessLog").contains("needs a value"));
+        assertTrue(ServerOptions.USAGE.contains("\n  --accessLog FILE "), "indented as the other flags");
+    }
 }

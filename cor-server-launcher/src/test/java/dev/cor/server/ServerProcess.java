@@ -47,11 +47,18 @@ final class ServerProcess implements AutoCloseable {
 
     private static ServerProcess launch(List<String> launcher, java.util.Map<String, String> env, List<String> args, int port,
             Path workDir) throws IOException {
+        return launch(launcher, env, args, port, workDir, true);
+    }
+
+    /** With {@code stdoutToFile} false, stdout is a pipe that {@link #stdoutPipe()} gives and nobody reads unless the test does. */
+    private static ServerProcess launch(List<String> launcher, java.util.Map<String, String> env, List<String> args, int port,
+            Path workDir, boolean stdoutToFile) throws IOException {
         Path dir = Files.createTempDirectory("cor-server-test");
         List<String> cmd = new ArrayList<>(launcher);
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).directory((workDir != null ? workDir : dir).toFile())
-                .redirectOutput(dir.resolve("stdout").toFile()).redirectError(dir.resolve("stderr").toFile());
+                .redirectOutput(stdoutToFile ? ProcessBuilder.Redirect.to(dir.resolve("stdout").toFile()) : ProcessBuilder.Redirect.PIPE)
+                .redirectError(dir.resolve("stderr").toFile());
         pb.environment().putAll(env);
         return new ServerProcess(pb.start(), port, dir);
     }
@@ -88,13 +95,26 @@ final class ServerProcess implements AutoCloseable {
         return start(launcher, java.util.Map.of(), null, trust, flags);
     }
 
+    /**
+     * {@link #start(String...)} with stdout a pipe that nobody reads ({@link #stdoutPipe()} is
+     * there to read it): what the process writes there fills the pipe, then its writes block.
+     */
+    static ServerProcess startWithStdoutUnread(String... flags) throws Exception {
+        return start(command(), java.util.Map.of(), null, null, false, flags);
+    }
+
     private static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir,
             javax.net.ssl.SSLContext trust, String... flags) throws Exception {
+        return start(launcher, env, workDir, trust, true, flags);
+    }
+
+    private static ServerProcess start(List<String> launcher, java.util.Map<String, String> env, Path workDir,
+            javax.net.ssl.SSLContext trust, boolean stdoutToFile, String... flags) throws Exception {
         int port = freePort();
         // No drain unless the test asks for one: a SIGTERM stops at once, as the stop tests expect.
         List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", String.valueOf(port), "--drainMs", "0"));
         args.addAll(List.of(flags));
-        ServerProcess s = launch(launcher, env, args, port, workDir);
+        ServerProcess s = launch(launcher, env, args, port, workDir, stdoutToFile);
         if (trust != null) {
             s.scheme = "https";
             s.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
@@ -210,7 +230,12 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
-    /** What the process wrote to stdout so far. */
+    /** The process's stdout when it is a pipe ({@link #startWithStdoutUnread}). */
+    java.io.InputStream stdoutPipe() {
+        return process.getInputStream();
+    }
+
+    /** What the process wrote to stdout so far (nothing when stdout is a pipe). */
     String stdout() {
         return read("stdout");
     }
@@ -221,6 +246,9 @@ final class ServerProcess implements AutoCloseable {
     }
 
     private String read(String name) {
+        if (!Files.exists(dir.resolve(name))) {
+            return "";
+        }
         try {
             return Files.readString(dir.resolve(name), StandardCharsets.UTF_8);
         } catch (IOException e) {

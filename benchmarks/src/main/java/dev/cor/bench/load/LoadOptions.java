@@ -14,7 +14,7 @@ import dev.cor.bench.cli.Flags.FlagException;
 
 /**
  * One run of the load generator, as its command line asked, every value checked and bounded.
- * {@code rate} is NaN for a closed loop. Made by {@link #parse} (the CLI) or {@link #builder()}
+ * {@code rate} is NaN for a closed loop. Made by {@link #parse} (the CLI) or {@link #builder(String)}
  * (tests and other tools); immutable.
  */
 public record LoadOptions(Endpoint url, int connections, int sockets, int durationS, int warmupS, double rate,
