@@ -24,6 +24,7 @@ import dev.cor.base.CorCoTimer;
 import dev.cor.base.CorCoTimeoutException;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.OutboundPolicy;
 
 /**
  * One multiplexed client connection to one peer (spec § 9.2), owned either by a loop - shared by
@@ -137,6 +138,11 @@ final class ClientConnection implements CorCoLoopHandler {
     void open(long deadlineNanos) {
         try {
             InetAddress address = resolve(deadlineNanos);
+            // the address connected to, after the lookup: a name cannot point the client past the policy
+            if (!client.outboundPolicy.permits(address)) {
+                throw new CorProtoException(CorProtoException.Kind.DENIED, null, "cannot connect to cor://" + host + ": "
+                        + OutboundPolicy.REFUSAL, false, null);
+            }
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);

@@ -14,6 +14,7 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.OutboundPolicy;
 
 /**
  * The {@code cor://} client (doc/cor-protocol.md § 9.2): sends a request to a peer broker and
@@ -45,6 +46,7 @@ public final class CorProtoClient implements AutoCloseable {
     final String name;
     final String token;
     final long connectTimeoutMs;
+    final OutboundPolicy outboundPolicy;
     final long requestTimeoutMs;
     final long pingIdleNanos;
     final long pingTimeoutNanos;
@@ -72,6 +74,7 @@ public final class CorProtoClient implements AutoCloseable {
         this.name = b.name;
         this.token = b.token;
         this.connectTimeoutMs = b.connectTimeoutMs;
+        this.outboundPolicy = b.outboundPolicy;
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.pingIdleNanos = TimeUnit.MILLISECONDS.toNanos(b.pingIdleMs);
         this.pingTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.pingTimeoutMs);
@@ -397,6 +400,7 @@ public final class CorProtoClient implements AutoCloseable {
         private int maxStreams = CorProtoCodec.DEFAULT_MAX_STREAMS;
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
         private int connectionsPerPeer = 1;
+        private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
 
         private Builder() {
         }
@@ -465,6 +469,15 @@ public final class CorProtoClient implements AutoCloseable {
         /** Connections per loop and peer, used in turn (default 1: one multiplexed connection). */
         public Builder connectionsPerPeer(int n) {
             this.connectionsPerPeer = ProtoChecks.range(n, 1, 64, "connections per peer");
+            return this;
+        }
+
+        /**
+         * Which addresses the client may connect to (default: all), asked with a peer's address
+         * once its name has resolved; a refusal is {@link CorProtoException.Kind#DENIED}.
+         */
+        public Builder outboundPolicy(OutboundPolicy policy) {
+            this.outboundPolicy = java.util.Objects.requireNonNull(policy, "policy");
             return this;
         }
 
