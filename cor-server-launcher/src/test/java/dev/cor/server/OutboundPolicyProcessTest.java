@@ -12,6 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,15 +31,24 @@ import com.fasterxml.jackson.databind.JsonNode;
  */
 @Tag("process")
 class OutboundPolicyProcessTest {
-    /** The README's line, as written there. */
-    static final String MULTI_TENANT = "127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10,10.0.0.0/8,"
-            + "172.16.0.0/12,192.168.0.0/16,fc00::/7";
+    /** The ranges of the README's line for a multi-tenant broker, read from the README as written there. */
+    private static String readmeDenyLine() throws Exception {
+        String readme = Files.readString(Path.of(System.getProperty("user.dir"), "..", "README.md"));
+        Matcher m = Pattern.compile("\\n  --outboundDeny (\\S+)\\n```").matcher(readme);
+        assertTrue(m.find(), "no --outboundDeny example in the README");
+        String ranges = m.group(1);
+        for (String r : List.of("127.0.0.0/8", "::1/128", "169.254.0.0/16", "fe80::/10", "10.0.0.0/8", "172.16.0.0/12",
+                "192.168.0.0/16", "fc00::/7")) {
+            assertTrue(List.of(ranges.split(",")).contains(r), "the README's line lost " + r + ": " + ranges);
+        }
+        return ranges;
+    }
     private static final String REFUSAL = "the address of this URL is not allowed by the outbound policy";
 
     @Test
     void the_readmes_multi_tenant_line_refuses_a_loopback_context_notification_and_forward_before_connecting() throws Exception {
         try (OutboundPeer peer = OutboundPeer.http("127.0.0.1");
-                ServerProcess s = ServerProcess.start("--store", "memory", "--httpLoops", "1", "--outboundDeny", MULTI_TENANT)) {
+                ServerProcess s = ServerProcess.start("--store", "memory", "--httpLoops", "1", "--outboundDeny", readmeDenyLine())) {
             String url = peer.url(OutboundPeer.CONTEXT_PATH);
             HttpResponse<String> r = createWithContext(s, url);
             assertEquals(503, r.statusCode(), r.body());
