@@ -21,6 +21,7 @@ import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
 import dev.cor.rest.CorRestFinishCoroutineHook;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.client.CorRestClient;
 
 /**
@@ -63,8 +64,8 @@ public final class CorNgsild implements AutoCloseable {
     private CorNgsild(Builder b) {
         this.ownsClient = b.client == null;
         this.client = b.client != null ? b.client
-                : CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.contextTimeoutMs)
-                        .responseTimeoutMs(b.contextTimeoutMs).build();
+                : CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
+                        .connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
         LdContexts.Builder cb = LdContexts.builder();
         b.contextSettings.accept(cb);
@@ -74,14 +75,15 @@ public final class CorNgsild implements AutoCloseable {
         }
         this.contexts = cb.build();
         // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
-        this.notificationClient = CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.notificationTimeoutMs)
-                .responseTimeoutMs(b.notificationTimeoutMs).build();
-        this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs);
+        this.notificationClient = CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
+                .connectTimeoutMs(b.notificationTimeoutMs).responseTimeoutMs(b.notificationTimeoutMs).build();
+        this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs, b.tls(),
+                b.outboundPolicy);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.registrations = new Registrations(b.clock);
         // forwards have a client of their own too: a source that hangs holds its connections, nobody else's
-        this.forwardClient = CorRestClient.builder().sslContext(b.tls()).connectTimeoutMs(b.forwardTimeoutMs)
-                .responseTimeoutMs(b.forwardTimeoutMs).build();
+        this.forwardClient = CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
+                .connectTimeoutMs(b.forwardTimeoutMs).responseTimeoutMs(b.forwardTimeoutMs).build();
         this.forwarder = new Forwarder(forwardClient, b.brokerId != null ? b.brokerId
                 : "cor-" + Long.toHexString(new java.security.SecureRandom().nextLong()), b.forwardTimeoutMs, b.clock);
         // each forward's outcome goes to the registration's status members (timesSent, lastFailure, ...)
@@ -226,6 +228,7 @@ public final class CorNgsild implements AutoCloseable {
         private long forwardTimeoutMs = 5_000;
         private String brokerId;
         private javax.net.ssl.SSLContext sslContext;
+        private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
         private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
         private NgsildAuthorizer authorizer = NgsildAuthorizer.ALLOW_ALL;
 
@@ -233,12 +236,25 @@ public final class CorNgsild implements AutoCloseable {
         }
 
         /**
-         * The TLS the broker's own clients (context downloads, notifications, forwards) connect
-         * with to https:// peers (default: the JDK's default context, its default trust store).
-         * Hostname verification is always on, whatever the context.
+         * The TLS the broker's own clients connect with - context downloads, notifications
+         * ({@code https://} and {@code mqtts://}), forwards to context sources - (default: the
+         * JDK's default context, its default trust store). Hostname verification is always on,
+         * whatever the context. A client given with {@link #client} keeps its own.
          */
         public Builder sslContext(javax.net.ssl.SSLContext context) {
             this.sslContext = Objects.requireNonNull(context, "sslContext");
+            return this;
+        }
+
+        /**
+         * Which addresses the broker may connect to (default: all): asked by every client it
+         * builds - context downloads and each redirect they follow, notifications (HTTP and MQTT),
+         * forwards and notifications to context sources - with the address a URL's host resolved
+         * to, before connecting. A refused connection is a failure like a refused connect, whose
+         * reason is {@link OutboundPolicy#REFUSAL}. A client given with {@link #client} keeps its own.
+         */
+        public Builder outboundPolicy(OutboundPolicy policy) {
+            this.outboundPolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -6,62 +6,34 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+
+import dev.cor.base.TestCa;
 
 /** The broker's own clients reach https:// peers: a context server with a certificate made here. */
 class OutboundTlsTest {
-    private static final char[] PASSWORD = "test-only".toCharArray();
     private static final String CONTEXT = "{\"@context\":{\"speed\":\"https://example.org/speed\"}}";
 
-    @TempDir
-    static Path dir;
+    private static TestCa ca;
     private static SSLContext trusting;
     private static HttpsServer contexts;
 
     @BeforeAll
     static void makeCertificateAndContextServer() throws Exception {
-        Path store = dir.resolve("localhost.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "localhost", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "2",
-                "-storetype", "PKCS12", "-keystore", store.toString(),
-                "-storepass", new String(PASSWORD), "-keypass", new String(PASSWORD))
-                .redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes());
-        assertTrue(keytool.waitFor(60, TimeUnit.SECONDS) && keytool.exitValue() == 0, "keytool failed: " + output);
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(store)) {
-            keys.load(in, PASSWORD);
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, PASSWORD);
-        SSLContext server = SSLContext.getInstance("TLS");
-        server.init(kmf.getKeyManagers(), null, null);
-        KeyStore trust = KeyStore.getInstance("PKCS12");
-        trust.load(null, null);
-        trust.setCertificateEntry("localhost", keys.getCertificate("localhost"));
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        trusting = SSLContext.getInstance("TLS");
-        trusting.init(null, tmf.getTrustManagers(), null);
+        ca = TestCa.make("cor outbound TLS test CA");
+        SSLContext server = ca.issue().serverContext();
+        trusting = ca.trusting();
 
         contexts = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
         contexts.setHttpsConfigurator(new HttpsConfigurator(server));
@@ -107,8 +79,9 @@ class OutboundTlsTest {
     }
 
     @AfterAll
-    static void stopContextServer() {
+    static void stopContextServer() throws Exception {
         contexts.stop(0);
+        ca.delete();
     }
 
     private static HttpResponse<String> createWithHttpsContext(TestBroker broker) throws Exception {
@@ -141,6 +114,7 @@ class OutboundTlsTest {
             assertTrue(r.body().contains("LdContextNotAvailable"), r.body());
             assertFalse(r.body().contains("sslContext"), r.body());
             assertFalse(r.body().contains("CorRestClient"), r.body());
+            assertTrue(r.body().contains("is not available: TLS with its server failed: its certificate is not trusted"), r.body());
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.cor.server;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
@@ -57,6 +58,7 @@ final class CorServer {
         String corSecret = o.auth().corSecretValue();
         AccessLog accessLog = o.logs().accessLog() == null ? null
                 : new AccessLog(o.logs().accessLog(), o.httpLoops(), o.logs().json());
+        Consumer<CorNgsild.Builder> outbound = o.outbound().settings(); // reads --trustStore
         DurableEntityStore durable = o.durable()
                 ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
                         .snapshotBytes(o.snapshotEvery()).open()
@@ -68,6 +70,7 @@ final class CorServer {
         if (o.brokerId() != null) {
             nb.brokerId(o.brokerId());
         }
+        outbound.accept(nb);
         CorNgsild broker = nb.build();
         ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);

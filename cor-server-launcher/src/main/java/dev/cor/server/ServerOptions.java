@@ -35,11 +35,12 @@ import dev.cor.rest.CorArgs;
  * @param auth           the authentication flags ({@link AuthFlags})
  * @param drainMs        how long SIGTERM's drain lasts: ready answers 503 and connections are still taken
  * @param logs           {@code --accessLog} and {@code --logFormat} ({@link LogFlags})
+ * @param outbound       the outbound connections' flags: trust and address policy ({@link OutboundFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
-        LogFlags logs) {
+        LogFlags logs, OutboundFlags outbound) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -96,7 +97,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --cert FILE         the server's certificate chain, PEM, its own certificate first
               --corsOrigin O      answer browsers calling from origin O (e.g. https://app.example.com), or from
                                   any with __ALL: preflight OPTIONS answered, NGSI-LD headers exposed (default: no CORS)
-            """ + AuthFlags.USAGE + """
+            """ + AuthFlags.USAGE + OutboundFlags.USAGE + """
               --help              this text
             Every flag but --help and --check-data may also come from the environment: COR_ then the
             flag's name in upper case, a _ before each capital (--httpLoops: COR_HTTP_LOOPS=4); the
@@ -142,6 +143,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         AuthFlags auth = AuthFlags.NONE;
         int drainMs = DEFAULT_DRAIN_MS;
         LogFlags logs = LogFlags.DEFAULT;
+        OutboundFlags outbound = OutboundFlags.NONE;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -172,6 +174,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
                 default -> {
+                    if (OutboundFlags.takes(flag)) {
+                        outbound = outbound.with(flag, a.value());
+                        continue;
+                    }
                     if (!AuthFlags.takes(flag)) {
                         throw a.unknown();
                     }
@@ -186,7 +192,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
-                logs);
+                logs, outbound.checked());
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

@@ -161,8 +161,8 @@ class ServerOptionsTest {
         assertTrue(refused("--tokens", "").contains("--tokens"));
         assertTrue(refused("--corSecret").contains("needs a value"));
         assertTrue(ServerOptions.USAGE.contains("\n  --tokens FILE "), "indented as the other flags");
-        assertTrue(ServerOptions.USAGE.contains("\n  --tokens FILE ") && ServerOptions.USAGE.contains("\n  --help              this text\n"),
-                "the auth flags and --help are lines of the usage as the others");
+        assertEquals(ServerOptions.USAGE.lastIndexOf("\n  --"), ServerOptions.USAGE.indexOf("\n  --help              this text\n"),
+                "--help is the last flag");
     }
 
     @Test
@@ -176,5 +176,26 @@ class ServerOptionsTest {
         assertEquals("--accessLog takes a file, or - for stdout, not an empty string", refused("--accessLog", " "));
         assertTrue(refused("--accessLog").contains("needs a value"));
         assertTrue(ServerOptions.USAGE.contains("\n  --accessLog FILE "), "indented as the other flags");
+    }
+
+    @Test
+    void outboundFlagsAreParsedRangesCheckedAndTheLastOneGivenCounts() {
+        ServerOptions o = ServerOptions.parse(new String[] {"--outboundDeny", "10.0.0.0/8, fc00::/7", "--outboundAllow",
+            "10.1.0.0/16", "--trustStore", "/etc/cor/cas.pem", "--outboundDeny", "127.0.0.0/8,::1/128"});
+        assertEquals(java.util.List.of("127.0.0.0/8", "::1/128"), o.outbound().deny(), "given again, the last one counts");
+        assertEquals(java.util.List.of("10.1.0.0/16"), o.outbound().allow());
+        assertEquals("/etc/cor/cas.pem", o.outbound().trustStore());
+        assertEquals(OutboundFlags.NONE, ServerOptions.parse(new String[0]).outbound(), "default: allow all, the JDK's trust");
+    }
+
+    @Test
+    void outboundFlagsAreRefusedWithTheirReason() {
+        assertEquals("--outboundDeny: not a CIDR range: '10.0.0.0/33' (the prefix length takes 0 to 32)",
+                refused("--outboundDeny", "127.0.0.0/8,10.0.0.0/33"));
+        assertTrue(refused("--outboundAllow", "intranet.example").startsWith("--outboundAllow: not a CIDR range: 'intranet.example'"));
+        assertTrue(refused("--outboundDeny", " , ").startsWith("--outboundDeny takes comma-separated CIDR ranges"));
+        assertTrue(refused("--outboundAllow", "10.1.0.0/16").startsWith("--outboundAllow makes exceptions to --outboundDeny"));
+        assertEquals("--trustStorePassword goes with --trustStore", refused("--trustStorePassword", "secret"));
+        assertEquals("--trustStore takes a file, not an empty string", refused("--trustStore", " "));
     }
 }

@@ -403,7 +403,13 @@ final class ContextDocuments {
             try {
                 response = client.send(request);
             } catch (CorRestClientException e) {
-                throw unavailable(url, describe(e) + (current.equals(url) ? "" : " (redirected to " + current + ")"));
+                String why = describe(e) + (current.equals(url) ? "" : " (redirected to " + current + ")");
+                if (e.kind() == CorRestClientException.Kind.DENIED || e.tlsFailure() != null) {
+                    // what the operator decided (the policy) or can fix (a trust, a certificate) is said;
+                    // the policy's refusal is one text, whether the URL or a redirect led there
+                    throw unavailable(url, why, e.reason("its server", 0));
+                }
+                throw unavailable(url, why);
             }
             int status = response.status();
             if (status == 301 || status == 302 || status == 303 || status == 307 || status == 308) {
@@ -534,8 +540,16 @@ final class ContextDocuments {
      * answered.
      */
     static NgsiLdException unavailable(String url, String why) {
-        return new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " is not available: it"
-                + " cannot be downloaded, or it is not a valid JSON-LD context (the broker's log says which)", new Reason(url, why));
+        return unavailable(url, why, "it cannot be downloaded, or it is not a valid JSON-LD context (the broker's log says which)");
+    }
+
+    /**
+     * {@link #unavailable(String, String)} whose answer says {@code said}: the outbound policy's
+     * refusal, or which TLS check failed - the client's words, never the peer's.
+     */
+    static NgsiLdException unavailable(String url, String why, String said) {
+        return new NgsiLdException(ErrorType.LD_CONTEXT_NOT_AVAILABLE, "the @context " + url + " is not available: " + said,
+                new Reason(url, why));
     }
 
     /** The reason {@link #unavailable} kept with {@code e}, or {@code null} when it is another error. */

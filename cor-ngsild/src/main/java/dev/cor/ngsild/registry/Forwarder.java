@@ -229,6 +229,10 @@ public final class Forwarder {
             // an answer came, but not one to use: too large, or not HTTP (§ 6.3.17: 111)
             return new Answer(r, 0, null, warning(111, r, "answered what cannot be used"));
         }
+        if (error instanceof CorRestClientException e && (e.kind() == CorRestClientException.Kind.DENIED || e.tlsFailure() != null)) {
+            // the policy's one text, or which TLS check failed: the client's words, never the source's
+            return new Answer(r, 0, null, warning(199, r, e.reason("its endpoint", timeoutMs(r))));
+        }
         if (error != null) {
             return new Answer(r, 0, null, warning(199, r, "no answer"));
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
 import org.eclipse.paho.client.mqttv3.IMqttActionListener;
@@ -25,6 +26,10 @@ import org.eclipse.paho.client.mqttv3.MqttException;
 import org.eclipse.paho.client.mqttv3.MqttMessage;
 import org.eclipse.paho.client.mqttv3.ScheduledExecutorPingSender;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+
+import dev.cor.rest.OutboundPolicy;
+import dev.cor.rest.client.CorRestClientException;
+import dev.cor.rest.client.TlsFailure;
 
 /**
  * One Paho client connected to one MQTT broker, with everything it runs on: its threads (an
@@ -66,13 +71,16 @@ final class MqttConnection implements MqttCallback {
      * passed. On a helper thread (it blocks). Whatever fails, what was opened is closed before
      * this returns.
      *
+     * @param tls    the TLS of an {@code mqtts} endpoint (unused for {@code mqtt})
+     * @param policy asked with the broker's address before connecting
      * @param onLost told (on one of Paho's threads) when the connection is lost later - the
      *               broker closed it, the network failed - so that its owner closes it
      * @throws MqttFailure why not, in words that carry nothing the peer sent
      */
-    static MqttConnection open(MqttEndpoint endpoint, long timeoutMs, Consumer<MqttConnection> onLost) throws MqttFailure {
+    static MqttConnection open(MqttEndpoint endpoint, long timeoutMs, SSLContext tls, OutboundPolicy policy,
+            Consumer<MqttConnection> onLost) throws MqttFailure {
         String clientId = "cor-ngsild-" + UUID.randomUUID();
-        MqttSockets sockets = new MqttSockets(endpoint.host(), endpoint.tls(), timeoutMs);
+        MqttSockets sockets = new MqttSockets(endpoint.host(), endpoint.tls() ? tls : null, policy, timeoutMs);
         PahoThreads threads = new PahoThreads(clientId, sockets);
         MqttConnection c = null;
         boolean connected = false;
@@ -297,6 +305,9 @@ final class MqttConnection implements MqttCallback {
         if (cause instanceof MqttSockets.MqttPeerException p) {
             return broker + " " + p.getMessage();
         }
+        if (cause instanceof MqttSockets.HandshakeTimeout) {
+            return "TLS with " + broker + " failed: " + TlsFailure.HANDSHAKE_TIMEOUT.words();
+        }
         if (cause instanceof SocketTimeoutException) {
             return "connecting to " + broker + " timed out";
         }
@@ -306,8 +317,11 @@ final class MqttConnection implements MqttCallback {
         if (cause instanceof ConnectException || cause instanceof NoRouteToHostException) {
             return "cannot connect to " + broker;
         }
+        if (cause instanceof CorRestClientException denied && denied.kind() == CorRestClientException.Kind.DENIED) {
+            return OutboundPolicy.REFUSAL; // one text, whatever the address
+        }
         if (cause instanceof SSLException) {
-            return "TLS with " + broker + " failed";
+            return "TLS with " + broker + " failed: " + TlsFailure.of(cause).words();
         }
         if (cause instanceof IOException) {
             return "the connection to " + broker + " failed";

@@ -15,9 +15,12 @@ import org.eclipse.paho.client.mqttv3.MqttException;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import javax.net.ssl.SSLContext;
+
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoTimeoutException;
 import dev.cor.ngsild.subscription.MqttConnection.MqttFailure;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.CorRestJson;
 
 /**
@@ -52,13 +55,18 @@ final class MqttNotifier implements AutoCloseable {
     private static final int HELPERS = 8;
 
     private final long timeoutMs;
+    private final SSLContext tls;
+    private final OutboundPolicy policy;
     private final long firstFailFastMs;
     private final Map<String, Broker> brokers = new ConcurrentHashMap<>();
     private final ThreadPoolExecutor helpers;
     private volatile boolean closed;
 
-    MqttNotifier(long timeoutMs) {
+    /** {@code tls} for {@code mqtts://} brokers; {@code policy} asked with each broker's address before connecting. */
+    MqttNotifier(long timeoutMs, SSLContext tls, OutboundPolicy policy) {
         this.timeoutMs = timeoutMs;
+        this.tls = tls;
+        this.policy = policy;
         this.firstFailFastMs = Math.min(MAX_FAIL_FAST_MS, Math.max(1_000, timeoutMs));
         AtomicInteger n = new AtomicInteger();
         this.helpers = new ThreadPoolExecutor(HELPERS, HELPERS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -224,7 +232,7 @@ final class MqttNotifier implements AutoCloseable {
             }
             MqttConnection c;
             try {
-                c = MqttConnection.open(endpoint, timeoutMs, this::lost);
+                c = MqttConnection.open(endpoint, timeoutMs, tls, policy, this::lost);
             } catch (MqttFailure e) {
                 remember(e.getMessage());
                 next.completeExceptionally(e);

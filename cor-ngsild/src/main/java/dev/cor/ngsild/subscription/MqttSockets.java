@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +22,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 
+import dev.cor.rest.OutboundPolicy;
+import dev.cor.rest.client.CorRestClientException;
+
 /**
  * The sockets of one MQTT connection: what Paho's TCP module is given to open its socket with
  * ({@code MqttConnectOptions.setSocketFactory}), so that the connection's owner can close them
@@ -30,8 +34,11 @@ import javax.net.ssl.SSLSocket;
  * <li>{@link #close()} closes every socket opened and refuses any opened later (Paho's connect
  * thread may still be resolving the name when its connection is given up): Paho's threads then
  * see the end of their streams and stop.</li>
- * <li>{@code mqtts}: the TLS layer is made here, over the plain socket, with the JDK's default
- * trust and the host name verified, its handshake under the connect deadline.</li>
+ * <li>The address Paho resolved is asked of the broker's {@link OutboundPolicy} before the
+ * connect: a refused one is never connected to.</li>
+ * <li>{@code mqtts}: the TLS layer is made here, over the plain socket, with the broker's
+ * {@link SSLContext} (its clients' trust) and the host name verified, its handshake under the
+ * connect deadline.</li>
  * <li>Reads wait until Paho's connect thread has ended ({@link #connectThreadEnded}). That thread
  * starts the receiver, sender and callback threads and waits for each to run by looking every
  * 100 ms; a receiver that stopped in between - its peer closed or answered garbage, or the
@@ -51,15 +58,18 @@ final class MqttSockets extends SocketFactory {
     private static final long CONNECT_THREAD_MS = 30_000;
 
     private final String host;
-    private final boolean tls;
+    private final SSLContext tls;
+    private final OutboundPolicy policy;
     private final long connectTimeoutMs;
     private final List<Socket> opened = new ArrayList<>(1); // guarded by this
     private boolean closed;                                  // guarded by this
     private final CountDownLatch connectThread = new CountDownLatch(1);
 
-    MqttSockets(String host, boolean tls, long connectTimeoutMs) {
+    /** {@code tls}: the TLS of {@code mqtts}, {@code null} for plain {@code mqtt}. */
+    MqttSockets(String host, SSLContext tls, OutboundPolicy policy, long connectTimeoutMs) {
         this.host = host;
         this.tls = tls;
+        this.policy = policy;
         this.connectTimeoutMs = connectTimeoutMs;
     }
 
@@ -165,12 +175,19 @@ final class MqttSockets extends SocketFactory {
         @Override
         public void connect(SocketAddress endpoint, int timeout) throws IOException {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMs);
+            InetAddress address = endpoint instanceof InetSocketAddress a ? a.getAddress() : null;
+            if (address == null) {
+                throw new UnknownHostException("the MQTT broker's host did not resolve");
+            }
+            if (!policy.permits(address)) { // the address Paho resolved, the one connected to
+                throw new CorRestClientException(CorRestClientException.Kind.DENIED, OutboundPolicy.REFUSAL);
+            }
             plain.connect(endpoint, (int) connectTimeoutMs);
-            if (!tls) {
+            if (tls == null) {
                 io = plain;
                 return;
             }
-            SSLSocket s = (SSLSocket) defaultTls().getSocketFactory().createSocket(plain, host,
+            SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(plain, host,
                     ((InetSocketAddress) endpoint).getPort(), true);
             SSLParameters p = s.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
@@ -185,16 +202,12 @@ final class MqttSockets extends SocketFactory {
                 throw new SocketTimeoutException("no time left for the TLS handshake");
             }
             plain.setSoTimeout((int) left);
-            s.startHandshake();
-            io = s;
-        }
-
-        private SSLContext defaultTls() throws IOException {
             try {
-                return SSLContext.getDefault();
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IOException("no TLS in this JVM", e);
+                s.startHandshake();
+            } catch (SocketTimeoutException e) {
+                throw new HandshakeTimeout(e);
             }
+            io = s;
         }
 
         private Socket io() throws SocketException {
@@ -346,6 +359,16 @@ final class MqttSockets extends SocketFactory {
         @Override
         public boolean markSupported() {
             return false;
+        }
+    }
+
+    /** The TLS handshake did not finish by the connect deadline. */
+    static final class HandshakeTimeout extends SocketTimeoutException {
+        private static final long serialVersionUID = 1L;
+
+        HandshakeTimeout(SocketTimeoutException cause) {
+            super("the TLS handshake did not finish in time");
+            initCause(cause);
         }
     }
 

@@ -17,6 +17,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 
+import javax.net.ssl.SSLContext;
+
 import dev.cor.ngsild.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
@@ -29,6 +31,7 @@ import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRestJson;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.client.CorRestClient;
 import dev.cor.rest.client.CorRestClientException;
 import dev.cor.rest.client.CorRestClientRequest;
@@ -53,13 +56,19 @@ public final class Notifier implements AutoCloseable {
     private final NgsildMetrics metrics;
     private final long timeoutMs;
 
-    public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs) {
+    /**
+     * @param client        the HTTP(S) notifications' client
+     * @param mqttTls       the TLS of {@code mqtts://} notifications (hostname always verified)
+     * @param mqttPolicy    the addresses MQTT notifications may connect to (HTTP's is the client's)
+     */
+    public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs,
+            SSLContext mqttTls, OutboundPolicy mqttPolicy) {
         this.client = client;
         this.timeoutMs = timeoutMs;
         this.contexts = contexts;
         this.clock = clock;
         this.metrics = metrics;
-        this.mqtt = new MqttNotifier(timeoutMs);
+        this.mqtt = new MqttNotifier(timeoutMs, mqttTls, mqttPolicy);
     }
 
     /**
@@ -103,6 +112,13 @@ public final class Notifier implements AutoCloseable {
             s.timesFailed.incrementAndGet();
             s.lastFailure = now;
             s.lastFailureReason = failure;
+            if (!s.failing) {
+                // once per run of failures: an operator sees an endpoint stop working (a certificate
+                // expired, a policy refusal) without a line per notification
+                String why = failure;
+                LOG.log(System.Logger.Level.WARNING, () -> "cor-ngsild: notifications of subscription " + d.id()
+                        + " fail: " + why + " (further failures at debug until one succeeds)");
+            }
             s.failing = true;
             metrics.notificationSent(false);
             LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: a notification of " + d.id() + " to "

@@ -29,25 +29,44 @@ public final class Mosquitto implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path dir;
+    /** The TLS a subscriber of a TLS listener connects with, or {@code null} for plain MQTT. */
+    private final javax.net.ssl.SSLContext tls;
 
-    private Mosquitto(Process process, int port, Path dir) {
+    private Mosquitto(Process process, int port, Path dir, javax.net.ssl.SSLContext tls) {
         this.process = process;
         this.port = port;
         this.dir = dir;
+        this.tls = tls;
     }
 
     public static Mosquitto start() {
-        int port;
+        return start(freePort());
+    }
+
+    private static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
+            return s.getLocalPort();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        return start(port);
+    }
+
+    /**
+     * A broker whose one listener speaks MQTT over TLS: {@code key} and {@code chain} (PEM) its
+     * certificate, {@code ca} (PEM) the CA it names; its own subscribers ({@link #listen}) trust
+     * {@code clientTls}.
+     */
+    public static Mosquitto startTls(Path ca, Path chain, Path key, javax.net.ssl.SSLContext clientTls) {
+        return start(freePort(), new Path[] {ca, chain, key}, clientTls);
     }
 
     /** On {@code port} of 127.0.0.1: where something else listened before (a test's dead broker). */
     static Mosquitto start(int port) {
+        return start(port, null, null);
+    }
+
+    /** {@code tlsFiles}: the CA, chain and key of a TLS listener, or {@code null}. */
+    private static Mosquitto start(int port, Path[] tlsFiles, javax.net.ssl.SSLContext tls) {
         String binary = null;
         for (String b : BINARIES) {
             if (Files.isExecutable(Path.of(b))) {
@@ -60,14 +79,16 @@ public final class Mosquitto implements AutoCloseable {
         try {
             Path dir = Files.createTempDirectory("cor-mosquitto");
             Path conf = dir.resolve("mosquitto.conf");
-            Files.writeString(conf, "listener " + port + " 127.0.0.1\nallow_anonymous true\npersistence false\n");
+            String listenerSettings = tlsFiles == null ? "" : tlsSettings(dir, tlsFiles);
+            Files.writeString(conf, "listener " + port + " 127.0.0.1\n" + listenerSettings
+                    + "allow_anonymous true\npersistence false\n");
             Process p = new ProcessBuilder(binary, "-c", conf.toString()).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("mosquitto.log").toFile()).start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (true) {
                 try (Socket s = new Socket()) {
                     s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-                    return new Mosquitto(p, port, dir);
+                    return new Mosquitto(p, port, dir, tls);
                 } catch (IOException e) {
                     if (!p.isAlive() || System.nanoTime() > deadline) {
                         p.destroyForcibly();
@@ -85,15 +106,35 @@ public final class Mosquitto implements AutoCloseable {
         }
     }
 
+    /**
+     * The TLS files copied where mosquitto reads them: started as root, it reads them after it
+     * has become its own user, which a test's private temporary directory keeps out.
+     */
+    private static String tlsSettings(Path dir, Path[] files) throws IOException {
+        var readable = java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        String[] names = {"cafile", "certfile", "keyfile"};
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < names.length; i++) {
+            Path copy = Files.copy(files[i], dir.resolve(names[i] + ".pem"));
+            Files.setPosixFilePermissions(copy, readable);
+            out.append(names[i]).append(' ').append(copy).append('\n');
+        }
+        return out.toString();
+    }
+
     public int port() {
         return port;
     }
 
     /** A subscriber to {@code topic} on this broker (QoS 1); each message's payload, parsed, lands in {@code into}. */
-    MqttClient listen(String topic, LinkedBlockingQueue<JsonNode> into) throws MqttException {
-        MqttClient c = new MqttClient("tcp://127.0.0.1:" + port, "test-" + topic.hashCode() + System.nanoTime(),
-                new MemoryPersistence());
+    public MqttClient listen(String topic, LinkedBlockingQueue<JsonNode> into) throws MqttException {
+        MqttClient c = new MqttClient((tls == null ? "tcp" : "ssl") + "://127.0.0.1:" + port,
+                "test-" + topic.hashCode() + System.nanoTime(), new MemoryPersistence());
         MqttConnectOptions o = new MqttConnectOptions();
+        if (tls != null) {
+            o.setSocketFactory(tls.getSocketFactory());
+        }
         o.setMqttVersion(MqttConnectOptions.MQTT_VERSION_3_1_1);
         o.setConnectionTimeout(5);
         c.connect(o);

@@ -61,6 +61,7 @@ final class CorProtoTransport implements Transport {
             case TIMEOUT -> Kind.TIMEOUT;
             case TOO_LARGE -> Kind.TOO_LARGE;
             case PROTOCOL, STREAM -> Kind.MALFORMED;
+            case DENIED -> Kind.DENIED;
         };
     }
 }

@@ -14,6 +14,7 @@ import javax.net.ssl.SSLContext;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.proto.CorProtoClient;
 
 /**
@@ -54,6 +55,7 @@ public final class CorRestClient implements AutoCloseable {
     final int maxIdlePerOrigin;
     final long idleTimeoutNanos;
     final CorRestResolver resolver;
+    final OutboundPolicy outboundPolicy;
 
     /** The pools: a loop's (key: the loop) or another thread's (key: the thread). */
     private final Map<Object, ConnectionPool> pools = new ConcurrentHashMap<>();
@@ -77,6 +79,7 @@ public final class CorRestClient implements AutoCloseable {
         this.maxIdlePerOrigin = b.maxIdlePerOrigin;
         this.idleTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.idleTimeoutMs);
         this.resolver = b.resolver != null ? b.resolver : CorRestResolver.system();
+        this.outboundPolicy = b.outboundPolicy;
     }
 
     public static Builder builder() {
@@ -193,7 +196,8 @@ public final class CorRestClient implements AutoCloseable {
             synchronized (this) {
                 p = proto;
                 if (p == null) {
-                    p = CorProtoClient.builder().connectTimeoutMs(connectTimeoutMs).requestTimeoutMs(responseTimeoutMs).build();
+                    p = CorProtoClient.builder().connectTimeoutMs(connectTimeoutMs).requestTimeoutMs(responseTimeoutMs)
+                            .outboundPolicy(outboundPolicy).build();
                     proto = p;
                 }
             }
@@ -327,6 +331,7 @@ public final class CorRestClient implements AutoCloseable {
         private int maxIdlePerOrigin = DEFAULT_MAX_IDLE_PER_ORIGIN;
         private long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
         private CorRestResolver resolver;
+        private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
 
         private Builder() {
         }
@@ -389,6 +394,16 @@ public final class CorRestClient implements AutoCloseable {
         /** How names become addresses (default: {@link CorRestResolver#system()}). */
         public Builder resolver(CorRestResolver resolver) {
             this.resolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * Which addresses the client may connect to (default: all), asked with each new
+         * connection's address once its name has resolved - {@code http}, {@code https} and
+         * {@code cor}; a refusal is {@link CorRestClientException.Kind#DENIED} and sends nothing.
+         */
+        public Builder outboundPolicy(OutboundPolicy policy) {
+            this.outboundPolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.client.CorRestClientException.Kind;
 import dev.cor.rest.tls.LoopTls;
 
@@ -81,6 +82,11 @@ final class Http1Transport implements Transport {
         // the connect timeout covers the name lookup too: a slow resolver cannot stretch it
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectMs);
         InetAddress address = client.resolver.resolve(req.host, connectMs);
+        // the address connected to, after the lookup: a name cannot point the client past the policy
+        if (!client.outboundPolicy.permits(address)) {
+            throw new CorRestClientException(Kind.DENIED, "cannot connect to " + req.scheme + "://" + req.host + ": "
+                    + OutboundPolicy.REFUSAL);
+        }
         SocketChannel ch = SocketChannel.open();
         c.channel = ch;
         ch.configureBlocking(false);
@@ -109,12 +115,13 @@ final class Http1Transport implements Transport {
         long hsDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(handshakeMs);
         try {
             conduit.handshake(hsDeadline, () -> "TLS handshake with " + origin + " did not finish within " + handshakeMs + " ms");
-        } catch (SSLException e) {
-            throw new CorRestClientException(Kind.TLS, "TLS handshake with " + origin + " failed: " + e.getMessage(), e);
         } catch (CorRestClientException e) {
-            throw e;
+            if (e.kind() == Kind.TIMEOUT) {
+                throw new CorRestClientException(Kind.TIMEOUT, TlsFailure.HANDSHAKE_TIMEOUT, e.getMessage(), e);
+            }
+            throw e.tlsFailure() != null || e.kind() != Kind.TLS ? e : tls(e, origin);
         } catch (IOException e) {
-            throw new CorRestClientException(Kind.TLS, "TLS handshake with " + origin + " failed: " + e, e);
+            throw tls(e, origin);
         }
         c.conduit = conduit;
     }
@@ -146,15 +153,24 @@ final class Http1Transport implements Transport {
         return origin.port() == defaultPort ? host : host + ":" + origin.port();
     }
 
+    /**
+     * A TLS failure, classified once ({@link TlsFailure#of}); its message is the client's words
+     * alone (the JDK's text may quote the peer's certificate), the JDK's exception its cause.
+     */
+    private static CorRestClientException tls(IOException e, Origin origin) {
+        TlsFailure f = e instanceof CorRestClientException c && c.tlsFailure() != null ? c.tlsFailure() : TlsFailure.of(e);
+        return new CorRestClientException(Kind.TLS, f, "TLS with " + origin + " failed: " + f.words(), e);
+    }
+
     /** An I/O failure as the kind a caller can act on; {@code otherwise} where nothing more precise fits. */
     static CorRestClientException failure(IOException e, Kind otherwise, Origin origin) {
         if (e instanceof CorRestClientException c) {
             return c;
         }
-        String m = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
         if (e instanceof SSLException) {
-            return new CorRestClientException(Kind.TLS, "TLS with " + origin + " failed: " + m, e);
+            return tls(e, origin);
         }
+        String m = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
         if (e instanceof ConnectException || e instanceof NoRouteToHostException) {
             return new CorRestClientException(Kind.REFUSED, "cannot connect to " + origin + ": " + m, e);
         }

@@ -86,8 +86,8 @@ final class TlsConduit extends Conduit {
                 }
                 case BUFFER_UNDERFLOW -> readMore(deadlineNanos, phase, true);
                 case BUFFER_OVERFLOW -> growAppIn();
-                case CLOSED -> throw new CorRestClientException(CorRestClientException.Kind.TLS,
-                        "the peer closed TLS during the handshake");
+                case CLOSED -> throw new CorRestClientException(CorRestClientException.Kind.TLS, TlsFailure.CLOSED_BY_PEER,
+                        "the peer closed TLS during the handshake", null);
             }
         }
     }
@@ -108,8 +108,8 @@ final class TlsConduit extends Conduit {
             }
             if (n < 0) {
                 if (handshaking) {
-                    throw new CorRestClientException(CorRestClientException.Kind.TLS,
-                            "the peer closed the connection during the TLS handshake");
+                    throw new CorRestClientException(CorRestClientException.Kind.TLS, TlsFailure.CLOSED_BY_PEER,
+                            "the peer closed the connection during the TLS handshake", null);
                 }
                 return false;
             }

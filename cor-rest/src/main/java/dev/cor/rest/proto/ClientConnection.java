@@ -27,6 +27,7 @@ import dev.cor.base.CorCoTimer;
 import dev.cor.base.CorCoTimeoutException;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.tls.LoopTls;
 
 /**
@@ -155,6 +156,11 @@ final class ClientConnection implements CorCoLoopHandler {
     void open(long deadlineNanos) {
         try {
             InetAddress address = resolve(deadlineNanos);
+            // the address connected to, after the lookup: a name cannot point the client past the policy
+            if (!client.outboundPolicy.permits(address)) {
+                throw new CorProtoException(CorProtoException.Kind.DENIED, null, "cannot connect to cor://" + host + ": "
+                        + OutboundPolicy.REFUSAL, false, null);
+            }
             channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);

@@ -17,6 +17,7 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.tls.LoopTls;
 
 /**
@@ -53,6 +54,7 @@ public final class CorProtoClient implements AutoCloseable {
     final String name;
     final String token;
     final long connectTimeoutMs;
+    final OutboundPolicy outboundPolicy;
     final long requestTimeoutMs;
     final long pingIdleNanos;
     final long pingTimeoutNanos;
@@ -86,6 +88,7 @@ public final class CorProtoClient implements AutoCloseable {
         this.name = b.name;
         this.token = b.token;
         this.connectTimeoutMs = b.connectTimeoutMs;
+        this.outboundPolicy = b.outboundPolicy;
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.pingIdleNanos = TimeUnit.MILLISECONDS.toNanos(b.pingIdleMs);
         this.pingTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.pingTimeoutMs);
@@ -436,6 +439,7 @@ public final class CorProtoClient implements AutoCloseable {
         private int nameTable = CorProtoCodec.DEFAULT_NAME_TABLE;
         private int connectionsPerPeer = 1;
         private SSLContext tls;
+        private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
 
         private Builder() {
         }
@@ -514,6 +518,15 @@ public final class CorProtoClient implements AutoCloseable {
         /** Connections per loop and peer, used in turn (default 1: one multiplexed connection). */
         public Builder connectionsPerPeer(int n) {
             this.connectionsPerPeer = ProtoChecks.range(n, 1, 64, "connections per peer");
+            return this;
+        }
+
+        /**
+         * Which addresses the client may connect to (default: all), asked with a peer's address
+         * once its name has resolved; a refusal is {@link CorProtoException.Kind#DENIED}.
+         */
+        public Builder outboundPolicy(OutboundPolicy policy) {
+            this.outboundPolicy = java.util.Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -27,7 +27,9 @@ public class CorProtoException extends IOException {
         /** The request does not fit in a frame; nothing was sent, the connection goes on. */
         TOO_LARGE,
         /** A deadline passed: connect, HELLO, write or answer ({@link CorProtoTimeoutException}). */
-        TIMEOUT
+        TIMEOUT,
+        /** The client's {@link dev.cor.rest.OutboundPolicy} refuses the peer's address. Nothing was sent. */
+        DENIED
     }
 
     private final Kind kind;
