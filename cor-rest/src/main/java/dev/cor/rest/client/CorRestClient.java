@@ -213,7 +213,7 @@ public final class CorRestClient implements AutoCloseable {
                 p = protoTls;
                 if (p == null) {
                     p = CorProtoClient.builder().connectTimeoutMs(connectTimeoutMs).requestTimeoutMs(responseTimeoutMs)
-                            .tls(sslContext).build();
+                            .tls(sslContext).outboundPolicy(outboundPolicy).build();
                     protoTls = p;
                 }
             }

@@ -66,13 +66,16 @@ class CorRestClientOutboundPolicyTest {
     }
 
     @Test
-    void a_cor_url_to_a_denied_address_is_refused_too() throws Exception {
+    void a_cor_or_cors_url_to_a_denied_address_is_refused_too() throws Exception {
         try (ServerSocket nobody = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                CorRestClient client = CorRestClient.builder().outboundPolicy(NO_LOOPBACK).build()) {
+                CorRestClient client = CorRestClient.builder().sslContext(javax.net.ssl.SSLContext.getDefault())
+                        .outboundPolicy(NO_LOOPBACK).build()) {
             int port = nobody.getLocalPort();
-            CorRestClientException e = assertThrows(CorRestClientException.class,
-                    () -> client.send(CorRestClientRequest.get("cor://127.0.0.1:" + port + "/x")));
-            assertEquals(Kind.DENIED, e.kind(), e.getMessage());
+            for (String scheme : new String[] {"cor", "cors"}) {
+                CorRestClientException e = assertThrows(CorRestClientException.class,
+                        () -> client.send(CorRestClientRequest.get(scheme + "://127.0.0.1:" + port + "/x")));
+                assertEquals(Kind.DENIED, e.kind(), scheme + ": " + e.getMessage());
+            }
         }
     }
 }
