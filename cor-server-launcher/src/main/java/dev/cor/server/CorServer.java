@@ -57,14 +57,14 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).open()
                 : null;
         EntityStore store = durable != null ? durable : new MemoryEntityStore();
-        CorNgsild.Builder nb = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
+        ServerMetrics metrics = new ServerMetrics(build);
+        CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
                 .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer);
         if (o.brokerId() != null) {
             nb.brokerId(o.brokerId());
         }
         CorNgsild broker = nb.build();
-        ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);
         CorHttpServer http;
         try {
