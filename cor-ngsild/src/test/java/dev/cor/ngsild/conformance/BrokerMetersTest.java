@@ -28,7 +28,9 @@ class BrokerMetersTest {
             String id = Entities.id("Metered");
             Checks.status(api.post("/entities").tenant("fleet").json(Json.obj("""
                     {"id": "%s", "type": "Metered"}""", id)).send(), 201);
+            long sent = System.nanoTime();
             Checks.status(api.get("/entities/" + id).tenant("fleet").send(), 200);
+            long roundTrip = System.nanoTime() - sent;
             Checks.status(api.get("/entities/" + id + "x").tenant("fleet").send(), 404);
 
             assertEquals(1, registry.get("cor.ngsild.requests").tags("operation", "createEntity", "status", "201")
@@ -39,7 +41,9 @@ class BrokerMetersTest {
                     .timer();
             assertEquals(1, ok.count());
             assertTrue(ok.totalTime(TimeUnit.NANOSECONDS) > 0, "a request takes time");
-            assertTrue(ok.totalTime(TimeUnit.SECONDS) < 10, "measured in the unit asked, not in nanoseconds as seconds");
+            assertTrue(ok.totalTime(TimeUnit.NANOSECONDS) <= roundTrip,
+                    "the broker's part is within the client's round trip (" + roundTrip + " ns), in the unit it was measured in: "
+                            + ok.totalTime(TimeUnit.NANOSECONDS));
             CountAtBucket[] buckets = ok.takeSnapshot().histogramCounts();
             assertEquals(17, buckets.length, "50 us .. 10 s");
             assertEquals(50_000, buckets[0].bucket(TimeUnit.NANOSECONDS), 0.5);
