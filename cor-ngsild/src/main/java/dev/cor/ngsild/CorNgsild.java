@@ -23,6 +23,9 @@ import dev.cor.rest.CorRestCoroutineHook;
 import dev.cor.rest.CorRestFinishCoroutineHook;
 import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.client.CorRestClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * An embeddable NGSI-LD context broker (ETSI GS CIM 009): what a {@code CorHttpServer} (or a
@@ -52,7 +55,7 @@ public final class CorNgsild implements AutoCloseable {
     private final LdContexts contexts;
     private final CorRestClient client;
     private final boolean ownsClient;
-    private final NgsildMetrics metrics = new NgsildMetrics();
+    private final NgsildMetrics metrics;
     private final NgsildApplication application;
     private final CorRestClient notificationClient;
     private final Notifier notifier;
@@ -62,6 +65,7 @@ public final class CorNgsild implements AutoCloseable {
     private final Registrations registrations;
 
     private CorNgsild(Builder b) {
+        this.metrics = new NgsildMetrics(b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry());
         this.ownsClient = b.client == null;
         this.client = b.client != null ? b.client
                 : CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
@@ -118,6 +122,13 @@ public final class CorNgsild implements AutoCloseable {
         if (store instanceof SubscriptionKeeper keeper) {
             application.restoreCsourceSubscriptions(keeper.contextSources(), contexts);
         }
+        contexts.bindTo(metrics.registry());
+        if (store instanceof MeterBinder meters) {
+            meters.bindTo(metrics.registry()); // a store with meters of its own (the durable one: its journal)
+        }
+        for (String tenant : store.tenants()) {
+            metrics.tenant(store, tenant); // those a durable store recovered; the others as writes make them
+        }
     }
 
     public static Builder builder() {
@@ -156,7 +167,10 @@ public final class CorNgsild implements AutoCloseable {
         return request -> mayYield;
     }
 
-    /** The broker's request counters, by operation and status (the store counts entities, the context service its cache). */
+    /**
+     * The broker's meters: requests by operation and status, their latency, notifications and
+     * entities, in the registry the builder was given (beside the context cache's and the store's).
+     */
     public NgsildMetrics metrics() {
         return metrics;
     }
@@ -231,8 +245,21 @@ public final class CorNgsild implements AutoCloseable {
         private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
         private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
         private NgsildAuthorizer authorizer = NgsildAuthorizer.ALLOW_ALL;
+        private MeterRegistry meterRegistry;
 
         private Builder() {
+        }
+
+        /**
+         * The Micrometer registry the broker's meters go to - requests, their latency,
+         * notifications, entities, the {@code @context} cache and the store's journal - so a host
+         * application's monitoring has them beside its own (default: a registry of the broker's
+         * own, read through {@link CorNgsild#metrics()}). The registry's naming convention names
+         * them; under Prometheus', {@code doc/broker.md} lists each family.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
         }
 
         /**

@@ -64,7 +64,8 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).open()
                 : null;
         EntityStore store = durable != null ? durable : new MemoryEntityStore();
-        CorNgsild.Builder nb = CorNgsild.builder().store(store).contextTimeoutMs(o.contextTimeout())
+        ServerMetrics metrics = new ServerMetrics(build);
+        CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
                 .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer);
         if (o.brokerId() != null) {
@@ -72,7 +73,6 @@ final class CorServer {
         }
         outbound.accept(nb);
         CorNgsild broker = nb.build();
-        ServerMetrics metrics = new ServerMetrics(broker, build);
         ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);
         // One context, read once, for the broker's port and the cor:// port alike.
         javax.net.ssl.SSLContext serverTls = o.tls() != null ? o.tls().sslContext() : null;

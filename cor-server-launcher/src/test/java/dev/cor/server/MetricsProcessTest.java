@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -54,7 +55,15 @@ class MetricsProcessTest {
             "cor_ngsild_context_negative_hits_total", "cor_ngsild_context_evictions_total",
             "cor_ngsild_context_cache_entries", "cor_ngsild_context_cache_bytes", "cor_ngsild_context_negative_entries",
             "cor_ngsild_context_processed", "cor_ngsild_context_processed_bytes", "cor_ngsild_context_implicit",
-            "cor_ngsild_context_implicit_bytes");
+            "cor_ngsild_context_implicit_bytes",
+            // scrapePassesPromtoolWithTheLatencyHistogramAndTheProcessAndJvmFamilies
+            "cor_ngsild_request_duration_seconds", "cor_ngsild_request_duration_seconds_max");
+
+    /** The process and JVM families an operator's dashboards read (the Prometheus client's names); others may come with them. */
+    private static final Set<String> PROCESS_AND_JVM = Set.of("process_open_fds", "process_max_fds",
+            "process_cpu_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds",
+            "jvm_memory_used_bytes", "jvm_memory_committed_bytes", "jvm_memory_max_bytes", "jvm_memory_pool_used_bytes",
+            "jvm_gc_collection_seconds", "jvm_threads_current", "jvm_threads_daemon", "jvm_threads_state");
 
     private static double delta(PromText before, PromText after, String series) {
         return after.valueOrZero(series) - before.valueOrZero(series);
@@ -63,13 +72,22 @@ class MetricsProcessTest {
     @Test
     void everyExportedFamilyIsExpectedByThisTest() throws Exception {
         try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
+            // the histogram's families appear with the first request the broker answers
+            assertEquals(200, s.send("GET", "/ngsi-ld/v1/entities?type=T", null).statusCode());
             Set<String> exported = s.metrics().families();
-            Set<String> unexpected = new TreeSet<>(exported);
+            Set<String> cor = new TreeSet<>();
+            Set<String> other = new TreeSet<>();
+            for (String f : exported) {
+                (f.startsWith("cor_") ? cor : other).add(f);
+            }
+            Set<String> unexpected = new TreeSet<>(cor);
             unexpected.removeAll(EXPECTED);
             Set<String> missing = new TreeSet<>(EXPECTED);
-            missing.removeAll(exported);
+            missing.removeAll(cor);
             assertEquals(Set.of(), unexpected, "families no test drives");
             assertEquals(Set.of(), missing, "families expected and no longer exported");
+            other.removeIf(f -> f.startsWith("jvm_") || f.startsWith("process_"));
+            assertEquals(Set.of(), other, "families that are neither cor's nor the process's or the JVM's");
         }
     }
 
@@ -197,6 +215,49 @@ class MetricsProcessTest {
             assertEquals(1, delta(m4, m5, "cor_ngsild_context_implicit"));
             assertTrue(delta(m4, m5, "cor_ngsild_context_implicit_bytes") > 0);
             assertTrue(delta(m4, m5, "cor_ngsild_context_processed_bytes") > 0);
+        }
+    }
+
+    /**
+     * The scrape after a few requests, as Prometheus' own checker reads it: {@code promtool check
+     * metrics} exits 0 and has nothing to say (no lint: base units, {@code _total} on counters,
+     * help on every family). It holds the latency histogram of the operations asked, in seconds
+     * from 50 us to 10 s, and the process and JVM families.
+     */
+    @Test
+    void scrapePassesPromtoolWithTheLatencyHistogramAndTheProcessAndJvmFamilies() throws Exception {
+        Path promtool = Promtool.find();
+        try (ServerProcess s = ServerProcess.start("--httpLoops", "1", "--corPort", "0")) {
+            String id = "urn:ngsi-ld:T:promtool";
+            assertEquals(201, s.send("POST", "/ngsi-ld/v1/entities", "{\"id\":\"" + id + "\",\"type\":\"T\"}").statusCode());
+            for (int i = 0; i < 3; i++) {
+                assertEquals(200, s.send("GET", "/ngsi-ld/v1/entities/" + id, null).statusCode());
+            }
+            assertEquals(404, s.send("GET", "/ngsi-ld/v1/entities/" + id + "-none", null).statusCode());
+            HttpResponse<String> scrape = s.send("GET", "/metrics", null);
+            assertEquals(200, scrape.statusCode());
+            assertEquals("text/plain; version=0.0.4; charset=utf-8", scrape.headers().firstValue("Content-Type").orElse(null));
+
+            Promtool.Result check = Promtool.checkMetrics(promtool, scrape.body());
+            assertEquals("", check.output(), "promtool check metrics has nothing to say");
+            assertEquals(0, check.exit(), check.output());
+
+            PromText m = PromText.parse(scrape.body());
+            String ok = "{operation=\"retrieveEntity\",status_class=\"2xx\"";
+            assertEquals(3, m.value("cor_ngsild_request_duration_seconds_count" + ok + "}"));
+            assertEquals(3, m.value("cor_ngsild_request_duration_seconds_bucket" + ok + ",le=\"+Inf\"}"));
+            assertEquals(3, m.value("cor_ngsild_request_duration_seconds_bucket" + ok + ",le=\"10.0\"}"), "the last bound: 10 s");
+            assertTrue(m.has("cor_ngsild_request_duration_seconds_bucket" + ok + ",le=\"5.0E-5\"}"), "the first bound: 50 us");
+            double sum = m.value("cor_ngsild_request_duration_seconds_sum" + ok + "}");
+            assertTrue(sum > 0 && sum < 30, "three answers' time in seconds: " + sum);
+            assertEquals(1, m.value("cor_ngsild_request_duration_seconds_count{operation=\"retrieveEntity\",status_class=\"4xx\"}"));
+            assertEquals(1, m.value("cor_ngsild_request_duration_seconds_count{operation=\"createEntity\",status_class=\"2xx\"}"));
+            Set<String> missing = new TreeSet<>(PROCESS_AND_JVM);
+            missing.removeAll(m.families());
+            assertEquals(Set.of(), missing, "process and JVM families");
+            assertTrue(m.value("process_open_fds") > 0, "the jar, the sockets, the journal");
+            assertTrue(m.value("jvm_memory_used_bytes{area=\"heap\"}") > 0);
+            assertTrue(m.value("jvm_threads_current") > 0);
         }
     }
 }

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 /**
  * A scrape read back as the Prometheus text format 0.0.4 defines it: every sample line is
  * {@code name{labels} value} with the label values escaped, and belongs to a family whose
- * {@code # TYPE} came before it, once. A scrape that breaks a rule fails the test that read it.
+ * {@code # TYPE} came before it, once (a histogram's {@code _bucket}, {@code _count} and
+ * {@code _sum} series, a summary's {@code _count} and {@code _sum}, belong to theirs). A scrape that breaks a rule fails the test that read it.
  */
 final class PromText {
     private static final String LABEL = "[a-zA-Z_][a-zA-Z0-9_]*=\"(?:[^\"\\\\\\n]|\\\\[\\\\\"n])*\"";
@@ -29,6 +30,7 @@ final class PromText {
         PromText p = new PromText();
         Set<String> typed = new HashSet<>();
         String family = null;
+        String type = null;
         if (!text.endsWith("\n")) {
             throw new AssertionError("a scrape ends with a line feed:\n" + text);
         }
@@ -39,11 +41,12 @@ final class PromText {
                     throw new AssertionError("family " + m.group(1) + " typed twice:\n" + text);
                 }
                 family = m.group(1);
+                type = m.group(2);
                 p.families.add(family);
             } else if (HELP.matcher(line).matches()) {
                 continue;
             } else if ((m = SAMPLE.matcher(line)).matches()) {
-                if (!m.group(1).equals(family)) {
+                if (!inFamily(m.group(1), family, type)) {
                     throw new AssertionError("sample outside its family's block: " + line + "\n" + text);
                 }
                 String series = m.group(1) + (m.group(2) == null ? "" : m.group(2));
@@ -55,6 +58,22 @@ final class PromText {
             }
         }
         return p;
+    }
+
+    /** Whether a sample named {@code name} belongs to {@code family} of {@code type}: its name, or a histogram's or summary's series. */
+    private static boolean inFamily(String name, String family, String type) {
+        if (name.equals(family)) {
+            return true;
+        }
+        if (family == null || !name.startsWith(family)) {
+            return false;
+        }
+        String suffix = name.substring(family.length());
+        return switch (type) {
+            case "histogram" -> suffix.equals("_bucket") || suffix.equals("_count") || suffix.equals("_sum");
+            case "summary" -> suffix.equals("_count") || suffix.equals("_sum");
+            default -> false;
+        };
     }
 
     /** The value of a series written exactly as {@code name{label="v",...}}; fails when absent. */

@@ -22,6 +22,8 @@ final class Exchange {
     static final String TENANT_HEADER = "NGSILD-Tenant";
 
     final CorRest request;
+    /** When the broker was first asked about the request (its dispatch): its latency counts from here. */
+    final long startNanos = System.nanoTime();
     Route route;
     /** The error found while preparing, answered by the handler. */
     NgsiLdException failure;

@@ -65,6 +65,8 @@ public final class NgsildApplication implements CorRestApplication {
     private final RegistrationOperations registrationOps;
     private final SubscriptionOperations csourceSubscriptionOps;
     private final Subscriptions csourceSubscriptions;
+    /** Each operation's meters, by {@link Operation#ordinal()}; the last for a request that is no operation. */
+    private final NgsildMetrics.Operation[] meters;
 
     /** Whether a request for {@code path} is this application's to answer (a host routes by it). Any thread. */
     public static boolean owns(String path) {
@@ -79,6 +81,12 @@ public final class NgsildApplication implements CorRestApplication {
     /** The application; {@code forwarder} sends the forwards of distributed operations (§ 4.3.6). */
     public NgsildApplication(Config config, Forwarder forwarder) {
         this.config = config;
+        Operation[] ops = Operation.values();
+        this.meters = new NgsildMetrics.Operation[ops.length + 1];
+        for (Operation op : ops) {
+            meters[op.ordinal()] = config.metrics().operation(op.metricName());
+        }
+        meters[ops.length] = config.metrics().operation("unknown");
         this.distributed = forwarder == null ? null : new DistributedOperations(this, config, forwarder);
         this.entities = new EntityOperations(this, config, distributed);
         this.batches = new BatchOperations(this, config, distributed);
@@ -232,7 +240,11 @@ public final class NgsildApplication implements CorRestApplication {
             error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName() + " (in the broker's log)"));
         }
         status = request.status();
-        config.metrics().request(x.operation() == null ? "unknown" : x.operation().metricName(), status);
+        Operation op = x.operation();
+        meters[op == null ? meters.length - 1 : op.ordinal()].answered(status, System.nanoTime() - x.startNanos);
+        if (op != null && !op.isRead() && status < 300) {
+            config.metrics().tenant(config.store(), x.tenant); // a write may have made the tenant
+        }
     }
 
     private void run(Exchange x) {

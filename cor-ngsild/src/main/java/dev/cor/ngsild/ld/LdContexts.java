@@ -1,7 +1,5 @@
 package dev.cor.ngsild.ld;
 
-import static dev.cor.ngsild.PrometheusText.counter;
-import static dev.cor.ngsild.PrometheusText.gauge;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -16,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -24,6 +23,10 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cor.ngsild.api.ErrorType;
 import dev.cor.ngsild.api.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * The broker's {@code @context} service: resolves what a request names ({@link ContextRef}) to a
@@ -43,7 +46,7 @@ import dev.cor.rest.client.CorRestClient;
  * </ul>
  * Thread-safe: every loop and worker shares one. No lock is held across anything that waits.
  */
-public final class LdContexts {
+public final class LdContexts implements MeterBinder {
     private static final System.Logger LOG = System.getLogger(LdContexts.class.getName());
     private final ContextDocuments documents;
     private final StoredContexts stored;
@@ -415,28 +418,40 @@ public final class LdContexts {
         return documents.bytes();
     }
 
-    /** Appends the {@code @context} cache's counters in the Prometheus text format, for a server's {@code /metrics}. */
-    public void appendPrometheus(StringBuilder out) {
-        counter(out, "cor_ngsild_context_cache_hits_total",
-                "Requests whose @context named remote documents, all of them found cached.", hits.sum());
-        counter(out, "cor_ngsild_context_cache_misses_total",
-                "Requests that had to wait for a @context download (theirs or another request's).", misses.sum());
-        counter(out, "cor_ngsild_context_downloads_total", "@context downloads started.", documents.downloads.sum());
-        counter(out, "cor_ngsild_context_download_failures_total",
-                "@context downloads that failed or brought no valid context.", documents.downloadFailures.sum());
-        counter(out, "cor_ngsild_context_negative_hits_total",
-                "Look-ups answered from the negative cache, with no new download.", documents.negativeHits.sum());
-        counter(out, "cor_ngsild_context_evictions_total", "@context documents evicted by the cache's bounds.",
-                documents.evictions.sum());
-        gauge(out, "cor_ngsild_context_cache_entries", "@context documents cached.", documents.entries());
-        gauge(out, "cor_ngsild_context_cache_bytes", "Heap bytes the @context documents cached keep (estimated).", documents.bytes());
-        gauge(out, "cor_ngsild_context_negative_entries", "URLs in the negative cache.", documents.negativeEntries());
-        gauge(out, "cor_ngsild_context_processed", "Processed @contexts kept.", processed.size());
-        gauge(out, "cor_ngsild_context_processed_bytes", "Heap bytes the processed @contexts keep (estimated).",
-                processedBytes.get());
-        gauge(out, "cor_ngsild_context_implicit", "ImplicitlyCreated @contexts.", stored.implicitCount());
-        gauge(out, "cor_ngsild_context_implicit_bytes", "Heap bytes the ImplicitlyCreated @contexts keep (estimated).",
-                stored.implicitBytes());
+    /**
+     * Registers the {@code @context} cache's meters in {@code registry}: counters and gauges read
+     * from the cache's own counters when the registry is scraped (nothing more on a request).
+     */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "cor.ngsild.context.cache.hits", "Requests whose @context named remote documents, all of them found cached.",
+                hits);
+        counter(registry, "cor.ngsild.context.cache.misses",
+                "Requests that had to wait for a @context download (theirs or another request's).", misses);
+        counter(registry, "cor.ngsild.context.downloads", "@context downloads started.", documents.downloads);
+        counter(registry, "cor.ngsild.context.download.failures", "@context downloads that failed or brought no valid context.",
+                documents.downloadFailures);
+        counter(registry, "cor.ngsild.context.negative.hits", "Look-ups answered from the negative cache, with no new download.",
+                documents.negativeHits);
+        counter(registry, "cor.ngsild.context.evictions", "@context documents evicted by the cache's bounds.", documents.evictions);
+        gauge(registry, "cor.ngsild.context.cache.entries", "@context documents cached.", null, documents::entries);
+        gauge(registry, "cor.ngsild.context.cache.bytes", "Heap bytes the @context documents cached keep (estimated).", "bytes",
+                documents::bytes);
+        gauge(registry, "cor.ngsild.context.negative.entries", "URLs in the negative cache.", null, documents::negativeEntries);
+        gauge(registry, "cor.ngsild.context.processed", "Processed @contexts kept.", null, processed::size);
+        gauge(registry, "cor.ngsild.context.processed.bytes", "Heap bytes the processed @contexts keep (estimated).", "bytes",
+                processedBytes::get);
+        gauge(registry, "cor.ngsild.context.implicit", "ImplicitlyCreated @contexts.", null, stored::implicitCount);
+        gauge(registry, "cor.ngsild.context.implicit.bytes", "Heap bytes the ImplicitlyCreated @contexts keep (estimated).", "bytes",
+                stored::implicitBytes);
+    }
+
+    private void counter(MeterRegistry registry, String name, String help, LongAdder n) {
+        FunctionCounter.builder(name, n, LongAdder::sum).description(help).register(registry);
+    }
+
+    private void gauge(MeterRegistry registry, String name, String help, String unit, Supplier<Number> value) {
+        Gauge.builder(name, value).description(help).baseUnit(unit).strongReference(true).register(registry);
     }
 
     /** The counters, for tests and tools: hits, misses, downloads, failures, entries, bytes. */

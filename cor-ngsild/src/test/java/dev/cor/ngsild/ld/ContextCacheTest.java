@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -386,25 +388,25 @@ class ContextCacheTest {
     }
 
     @Test
-    void the_counters_are_written_for_prometheus() throws Exception {
+    void the_counters_are_meters_prometheus_names_as_before() throws Exception {
         server.put("/m.jsonld", DOC);
         LdContexts contexts = contexts().build();
         ContextRef ref = ContextRef.link(server.url("/m.jsonld"));
         contexts.resolve(ref, 5_000);
         contexts.cached(ref);
         assertThrows(NgsiLdException.class, () -> contexts.resolve(ContextRef.link(server.url("/none.jsonld")), 5_000));
-        StringBuilder out = new StringBuilder();
-        contexts.appendPrometheus(out);
-        String text = out.toString();
-        assertTrue(text.contains("\ncor_ngsild_context_cache_hits_total 1\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_cache_misses_total 2\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_downloads_total 2\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_download_failures_total 1\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_cache_entries 1\n"), text);
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        contexts.bindTo(registry);
+        String text = registry.scrape();
+        assertTrue(text.contains("\ncor_ngsild_context_cache_hits_total 1.0\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_cache_misses_total 2.0\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_downloads_total 2.0\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_download_failures_total 1.0\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_cache_entries 1.0\n"), text);
         assertTrue(contexts.documentBytes() > DOC.getBytes(StandardCharsets.UTF_8).length, "a parsed document keeps more than its text");
-        assertTrue(text.contains("\ncor_ngsild_context_cache_bytes " + contexts.documentBytes() + "\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_processed_bytes " + contexts.processedBytes() + "\n"), text);
-        assertTrue(text.contains("\ncor_ngsild_context_implicit_bytes 0\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_cache_bytes " + (double) contexts.documentBytes() + "\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_processed_bytes " + (double) contexts.processedBytes() + "\n"), text);
+        assertTrue(text.contains("\ncor_ngsild_context_implicit_bytes 0.0\n"), text);
         assertTrue(text.contains("# TYPE cor_ngsild_context_cache_hits_total counter"), text);
     }
 }

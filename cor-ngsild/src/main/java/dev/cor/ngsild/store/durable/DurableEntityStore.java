@@ -1,9 +1,5 @@
 package dev.cor.ngsild.store.durable;
 
-import static dev.cor.ngsild.PrometheusText.counter;
-import static dev.cor.ngsild.PrometheusText.family;
-import static dev.cor.ngsild.PrometheusText.gauge;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -36,6 +32,10 @@ import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.ngsild.registry.RegistrationKeeper;
 import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * The durable embedded store: a {@link MemoryEntityStore} that every read is served from, and a
@@ -56,7 +56,7 @@ import dev.cor.ngsild.subscription.SubscriptionKeeper;
  * worker shares one.
  */
 public final class DurableEntityStore implements EntityStore, ContextKeeper, SubscriptionKeeper, RegistrationKeeper,
-        AutoCloseable {
+        MeterBinder, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(DurableEntityStore.class.getName());
 
     private final Path dir;
@@ -356,30 +356,38 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 recoveryMillis, recovered.replayed);
     }
 
-    /** The store's counters (see {@link #appendPrometheus} for what each one is). */
+    /** The store's counters (see {@link #bindTo} for what each one is). */
     public record Stats(long records, long forces, long forcedRecords, long bytes, long failures, long snapshots,
             long snapshotFailures, long snapshotSeq, long durableSeq, long recoveryMillis, long replayed) {
     }
 
-    /** Appends the store's state and counters in the Prometheus text format, for a server's {@code /metrics}. */
-    public void appendPrometheus(StringBuilder out) {
-        Stats s = stats();
-        gauge(out, "cor_store_writable", "1 while the store takes writes, 0 while its disk fails (writes answer 503).",
-                writable() ? 1 : 0);
-        counter(out, "cor_store_journal_records_total", "Records written to the journal.", s.records());
-        counter(out, "cor_store_journal_bytes_total", "Bytes written to the journal.", s.bytes());
-        counter(out, "cor_store_journal_forces_total",
-                "fsyncs of the journal (records_total / forces_total: the writes that shared one).", s.forces());
-        counter(out, "cor_store_journal_forced_records_total", "Records made durable by those fsyncs.", s.forcedRecords());
-        counter(out, "cor_store_journal_failures_total", "Writes or fsyncs of the journal that failed.", s.failures());
-        gauge(out, "cor_store_journal_durable_seq", "The last record as durable as the fsync policy asks.", s.durableSeq());
-        counter(out, "cor_store_snapshots_total", "Snapshots taken.", s.snapshots());
-        counter(out, "cor_store_snapshot_failures_total", "Snapshots that failed.", s.snapshotFailures());
-        gauge(out, "cor_store_snapshot_seq", "The last record the newest snapshot holds.", s.snapshotSeq());
-        // Base units (seconds), as Prometheus names them: a fraction to the millisecond it was measured in.
-        family(out, "cor_store_recovery_seconds", "gauge", "How long the recovery at start took.")
-                .append("cor_store_recovery_seconds ").append(s.recoveryMillis() / 1000).append('.')
-                .append(String.format(java.util.Locale.ROOT, "%03d", s.recoveryMillis() % 1000)).append('\n');
+    /** Registers the store's state and counters in {@code registry}, read from the journal and the snapshotter when it is scraped. */
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        Gauge.builder("cor.store.writable", this, s -> s.writable() ? 1 : 0)
+                .description("1 while the store takes writes, 0 while its disk fails (writes answer 503).").register(registry);
+        counter(registry, "cor.store.journal.records", "Records written to the journal.", null, Journal::recordsWritten);
+        counter(registry, "cor.store.journal.bytes", "Bytes written to the journal.", "bytes", Journal::bytesWritten);
+        counter(registry, "cor.store.journal.forces",
+                "fsyncs of the journal (records_total / forces_total: the writes that shared one).", null, Journal::forces);
+        counter(registry, "cor.store.journal.forced.records", "Records made durable by those fsyncs.", null,
+                Journal::forcedRecords);
+        counter(registry, "cor.store.journal.failures", "Writes or fsyncs of the journal that failed.", null, Journal::failures);
+        Gauge.builder("cor.store.journal.durable.seq", journal, Journal::durableSeq)
+                .description("The last record as durable as the fsync policy asks.").register(registry);
+        FunctionCounter.builder("cor.store.snapshots", snapshotter, Snapshotter::taken).description("Snapshots taken.")
+                .register(registry);
+        FunctionCounter.builder("cor.store.snapshot.failures", snapshotter, Snapshotter::failed)
+                .description("Snapshots that failed.").register(registry);
+        Gauge.builder("cor.store.snapshot.seq", snapshotter, Snapshotter::lastSeq)
+                .description("The last record the newest snapshot holds.").register(registry);
+        Gauge.builder("cor.store.recovery", this, s -> s.recoveryMillis / 1000.0).baseUnit("seconds")
+                .description("How long the recovery at start took.").register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String help, String unit,
+            java.util.function.ToLongFunction<Journal> value) {
+        FunctionCounter.builder(name, journal, j -> value.applyAsLong(j)).description(help).baseUnit(unit).register(registry);
     }
 
     // ---------------------------------------------------------------- stopping

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,6 +60,8 @@ class DiskFaultTest {
         FaultyFiles disk = new FaultyFiles();
         // a small segment: with the disk back, a new one must be created too
         DurableBroker b = DurableBroker.open(dir, s -> s.files(disk).retryMs(50).segmentBytes(16 * 1024), s -> { });
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        b.store.bindTo(meters);
         List<Writer> writers = new ArrayList<>();
         for (int w = 0; w < WRITERS; w++) {
             Writer x = new Writer("urn:ngsi-ld:W:" + w);
@@ -121,9 +124,7 @@ class DiskFaultTest {
                 awaitTrue(() -> !b.store.writable(), "the store says it cannot write");
                 String problem = b.store.problem();
                 assertTrue(problem != null && problem.contains(dir.toString()), problem);
-                StringBuilder prom = new StringBuilder();
-                b.store.appendPrometheus(prom);
-                assertTrue(prom.toString().contains("\ncor_store_writable 0\n"), prom.toString());
+                assertEquals(0, meters.get("cor.store.writable").gauge().value(), "the store's gauge says so too");
                 awaitTrue(() -> refused.get() > refusedBefore + 20 && reads.get() > readsBefore + 20,
                         "writes refused and reads served meanwhile");
                 assertTrue(disk.failedCalls.get() > failedBefore);
