@@ -158,7 +158,7 @@ final class ClientConnection implements CorCoLoopHandler {
             InetAddress address = resolve(deadlineNanos);
             // the address connected to, after the lookup: a name cannot point the client past the policy
             if (!client.outboundPolicy.permits(address)) {
-                throw new CorProtoException(CorProtoException.Kind.DENIED, null, "cannot connect to cor://" + host + ": "
+                throw new CorProtoException(CorProtoException.Kind.DENIED, null, "cannot connect to " + client.scheme + host + ": "
                         + OutboundPolicy.REFUSAL, false, null);
             }
             channel = SocketChannel.open();
@@ -195,13 +195,13 @@ final class ClientConnection implements CorCoLoopHandler {
             }
         } catch (ConnectException | UnknownHostException e) {
             die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
-                    "cannot connect to cor://" + host + ":" + port + ": " + e.getMessage(), true, e), -1);
+                    "cannot connect to " + client.scheme + host + ":" + port + ": " + e.getMessage(), true, e), -1);
         } catch (IOException e) {
             die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
-                    "cannot open cor://" + host + ":" + port + ": " + e, true, e), -1);
+                    "cannot open " + client.scheme + host + ":" + port + ": " + e, true, e), -1);
         } catch (RuntimeException | Error e) {
             die(new CorProtoException(CorProtoException.Kind.CONNECT, null,
-                    "cannot open cor://" + host + ":" + port + ": " + e, false, e), -1);
+                    "cannot open " + client.scheme + host + ":" + port + ": " + e, false, e), -1);
             throw e; // the loop stopping (CorCoCancelledException), or a bug: not ours to swallow
         } finally {
             wakeAll(openWaiters);
