@@ -27,7 +27,7 @@ final class Promtool {
                 return Path.of(p);
             }
         }
-        throw new AssertionError("no promtool (apt-get install -y --no-install-recommends prometheus; .ci/run installs it)");
+        throw new AssertionError("no promtool (apt-get install -y --no-install-recommends prometheus; ./cor test installs it)");
     }
 
     /** Runs {@code promtool check metrics} on {@code scrape} (its standard input). */

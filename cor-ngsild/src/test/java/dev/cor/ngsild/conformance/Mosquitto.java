@@ -74,7 +74,7 @@ public final class Mosquitto implements AutoCloseable {
             }
         }
         if (binary == null) {
-            throw new AssertionError("no mosquitto binary (apt-get install -y mosquitto; .ci/run installs it)");
+            throw new AssertionError("no mosquitto binary (apt-get install -y mosquitto; ./cor test installs it)");
         }
         try {
             Path dir = Files.createTempDirectory("cor-mosquitto");
