@@ -6,7 +6,7 @@
 # in one run, x 1 and 16 connections. Each broker on 127.0.0.1 with one loop pinned to core 0, alone
 # while it is measured; load from wrk pinned to core 1 (one load generator for all four, since
 # corRequest has no TLS); server CPU time per request from /proc/PID/stat over the measured window.
-#   benchmarks/tls-auth.sh                                      (about 6 minutes)
+#   benchmarks/tls-auth.sh                                      (about 6 minutes; ROUNDS=4: 12)
 #   ROUNDS=1 DURATION=3 SERVER_WARM=5 benchmarks/tls-auth.sh    (a quick look)
 # Its last lines: the CPU per request of each over plain HTTP without a credential (the bar for a
 # token or a JWT: <= 1.05). Installs wrk (Debian) if missing; the key, the certificate and the JWT
@@ -73,7 +73,10 @@ wrk_measure() {
 
 t0=$(date +%s)
 for round in $(seq "$ROUNDS"); do
-  for kind in plain tls token jwt; do
+  # the order turns round each round, so that a drift of the machine does not favour one kind
+  kinds=(plain tls token jwt)
+  [ $((round % 2)) -eq 0 ] && kinds=(jwt token tls plain)
+  for kind in "${kinds[@]}"; do
     echo "round $round: $kind" >&2
     broker "$kind"
     header=""
@@ -110,10 +113,19 @@ for rnd, kind, conns, rps, p50, p99, err, cpu in rows:
     print(f'{rnd:>5} {kind:<6} {conns:>5} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10}')
 print()
 print("server CPU per request over plain HTTP without a credential (the bar for token and jwt: <= 1.05)")
+ratios = {}
 for rnd in sorted({k[0] for k in cell}):
     for kind in ("tls", "token", "jwt"):
         for c in ("1", "16"):
             a, n = cell.get((rnd, kind, c), "-"), cell.get((rnd, "plain", c), "-")
             r = f'{float(a) / float(n):.3f}' if "-" not in (a, n) and float(n) > 0 else "-"
+            if r != "-":
+                ratios.setdefault((kind, c), []).append(float(r))
             print(f'  round {rnd} {kind:<5} {c:>2} connections: {r}  ({a} vs {n} us)')
+print()
+print("the median over the rounds (a round's own plain broker as its reference)")
+for (kind, c), rs in sorted(ratios.items()):
+    rs.sort()
+    m = rs[len(rs) // 2] if len(rs) % 2 else (rs[len(rs) // 2 - 1] + rs[len(rs) // 2]) / 2
+    print(f'  {kind:<5} {c:>2} connections: {m:.3f}  (rounds: {" ".join(f"{x:.2f}" for x in rs)})')
 PY
