@@ -121,14 +121,7 @@ final class TlsConduit extends Conduit {
     int read(ByteBuffer dst, long deadlineNanos, Waits.Phase phase) throws IOException {
         while (true) {
             if (appIn.position() > 0) {
-                appIn.flip();
-                int n = Math.min(appIn.remaining(), dst.remaining());
-                int limit = appIn.limit();
-                appIn.limit(appIn.position() + n);
-                dst.put(appIn);
-                appIn.limit(limit);
-                appIn.compact();
-                return n;
+                return dev.cor.rest.tls.LoopTls.transfer(appIn, dst);
             }
             if (inboundDone) {
                 return -1;

@@ -503,13 +503,22 @@ public final class LoopTls implements ByteChannel {
     }
 
     private int transfer(ByteBuffer dst) {
-        appIn.flip();
-        int n = Math.min(appIn.remaining(), dst.remaining());
-        int limit = appIn.limit();
-        appIn.limit(appIn.position() + n);
-        dst.put(appIn);
-        appIn.limit(limit);
-        appIn.compact();
+        return transfer(appIn, dst);
+    }
+
+    /**
+     * Moves as much of {@code src} (a buffer kept in write mode: decrypted bytes not yet handed out)
+     * as {@code dst} has room for, leaving {@code src} in write mode; the bytes moved. Shared with the
+     * HTTP client's TLS conduit, which keeps its buffers the same way.
+     */
+    public static int transfer(ByteBuffer src, ByteBuffer dst) {
+        src.flip();
+        int n = Math.min(src.remaining(), dst.remaining());
+        int limit = src.limit();
+        src.limit(src.position() + n);
+        dst.put(src);
+        src.limit(limit);
+        src.compact();
         return n;
     }
 
