@@ -117,10 +117,11 @@ class DiskFaultTest {
         try {
             for (int round = 0; round < 2; round++) {
                 Thread.sleep(150);
-                disk.fault = fault;
+                // counted before the fault is on: its first failure may come before the next line runs
                 long failedBefore = disk.failedCalls.get();
                 long readsBefore = reads.get();
                 long refusedBefore = refused.get();
+                disk.fault = fault;
                 awaitTrue(() -> !b.store.writable(), "the store says it cannot write");
                 String problem = b.store.problem();
                 assertTrue(problem != null && problem.contains(dir.toString()), problem);
