@@ -2,7 +2,6 @@ package dev.cor.ngsild;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -10,10 +9,10 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** Requests to a {@link TestBroker} over real sockets, for the broker's own tests. Thread-safe. */
+/** Requests to a {@link TestBroker} over real kept-alive sockets ({@link KeepAliveHttp}), for the broker's own tests. Thread-safe. */
 public final class BrokerHttp {
     public static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final KeepAliveHttp client = new KeepAliveHttp();
     private final String base;
 
     public BrokerHttp(TestBroker broker) {
@@ -30,7 +29,7 @@ public final class BrokerHttp {
             b.header(headers[i], headers[i + 1]);
         }
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return client.sendString(b.build());
     }
 
     public HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,10 +16,12 @@ import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import dev.cor.ngsild.KeepAliveHttp;
+
 /**
  * The broker under test, seen from a client: builds requests against its base URL
- * ({@code http://127.0.0.1:PORT/ngsi-ld/v1}) and sends them with the JDK's {@link HttpClient} over
- * HTTP/1.1. Requests HttpClient cannot make (no Content-Length, odd header values) go through
+ * ({@code http://127.0.0.1:PORT/ngsi-ld/v1}) and sends them on kept-alive HTTP/1.1 connections
+ * ({@link KeepAliveHttp}, which takes the JDK's {@link HttpRequest}). Requests HttpRequest cannot describe (no Content-Length, odd header values) go through
  * {@link RawHttp}. Shared by the tests of one class; thread-safe.
  */
 final class Ngsi {
@@ -37,16 +38,12 @@ final class Ngsi {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-    private final HttpClient http;
+    private final KeepAliveHttp http;
     private final String base;
 
     Ngsi(String baseUrl) {
         this.base = baseUrl;
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+        this.http = new KeepAliveHttp();
     }
 
     /** {@code http://127.0.0.1:PORT/ngsi-ld/v1}. */
@@ -182,20 +179,17 @@ final class Ngsi {
 
         Answer send() {
             try {
-                HttpResponse<byte[]> r = http.send(build(), HttpResponse.BodyHandlers.ofByteArray());
+                HttpResponse<byte[]> r = http.send(build());
                 return new Answer(method + " " + uri(), r.statusCode(), r.headers(), r.body());
             } catch (IOException e) {
                 throw new UncheckedIOException(method + " " + uri() + " failed", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(method + " " + uri() + " interrupted", e);
             }
         }
 
         /** Sends without waiting; the answer completes the future (within the request timeout). */
         CompletableFuture<Answer> sendAsync() {
             String what = method + " " + uri();
-            return http.sendAsync(build(), HttpResponse.BodyHandlers.ofByteArray())
+            return http.sendAsync(build())
                     .thenApply(r -> new Answer(what, r.statusCode(), r.headers(), r.body()));
         }
     }

@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.cor.ngsild.KeepAliveHttp;
+
 /**
  * One HTTP/1.1 exchange on a raw socket, for the requests {@link java.net.http.HttpClient} will not
  * make: no Content-Length, a chunked body, header values it refuses. Writes the bytes as given and
@@ -127,49 +129,11 @@ public final class RawHttp {
         return out.toByteArray();
     }
 
+    /** Reads one answer with the project's one HTTP/1.1 response reader, names lower-cased and repeated fields joined. */
     private static Answer read(InputStream in) throws IOException {
-        String status = line(in);
-        if (status == null || status.length() < 12) {
-            throw new IOException("no status line: " + status);
-        }
+        KeepAliveHttp.Response r = KeepAliveHttp.readResponse(in, false);
         Map<String, String> fields = new LinkedHashMap<>();
-        String l;
-        while ((l = line(in)) != null && !l.isEmpty()) {
-            int c = l.indexOf(':');
-            fields.merge(l.substring(0, c).trim().toLowerCase(Locale.ROOT), l.substring(c + 1).trim(), (a, b) -> a + ", " + b);
-        }
-        int code = Integer.parseInt(status.substring(9, 12));
-        byte[] body;
-        String cl = fields.get("content-length");
-        if (code == 204 || code == 304) {
-            body = new byte[0];
-        } else if (cl != null) {
-            body = in.readNBytes(Integer.parseInt(cl));
-        } else if ("chunked".equalsIgnoreCase(fields.get("transfer-encoding"))) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            int n;
-            while ((n = Integer.parseInt(line(in).split(";")[0].trim(), 16)) > 0) {
-                out.writeBytes(in.readNBytes(n));
-                line(in);
-            }
-            line(in);
-            body = out.toByteArray();
-        } else {
-            body = in.readAllBytes();
-        }
-        return new Answer(code, fields, body);
-    }
-
-    private static String line(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) != -1) {
-            if (c == '\n') {
-                String s = b.toString(StandardCharsets.ISO_8859_1);
-                return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
-            }
-            b.write(c);
-        }
-        return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1);
+        r.headers().map().forEach((name, values) -> fields.put(name.toLowerCase(Locale.ROOT), String.join(", ", values)));
+        return new Answer(r.status(), fields, r.body());
     }
 }
