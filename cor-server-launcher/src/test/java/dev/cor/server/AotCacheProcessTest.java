@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -13,6 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import dev.cor.ngsild.KeepAliveHttp;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("process")
 class AotCacheProcessTest {
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final KeepAliveHttp http = new KeepAliveHttp();
 
     @TempDir
     Path tmp;
@@ -40,7 +40,7 @@ class AotCacheProcessTest {
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     /** A create on the durable store (a coroutine: it waits for its fsync), a PATCH, a read of both. */

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -24,7 +23,9 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import dev.cor.ngsild.KeepAliveHttp;
 import dev.cor.ngsild.conformance.Mosquitto;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -106,8 +107,7 @@ class BrokerSoakTest {
 
     private static final String MARKER_ID = "urn:ngsi-ld:" + SoakLoad.TYPE + ":marker";
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final KeepAliveHttp http = new KeepAliveHttp();
 
     /** One row of the table. */
     private record Row(String label, double atSeconds, ProcessVitals.Sample vitals, long done, long refused, long worstHealthMs,
@@ -274,7 +274,7 @@ class BrokerSoakTest {
         } else {
             b.method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", contentType);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     // ---------------------------------------------------------------- quiet moments
@@ -385,8 +385,7 @@ class BrokerSoakTest {
         private String notifications() throws InterruptedException {
             HttpResponse<String> scrape;
             try {
-                scrape = http.send(HttpRequest.newBuilder(broker.uri("/metrics")).timeout(Duration.ofSeconds(30)).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                scrape = http.sendString(HttpRequest.newBuilder(broker.uri("/metrics")).timeout(Duration.ofSeconds(30)).build());
             } catch (IOException e) {
                 return "no answer";
             }

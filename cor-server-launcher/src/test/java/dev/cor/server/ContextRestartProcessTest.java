@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -16,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.KeepAliveHttp;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("process")
 class ContextRestartProcessTest {
     private static final String LINK = "; rel=\"http://www.w3.org/ns/json-ld#context\"";
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final KeepAliveHttp http = new KeepAliveHttp();
 
     private HttpResponse<String> send(ServerProcess s, String method, String path, String contentType, String body,
             String... headers) throws Exception {
@@ -43,7 +44,7 @@ class ContextRestartProcessTest {
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     /** A retrieved subscription or registration without what counts this process's notifications and forwards. */

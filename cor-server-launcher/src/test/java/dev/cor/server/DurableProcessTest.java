@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
@@ -25,6 +24,8 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.cor.ngsild.KeepAliveHttp;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,8 +48,7 @@ class DurableProcessTest {
     private static final int SINGLES = 6;
     private static final int BATCH = 4;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final KeepAliveHttp http = new KeepAliveHttp();
 
     private HttpResponse<String> send(ServerProcess s, String method, String path, String body) throws Exception {
         return send(s, method, path, body, null);
@@ -64,7 +64,7 @@ class DurableProcessTest {
         if (tenant != null) {
             b.header("NGSILD-Tenant", tenant);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     /** What is written once, before the first kill, beside the writers' entities: tenants and hosted @contexts. */
@@ -370,8 +370,7 @@ class DurableProcessTest {
     }
 
     private long metric(ServerProcess s, String name) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(s.uri("/metrics")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.sendString(HttpRequest.newBuilder(s.uri("/metrics")).timeout(Duration.ofSeconds(10)).build());
         return (long) PromText.parse(r.body()).value(name);
     }
 

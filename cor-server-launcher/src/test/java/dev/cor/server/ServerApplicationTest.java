@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.cor.ngsild.KeepAliveHttp;
 import dev.cor.ngsild.store.durable.FaultyFiles;
 
 /**
@@ -22,8 +22,7 @@ import dev.cor.ngsild.store.durable.FaultyFiles;
  * broker's requests dispatched as the broker alone would have them.
  */
 class ServerApplicationTest {
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final KeepAliveHttp http = new KeepAliveHttp();
     private CorServer server;
     @TempDir
     Path dataDir;
@@ -36,6 +35,7 @@ class ServerApplicationTest {
 
     @AfterEach
     void stop() {
+        http.close();
         server.stop();
     }
 
@@ -45,7 +45,7 @@ class ServerApplicationTest {
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     private HttpResponse<String> create(String tenant, String entity) throws Exception {
@@ -55,7 +55,7 @@ class ServerApplicationTest {
         if (tenant != null) {
             b.header("NGSILD-Tenant", tenant);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.sendString(b.build());
     }
 
     @Test

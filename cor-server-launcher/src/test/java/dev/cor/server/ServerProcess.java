@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import dev.cor.ngsild.KeepAliveHttp;
+
 /**
  * The shaded jar run as its own process - {@code java -jar cor-server.jar} with the JVM of the
  * test, no other flag - its stdout and stderr written to files, read as they grow. (Not pipes: a
@@ -33,7 +35,8 @@ final class ServerProcess implements AutoCloseable {
     private final Path dir;
     /** http, or https once {@link #startHttps} gave a trust. */
     private String scheme = "http";
-    private HttpClient client = HTTP;
+    /** The JDK's client once {@link #startHttps} gave a trust; plain http goes through {@link #PLAIN}. */
+    private HttpClient tlsClient;
 
     private ServerProcess(Process process, int port, Path dir) {
         this.process = process;
@@ -117,7 +120,7 @@ final class ServerProcess implements AutoCloseable {
         ServerProcess s = launch(launcher, env, args, port, workDir, stdoutToFile);
         if (trust != null) {
             s.scheme = "https";
-            s.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
+            s.tlsClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trust)
                     .connectTimeout(Duration.ofSeconds(10)).build();
         }
         try {
@@ -174,8 +177,7 @@ final class ServerProcess implements AutoCloseable {
                 throw new AssertionError("cor-server ended before it was healthy: " + this);
             }
             try {
-                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri("/health")).timeout(Duration.ofSeconds(2))
-                        .build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = exchange(HttpRequest.newBuilder(uri("/health")).timeout(Duration.ofSeconds(2)).build());
                 if (r.statusCode() == 200) {
                     return;
                 }
@@ -187,8 +189,16 @@ final class ServerProcess implements AutoCloseable {
         throw new AssertionError("cor-server not healthy within " + START_DEADLINE + ": " + this);
     }
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    /**
+     * Plain http goes through {@link KeepAliveHttp}: the JDK client can lose the answer to a write
+     * on a connection it just took from its pool (see there).
+     */
+    private static final KeepAliveHttp PLAIN = new KeepAliveHttp();
+
+    /** One request to this broker, through the client its scheme needs. */
+    HttpResponse<String> exchange(HttpRequest request) throws IOException, InterruptedException {
+        return tlsClient != null ? tlsClient.send(request, HttpResponse.BodyHandlers.ofString()) : PLAIN.sendString(request);
+    }
 
     /**
      * One request to this broker (HTTP/1.1, a 30 s deadline): {@code body}, if any, as
@@ -203,7 +213,7 @@ final class ServerProcess implements AutoCloseable {
         for (int i = 0; i < headers.length; i += 2) {
             b.setHeader(headers[i], headers[i + 1]);
         }
-        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return exchange(b.build());
     }
 
     /** Its {@code /metrics}, parsed (a 200 or the test fails). */

@@ -3,7 +3,6 @@ package dev.cor.server;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +21,8 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.cor.ngsild.KeepAliveHttp;
 
 /**
  * The mixed load of a soak, against a broker at {@code base}: paced workers, each on its own
@@ -103,7 +104,7 @@ final class SoakLoad {
     private final Rates rates;
     private final long seed;
     private final List<Thread> threads = new ArrayList<>();
-    private final List<HttpClient> clients = new ArrayList<>();
+    private final List<KeepAliveHttp> clients = new ArrayList<>();
     private final Map<String, Integer> known = new ConcurrentHashMap<>();
     private final LongAdder done = new LongAdder();
     private final LongAdder refused = new LongAdder();
@@ -230,10 +231,9 @@ final class SoakLoad {
 
     private void createBlob() throws Exception {
         HttpResponse<String> r;
-        try (HttpClient c = newClient()) {
-            r = c.send(json("POST", "/entities", "{\"id\": \"" + BLOB_ID + "\", \"type\": \"" + BLOB_TYPE
-                    + "\", \"blob\": {\"type\": \"Property\", \"value\": \"" + "a".repeat(BLOB_BYTES) + "\"}}").build(),
-                    HttpResponse.BodyHandlers.ofString());
+        try (KeepAliveHttp c = newClient()) {
+            r = c.sendString(json("POST", "/entities", "{\"id\": \"" + BLOB_ID + "\", \"type\": \"" + BLOB_TYPE
+                    + "\", \"blob\": {\"type\": \"Property\", \"value\": \"" + "a".repeat(BLOB_BYTES) + "\"}}").build());
         }
         if (r.statusCode() != 201) {
             throw new AssertionError("the blob entity: " + r.statusCode() + " " + r.body());
@@ -251,7 +251,7 @@ final class SoakLoad {
         }
         threads.clear();
         synchronized (clients) {
-            for (HttpClient c : clients) {
+            for (KeepAliveHttp c : clients) {
                 c.close();
             }
             clients.clear();
@@ -259,12 +259,12 @@ final class SoakLoad {
     }
 
     private interface Op {
-        void run(HttpClient c, Random rnd) throws Exception;
+        void run(KeepAliveHttp c, Random rnd) throws Exception;
     }
 
     /** A thread that runs {@code op} every {@code everyMs} (at once when it is behind), on a client of its own. */
     private void worker(String name, long everyMs, long workerSeed, Op op) {
-        HttpClient c = client();
+        KeepAliveHttp c = client();
         Random rnd = new Random(workerSeed);
         Thread t = Thread.ofPlatform().daemon().name("soak-" + name).unstarted(() -> {
             long next = System.nanoTime();
@@ -294,16 +294,16 @@ final class SoakLoad {
     }
 
     /** A client of the load's, closed by {@link #stop}. */
-    private HttpClient client() {
-        HttpClient c = newClient();
+    private KeepAliveHttp client() {
+        KeepAliveHttp c = newClient();
         synchronized (clients) {
             clients.add(c);
         }
         return c;
     }
 
-    private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    private static KeepAliveHttp newClient() {
+        return new KeepAliveHttp();
     }
 
     // ---------------------------------------------------------------- the operations
@@ -313,7 +313,7 @@ final class SoakLoad {
      * last write's answer was lost, else a partial attribute update, an attribute update, an
      * append or (one in twenty) a delete.
      */
-    private void write(HttpClient c, Random rnd, List<String> ids) throws Exception {
+    private void write(KeepAliveHttp c, Random rnd, List<String> ids) throws Exception {
         String id = ids.get(rnd.nextInt(ids.size()));
         Integer was = known.get(id);
         int n = rnd.nextInt(1_000_000);
@@ -365,7 +365,7 @@ final class SoakLoad {
     }
 
     /** A read: by id, a q query, or a POST query with a distinct small inline context. */
-    private void read(HttpClient c, Random rnd) throws Exception {
+    private void read(KeepAliveHttp c, Random rnd) throws Exception {
         String id = writerEntity(rnd.nextInt(rates.writers()), rnd.nextInt(rates.entitiesPerWriter()));
         switch (rnd.nextInt(4)) {
             case 0 -> send(c, "get", request("/entities/" + id).GET(), Set.of(200, 404));
@@ -380,13 +380,13 @@ final class SoakLoad {
     }
 
     /** {@code POST /entityOperations/query} with a distinct large inline context (what a hostile client sends). */
-    private void largeInlineQuery(HttpClient c, Random rnd) throws Exception {
+    private void largeInlineQuery(KeepAliveHttp c, Random rnd) throws Exception {
         send(c, "large-context-query", ldJson("POST", "/entityOperations/query", "{\"type\": \"Query\", \"entities\": [{\"type\": \""
                 + TYPE + "\"}]", inlineContext(rates.largeQueryTerms(), "q" + nonces.incrementAndGet())), Set.of(200));
     }
 
     /** An append (or the create) of one of its own entities, as ld+json with a distinct large inline context. */
-    private void largeInlineWrite(HttpClient c, Random rnd, List<String> ids) throws Exception {
+    private void largeInlineWrite(KeepAliveHttp c, Random rnd, List<String> ids) throws Exception {
         String id = ids.get(rnd.nextInt(ids.size()));
         int n = rnd.nextInt(1_000_000);
         String ctx = inlineContext(rates.largeWriteTerms(), "lw" + nonces.incrementAndGet());
@@ -403,7 +403,7 @@ final class SoakLoad {
     }
 
     /** A read whose Link names a context that is slow, hung, refused, too large, an error or garbage. */
-    private void hostileLink(HttpClient c, Random rnd) throws Exception {
+    private void hostileLink(KeepAliveHttp c, Random rnd) throws Exception {
         long nonce = nonces.incrementAndGet();
         String url = switch (rnd.nextInt(7)) {
             case 0 -> contexts.url("/slow/" + nonce + ".jsonld");
@@ -420,10 +420,10 @@ final class SoakLoad {
     }
 
     /** A {@code ~=} pattern that backtracks without bound, against the long value of {@link #BLOB_ID}. */
-    private void regex(HttpClient c, Random rnd) throws Exception {
+    private void regex(KeepAliveHttp c, Random rnd) throws Exception {
         // a connection of its own each time: the server deals connections to its loops in turn, so
         // the match runs on each loop in turn, the health probe's too
-        try (HttpClient once = newClient()) {
+        try (KeepAliveHttp once = newClient()) {
             // 403 TooComplexQuery: the budget ran out; 200: it finished in its budget (no match)
             send(once, "regex-query", request("/entities?type=" + BLOB_TYPE + "&q=" + encode("blob~=\"((a+)+)+b\"")).GET(),
                     Set.of(200, 403));
@@ -458,10 +458,10 @@ final class SoakLoad {
     }
 
     /** Sends; counts the answer as done (expected) or an error of its kind; returns its status, -1 when there was none. */
-    private int send(HttpClient c, String op, HttpRequest.Builder b, Set<Integer> expected) throws InterruptedException {
+    private int send(KeepAliveHttp c, String op, HttpRequest.Builder b, Set<Integer> expected) {
         HttpResponse<String> r;
         try {
-            r = c.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            r = c.sendString(b.build());
         } catch (IOException e) {
             error(op + " " + e.getClass().getSimpleName());
             return -1;
@@ -504,12 +504,12 @@ final class SoakLoad {
      * {@code mismatch}. Returns how many were checked.
      */
     int checkLastWritten(Consumer<String> mismatch) throws Exception {
-        try (HttpClient c = newClient()) {
+        try (KeepAliveHttp c = newClient()) {
             return checkLastWritten(c, mismatch);
         }
     }
 
-    private int checkLastWritten(HttpClient c, Consumer<String> mismatch) throws Exception {
+    private int checkLastWritten(KeepAliveHttp c, Consumer<String> mismatch) throws Exception {
         int checked = 0;
         for (Map.Entry<String, Integer> e : new TreeMap<>(known).entrySet()) {
             Integer want = e.getValue();
@@ -517,8 +517,7 @@ final class SoakLoad {
                 continue;
             }
             checked++;
-            HttpResponse<String> r = c.send(request("/entities/" + e.getKey() + "?options=keyValues").GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = c.sendString(request("/entities/" + e.getKey() + "?options=keyValues").GET().build());
             if (want.equals(ABSENT)) {
                 if (r.statusCode() != 404) {
                     mismatch.accept(e.getKey() + ": deleted (or never created), but GET answered " + r.statusCode() + " " + r.body());
