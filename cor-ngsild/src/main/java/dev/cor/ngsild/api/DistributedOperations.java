@@ -886,7 +886,7 @@ final class DistributedOperations {
             }
             body = o;
         }
-        writeBody(x, r, b, body, attributePath);
+        writeBody(x, r, b, body, attributePath, item -> x.context);
         return b.build();
     }
 
@@ -897,8 +897,15 @@ final class DistributedOperations {
      * {@code contentType} {@code application/ld+json} - the context inline in the body, no Link;
      * {@code application/json} - the context linked, none in the body. Otherwise as the request
      * came: its body in its terms, its Link, its Content-Type. {@code body} may be {@code null}.
+     *
+     * <p>A batch in {@code application/ld+json} has no request context: each entity carries its own
+     * {@code @context} ({@code contextOf} gives the one an item is read with), and a batch delete's
+     * ids carry none. Such a batch goes on as it came in ld+json; in {@code application/json} no one
+     * Link could name every entity's context, so each entity is written in the core context's terms.
      */
-    private void writeBody(Exchange x, Registration r, CorRestClientRequest.Builder b, JsonNode body, boolean attributePath) {
+    private void writeBody(Exchange x, Registration r, CorRestClientRequest.Builder b, JsonNode body, boolean attributePath,
+            java.util.function.Function<JsonNode, LdContext> contextOf) {
+        boolean ownContexts = x.context == null;
         String jsonld = sourceInfo(r, "jsonldContext");
         String type = sourceInfo(r, "contentType");
         String link = x.headers().get("Link");
@@ -907,7 +914,7 @@ final class DistributedOperations {
             b.header("Link", linkOf.formatted(jsonld));
             if (body != null) {
                 LdContext target = config.contexts().resolve(ContextRef.link(jsonld));
-                body = attributePath ? withoutContext(body) : recompact(body, x.context, target);
+                body = attributePath ? withoutContext(body) : recompact(body, contextOf, target);
                 b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
             }
             return;
@@ -915,9 +922,18 @@ final class DistributedOperations {
         boolean ld = type != null ? type.toLowerCase(java.util.Locale.ROOT).startsWith("application/ld+json")
                 : x.contentType == MediaType.LD_JSON;
         if (ld && body != null) {
-            JsonNode ctx = x.body != null && x.body.isObject() && x.body.has("@context") ? x.body.get("@context") : x.context.echo();
-            body = withContext(body, ctx);
+            if (!ownContexts) {
+                JsonNode ctx = x.body != null && x.body.isObject() && x.body.has("@context") ? x.body.get("@context") : x.context.echo();
+                body = withContext(body, ctx);
+            }
             b.header("Content-Type", "application/ld+json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (ownContexts) {
+            if (body != null) {
+                body = recompact(body, contextOf, config.contexts().core());
+                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            }
             return;
         }
         if (link != null) {
@@ -968,16 +984,17 @@ final class DistributedOperations {
         return body;
     }
 
-    /** Entities written in {@code from}'s terms, their attribute names and types written in {@code to}'s, without {@code @context}. */
-    private static JsonNode recompact(JsonNode body, LdContext from, LdContext to) {
+    /** Entities written in their own context's terms ({@code contextOf}), their attribute names and types written in {@code to}'s, without {@code @context}. */
+    private static JsonNode recompact(JsonNode body, java.util.function.Function<JsonNode, LdContext> contextOf, LdContext to) {
         if (body.isArray()) {
             var out = JsonNodeFactory.instance.arrayNode();
-            body.forEach(e -> out.add(recompact(e, from, to)));
+            body.forEach(e -> out.add(recompact(e, contextOf, to)));
             return out;
         }
         if (!body.isObject()) {
             return body;
         }
+        LdContext from = contextOf.apply(body);
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         for (var m : body.properties()) {
             String key = m.getKey();
@@ -1134,7 +1151,7 @@ final class DistributedOperations {
             CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", r.endpoint() + CorNgsild.BASE_PATH
                     + "entityOperations/" + kind + (q.isEmpty() ? "" : "?" + q)).timeoutMs(forwarder.timeoutMs(r));
             headers(x, r, b);
-            writeBody(x, r, b, part, false);
+            writeBody(x, r, b, part, false, contextOf);
             outs.add(new Forwarder.Outgoing(r, b.build()));
             sent.add(partIds);
         }

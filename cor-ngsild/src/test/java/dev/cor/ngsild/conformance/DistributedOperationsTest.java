@@ -752,6 +752,74 @@ class DistributedOperationsTest {
         assertFalse(r.text().contains("EVIL-TEXT"), "no text a source wrote is echoed: " + r);
     }
 
+    /**
+     * D013_01/02, D014_01/02 (§ 5.6.7.4, § 5.6.10.4, § 6.3.5): a batch in application/ld+json has no
+     * request context - each entity carries its own, a delete's ids none - and goes to an exclusive
+     * source as it came, in ld+json: the entities with their own {@code @context}, the ids alone.
+     * (Before: 500, the forward looked for a request context that such a batch does not have.)
+     */
+    @Test
+    void an_ld_json_batch_goes_to_an_exclusive_source_with_each_entitys_own_context_5_6_7() {
+        Node a = broker("LB1");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> req.target().contains("/delete") ? new SourceStub.Answer(204, null, 0)
+                : new SourceStub.Answer(201, "[\"" + id + "\"]", 0));
+        batchReg(a, s.endpoint(), id, null, "speed");
+        String entity = ("[{\"id\":\"%s\",\"type\":\"Vehicle\",\"velocity\":{\"type\":\"Property\",\"value\":9},"
+                + "\"@context\":[{\"velocity\":\"%s\"},\"%s\"]}]").formatted(id, SPEED_IRI, CORE_V18);
+        Answer created = a.api().post("/entityOperations/create").ldJson(Json.parse(entity)).send();
+        assertEquals(201, created.status(), created.toString());
+        SourceStub.Seen sent = s.seen().get(0);
+        assertEquals("/ngsi-ld/v1/entityOperations/create", sent.target());
+        assertTrue(sent.header("Content-Type").startsWith("application/ld+json"), sent.headers().toString());
+        JsonNode forwarded = Json.parse(sent.body()).path(0);
+        assertEquals(9, forwarded.path("velocity").path("value").asInt(), sent.body());
+        assertEquals(Json.parse(entity).path(0).path("@context"), forwarded.path("@context"), "the entity's own context: " + sent.body());
+
+        Answer deleted = a.api().post("/entityOperations/delete").ldJson(Json.parse("[\"%s\"]".formatted(id))).send();
+        assertEquals(204, deleted.status(), deleted.toString());
+        sent = s.seen().get(1);
+        assertEquals("/ngsi-ld/v1/entityOperations/delete", sent.target());
+        assertEquals(Json.parse("[\"%s\"]".formatted(id)), Json.parse(sent.body()), sent.body());
+    }
+
+    /**
+     * § 4.3.6.6 with § 6.3.5: an ld+json batch to a source that asks for application/json cannot
+     * name every entity's context in one Link, so each entity goes in the core context's terms
+     * (an attribute outside the core by its IRI), with no Link and no {@code @context}.
+     */
+    @Test
+    void an_ld_json_batch_to_a_source_asking_for_json_is_written_in_the_core_terms_4_3_6_6() {
+        Node a = broker("LB2");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(201, "[\"" + id + "\"]", 0));
+        batchReg(a, s.endpoint(), id, "[{\"key\":\"contentType\",\"value\":\"application/json\"}]", VELOCITY_IRI);
+        String entity = ("[{\"id\":\"%s\",\"type\":\"Vehicle\",\"velocity\":{\"type\":\"Property\",\"value\":9},"
+                + "\"@context\":[{\"velocity\":\"%s\"},\"%s\"]}]").formatted(id, VELOCITY_IRI, CORE_V18);
+        Answer created = a.api().post("/entityOperations/upsert").ldJson(Json.parse(entity)).send();
+        assertTrue(created.status() == 201 || created.status() == 204, created.toString());
+        SourceStub.Seen sent = s.seen().get(0);
+        assertTrue(sent.header("Content-Type").startsWith("application/json"), sent.headers().toString());
+        assertNull(sent.header("Link"), sent.headers().toString());
+        JsonNode forwarded = Json.parse(sent.body()).path(0);
+        assertFalse(forwarded.has("@context"), sent.body());
+        assertEquals(9, forwarded.path(VELOCITY_IRI).path("value").asInt(), "velocity, in no context but the core, is its IRI: " + sent.body());
+    }
+
+    private static final String CORE_V18 = "https://uri.etsi.org/ngsi-ld/v1/ngsi-ld-core-context-v1.8.jsonld";
+    private static final String SPEED_IRI = "https://uri.etsi.org/ngsi-ld/default-context/speed";
+    private static final String VELOCITY_IRI = "urn:example:velocity";
+
+    /** An exclusive registration of {@code id}'s {@code property}, for the batch operations, with {@code csi} (or none) as its contextSourceInfo. */
+    private static void batchReg(Node on, String endpoint, String id, String csi, String property) {
+        String body = ("{\"id\":\"%s\",\"type\":\"ContextSourceRegistration\",\"information\":[{\"entities\":[{\"id\":\"%s\","
+                + "\"type\":\"Vehicle\"}],\"propertyNames\":[\"%s\"]}],\"mode\":\"exclusive\",\"operations\":[\"createBatch\","
+                + "\"upsertBatch\",\"deleteBatch\"],\"endpoint\":\"%s\"%s}").formatted(fresh("ContextSourceRegistration"), id, property, endpoint,
+                        csi == null ? "" : ",\"contextSourceInfo\":" + csi);
+        Answer r = on.api().post("/csourceRegistrations").json(Json.parse(body)).send();
+        assertEquals(201, r.status(), body + "\n" + r);
+    }
+
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
     @Test
     void batch_update_with_a_dead_source_reports_its_entity_in_the_207() {
