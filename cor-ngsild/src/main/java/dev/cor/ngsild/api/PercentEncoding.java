@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Percent-encoding (RFC 3986 § 2.1) as the broker reads and writes it - the one place: a path
- * segment or a query value is decoded by {@link #decode} ({@code +} stays a plus: ids, patterns
- * and q expressions hold pluses) and one the broker writes - a forward's path and parameters, a
- * page link - is encoded by {@link #encode}. UTF-8 throughout, by code point. Stateless; any thread.
+ * segment is decoded by {@link #decode} ({@code +} stays a plus, as RFC 3986 has it in a path), a
+ * query parameter by {@link #decodeQuery} ({@code +} is a space, as form encoding has it: what
+ * Python's and Java's encoders, HTML forms and URLSearchParams send), and what the broker writes - a
+ * forward's path and parameters, a page link - is encoded by {@link #encode}, which escapes a plus.
+ * UTF-8 throughout, by code point. Stateless; any thread.
  */
 final class PercentEncoding {
     private PercentEncoding() {
@@ -30,6 +32,14 @@ final class PercentEncoding {
             }
         }
         return b.toString();
+    }
+
+    /**
+     * A query parameter's name or value: {@code +} is a space (application/x-www-form-urlencoded),
+     * a plus arrives as {@code %2B}; then as {@link #decode}.
+     */
+    static String decodeQuery(String s) {
+        return decode(s.indexOf('+') < 0 ? s : s.replace('+', ' '));
     }
 
     /** {@code s} with its {@code %XX} escapes decoded as UTF-8; {@code null} when one is malformed. */

@@ -25,8 +25,8 @@ final class QueryParams {
                     continue;
                 }
                 int eq = pair.indexOf('=');
-                String name = PercentEncoding.decode(eq < 0 ? pair : pair.substring(0, eq));
-                String value = PercentEncoding.decode(eq < 0 ? "" : pair.substring(eq + 1));
+                String name = PercentEncoding.decodeQuery(eq < 0 ? pair : pair.substring(0, eq));
+                String value = PercentEncoding.decodeQuery(eq < 0 ? "" : pair.substring(eq + 1));
                 if (name == null || value == null) {
                     throw NgsiLdException.invalid("the query parameter " + pair + " has a malformed %-escape");
                 }

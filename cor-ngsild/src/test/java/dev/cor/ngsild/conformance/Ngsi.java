@@ -120,6 +120,12 @@ final class Ngsi {
             return this;
         }
 
+        /** Query parameters exactly as given ({@code name=value&...}, escapes and pluses as the test writes them). */
+        Request rawQuery(String pairs) {
+            query.add(pairs);
+            return this;
+        }
+
         Request header(String name, String value) {
             headers.add(new String[] {name, value});
             return this;
