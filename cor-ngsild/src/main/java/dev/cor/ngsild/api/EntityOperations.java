@@ -74,10 +74,13 @@ final class EntityOperations {
     }
 
     void retrieve(Exchange x) {
+        // the parameters first: a wrong format, option or attrs is a 400 whether the entity exists
+        // or not (§ 6.3.7; ETSI 018_16 retrieves an id nobody created), and is never forwarded
+        Representation rep = representation(x);
         if (x.forwards != null) {
             Entity merged = distributed.retrieve(x);
             if (merged != null) { // null: answered already, with a source's entity relayed
-                answerEntity(x, merged);
+                answerEntity(x, merged, rep);
             }
             return;
         }
@@ -90,17 +93,20 @@ final class EntityOperations {
         if (type != null && !type.matches(e.types())) {
             throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
         }
-        answerEntity(x, e);
+        answerEntity(x, e, rep);
+    }
+
+    /** The representation the request's parameters ask for (its geometryProperty checked too); 400 when one is wrong. */
+    private Representation representation(Exchange x) {
+        checkGeometryProperty(x, x.params);
+        return Representation.of(x.params, parser(x));
     }
 
     /**
      * Answers with {@code e} in the representation the request asks for: the record's render
      * cache serves the bytes of an unchanged entity (a merged one has a cache of its own).
      */
-    void answerEntity(Exchange x, Entity e) {
-        EntityParser parser = parser(x);
-        checkGeometryProperty(x, x.params);
-        Representation rep = Representation.of(x.params, parser);
+    private void answerEntity(Exchange x, Entity e, Representation rep) {
         if (!rep.showsAnything(e)) {
             throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
         }

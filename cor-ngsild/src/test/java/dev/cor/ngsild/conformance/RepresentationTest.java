@@ -110,6 +110,20 @@ class RepresentationTest extends ConformanceTest {
         Checks.problem(r.send(), 400, "InvalidRequest");
     }
 
+    @ParameterizedTest(name = "format={0} options={1}")
+    @CsvSource(delimiter = '|', value = {"invalidFormat|", "|invalidOptions", "|keyValues,invalid", "keyValues|invalid"})
+    @DisplayName("6.3.7 TP 018_16_01..04: the parameters are checked before the entity is looked for - 400, not 404, for an id nobody created")
+    void invalidRepresentationOfAnEntityThatDoesNotExist(String format, String options) {
+        Ngsi.Request r = api.get(Ngsi.entity(Entities.id("Building"))).link(model);
+        if (format != null) {
+            r.query("format", format);
+        }
+        if (options != null) {
+            r.query("options", options);
+        }
+        Checks.problem(r.send(), 400, "InvalidRequest");
+    }
+
     @Test
     @DisplayName("4.5.2.3, 4.5.3.3: concise drops type where it can be inferred; a bare value when a Property has nothing else")
     void concise() {
