@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.examples.gateway.BenchEntities;
-import dev.cor.ngsild.NgsildLimits;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;

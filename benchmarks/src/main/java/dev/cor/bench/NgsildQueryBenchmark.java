@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.cor.ngsild.NgsildLimits;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;

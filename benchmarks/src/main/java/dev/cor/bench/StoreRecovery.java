@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.ngsild.CorNgsild;
-import dev.cor.ngsild.NgsildLimits;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;

@@ -5,17 +5,20 @@ import java.util.List;
 import java.util.Objects;
 
 import dev.cor.base.CorCoLoop;
-import dev.cor.ngsild.api.NgsildApplication;
-import dev.cor.ngsild.ld.ContextKeeper;
+import dev.cor.ngsild.federation.Forwarder;
+import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.Registrations;
+import dev.cor.ngsild.http.NgsildApplication;
 import dev.cor.ngsild.ld.LdContexts;
-import dev.cor.ngsild.registry.Forwarder;
-import dev.cor.ngsild.registry.Registration;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.registry.Registrations;
+import dev.cor.ngsild.metrics.NgsildMetrics;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildLimits;
+import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Notifier;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
@@ -49,7 +52,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  */
 public final class CorNgsild implements AutoCloseable {
     /** Where the broker's resources live. */
-    public static final String BASE_PATH = "/ngsi-ld/v1/";
+    public static final String BASE_PATH = NgsildApplication.BASE_PATH;
 
     private final EntityStore store;
     private final LdContexts contexts;

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.cor.ngsild.registry.Registration;
-import dev.cor.ngsild.registry.RegistrationLookup;
-import dev.cor.ngsild.registry.Registrations;
+import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.RegistrationLookup;
+import dev.cor.ngsild.federation.Registrations;
 
 /**
  * The registry under 16 parallel clients over real sockets while lookups run on other threads:

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-import dev.cor.ngsild.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
 
 /**
  * The launcher's authentication flags: {@code --tokens FILE} (static bearer tokens,

@@ -2,7 +2,7 @@ package dev.cor.server;
 
 import java.util.Map;
 
-import dev.cor.ngsild.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
 
 /**
  * The launcher's authorizer: a request carries {@code Authorization: Bearer TOKEN}, where TOKEN

@@ -6,7 +6,7 @@ import java.util.function.Consumer;
 
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
-import dev.cor.ngsild.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.durable.DataFiles;

@@ -2,7 +2,7 @@ package dev.cor.server;
 
 import java.util.Set;
 
-import dev.cor.ngsild.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
 
 /**
  * What one credential may do: the tenants it may use ({@code *} every tenant, {@code -} the

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 
 /**
  * What a request names as its {@code @context} (ETSI GS CIM 009 § 6.3.5), before it is resolved:

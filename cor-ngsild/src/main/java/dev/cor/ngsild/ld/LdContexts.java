@@ -19,9 +19,8 @@ import java.util.function.Supplier;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
-
-import dev.cor.ngsild.api.ErrorType;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 
 /**
  * The NGSI-LD write operations on one entity record (ETSI GS CIM 009 § 5.6, with the partial

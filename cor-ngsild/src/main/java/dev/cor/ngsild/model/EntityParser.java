@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import dev.cor.ngsild.NgsildLimits;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.policy.NgsildLimits;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContext;
 
 /**

@@ -3,8 +3,8 @@ package dev.cor.ngsild.query;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
-import dev.cor.ngsild.api.ErrorType;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
 
 /**
  * A regular expression from a request or from what a client keeps ({@code idPattern}, a q

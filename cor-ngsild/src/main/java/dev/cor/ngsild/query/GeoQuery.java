@@ -14,7 +14,7 @@ import org.locationtech.jts.operation.distance.DistanceOp;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;

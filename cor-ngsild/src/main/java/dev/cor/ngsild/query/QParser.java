@@ -3,7 +3,7 @@ package dev.cor.ngsild.query;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Syntax;
 

@@ -1,6 +1,6 @@
 package dev.cor.ngsild.query;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 
 /**
  * A pattern a registration keeps and matches on others' behalf (an EntityInfo's

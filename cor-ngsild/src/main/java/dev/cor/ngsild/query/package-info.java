@@ -5,10 +5,10 @@
  * {@link dev.cor.ngsild.query.ScopeQuery} ({@code scopeQ}, § 4.19) and
  * {@link dev.cor.ngsild.query.BoundedPattern} (a regular expression whose matching cost is
  * bounded). Each {@code parse} takes the request's {@link dev.cor.ngsild.ld.LdContext} where names
- * need expanding and throws a BadRequestData {@link dev.cor.ngsild.api.NgsiLdException} pointing
+ * need expanding and throws a BadRequestData {@link dev.cor.ngsild.error.NgsiLdException} pointing
  * at what is wrong; each {@code test(Entity)} is a pure function of the record (a pattern that
  * backtracks without bound throws TooComplexQuery). Query Entities runs them through the
- * planner of {@code dev.cor.ngsild.api}; a subscription keeps the parsed objects and tests each
+ * planner of {@code dev.cor.ngsild.http}; a subscription keeps the parsed objects and tests each
  * written record.
  */
 package dev.cor.ngsild.query;

@@ -4,6 +4,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.cor.ngsild.store.SubscriptionKeeper;
+
 /**
  * A subscription in force: its current {@link Subscription} (swapped whole by an update) and
  * what the broker counts of it - the status of § 5.2.12-2 and § 5.2.14 - and its bounded queue of

@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.util.RawValue;
 
 import javax.net.ssl.SSLContext;
 
-import dev.cor.ngsild.NgsildMetrics;
+import dev.cor.ngsild.metrics.NgsildMetrics;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;

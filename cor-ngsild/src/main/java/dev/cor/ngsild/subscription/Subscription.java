@@ -104,7 +104,7 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
      * Whether it selects {@code e} (its entities, or any entity when it names none, and its
      * filter), its patterns reading at most what {@code budget} has left.
      *
-     * @throws dev.cor.ngsild.api.NgsiLdException TooComplexQuery when they run out of it
+     * @throws dev.cor.ngsild.error.NgsiLdException TooComplexQuery when they run out of it
      */
     boolean selects(Entity e, MatchBudget budget) {
         if (!entities.isEmpty()) {

@@ -15,14 +15,15 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.ngsild.NgsildMetrics;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.metrics.NgsildMetrics;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.rest.CorRest;
 

@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
-import dev.cor.ngsild.registry.Registration.Mode;
+import dev.cor.ngsild.federation.Registration.Mode;
 
 /**
  * Distributed operations (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4, § 5.7.2.4, § 6.3.17) between real

@@ -29,8 +29,8 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.LoopTesting;
 import dev.cor.ngsild.ManualClock;
-import dev.cor.ngsild.api.ErrorType;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
 
 /**

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.client.CorRestClient;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;

@@ -25,8 +25,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import dev.cor.ngsild.api.ErrorType;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.client.CorRestClient;
 

@@ -18,8 +18,8 @@ import com.apicatalog.jsonld.context.ActiveContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
-import dev.cor.ngsild.api.ErrorType;
-import dev.cor.ngsild.api.NgsiLdException;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;
 
 /**

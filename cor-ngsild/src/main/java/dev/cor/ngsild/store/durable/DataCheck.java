@@ -10,8 +10,8 @@ import java.util.Map;
 
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.store.MemoryEntityStore;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * Verifies a data directory without starting a broker ({@code cor-server.jar --check-data DIR}):

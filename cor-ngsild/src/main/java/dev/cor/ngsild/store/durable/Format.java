@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * The store's on-disk format, version {@value #VERSION} ({@code doc/storage.md} says it in

@@ -14,8 +14,8 @@ import java.util.zip.CRC32C;
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.EntityStore;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * Takes snapshots in the background, on a thread of its own: when the journal has grown by the

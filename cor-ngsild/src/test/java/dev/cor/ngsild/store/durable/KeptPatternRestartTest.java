@@ -14,8 +14,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.BrokerHttp;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * What the broker acknowledged before it refused more stays acknowledged: a subscription whose q

@@ -16,8 +16,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.ld.LdContexts;
-import dev.cor.ngsild.registry.RegistrationKeeper;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * The registration records (types 8 and 9) and the subscription-to-registrations records (10 and

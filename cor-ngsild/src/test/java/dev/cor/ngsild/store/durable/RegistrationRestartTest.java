@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.conformance.ContextServer;
 import dev.cor.ngsild.conformance.NotificationReceiver;
-import dev.cor.ngsild.registry.Registration;
-import dev.cor.ngsild.registry.RegistrationLookup;
+import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.RegistrationLookup;
 
 /**
  * What a restart keeps of the context source registrations: one made with a remote

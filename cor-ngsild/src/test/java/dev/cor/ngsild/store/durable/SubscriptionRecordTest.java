@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.ld.LdContexts;
-import dev.cor.ngsild.subscription.SubscriptionKeeper;
+import dev.cor.ngsild.store.SubscriptionKeeper;
 
 /**
  * The subscription records on their own, through the store's {@link SubscriptionKeeper} side:

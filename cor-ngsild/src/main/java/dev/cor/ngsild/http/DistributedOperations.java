@@ -1,0 +1,1512 @@
+package dev.cor.ngsild.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.federation.EntityBytes;
+import dev.cor.ngsild.federation.EntityMerge;
+import dev.cor.ngsild.federation.Forwarder;
+import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.RegistrationLookup;
+import dev.cor.ngsild.http.NgsildApplication.Config;
+import dev.cor.ngsild.ld.ContextRef;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.rest.CorRestJson;
+import dev.cor.rest.CorRestState;
+import dev.cor.rest.client.CorRestClientRequest;
+
+/**
+ * Retrieve Entity and Query Entities across this broker and the context sources registered for
+ * them (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4, § 5.7.2.4): which registrations a request reaches,
+ * the forwards (started together, awaited together: {@link Forwarder}), and the answers merged
+ * with what this broker holds ({@link EntityMerge}) before the usual representation is applied.
+ * Inclusive sources are merged with the local data; exclusive and redirect ones replace the local
+ * copy of what they register; auxiliary ones only fill in attributes nobody else gave. A source
+ * that fails leaves its NGSILD-Warning on the answer (§ 6.3.17), never a 500. Stateless; one per
+ * application.
+ */
+final class DistributedOperations {
+    private static final System.Logger LOG = System.getLogger(DistributedOperations.class.getName());
+    /** The NGSILD-Warning header (§ 6.3.17). */
+    static final String WARNING_HEADER = "NGSILD-Warning";
+    /** How many entities a query asks each source for: its page is cut here, after the merge. */
+    private static final int SOURCE_LIMIT = 1000;
+
+    private final NgsildApplication app;
+    private final Config config;
+    private final Forwarder forwarder;
+
+    DistributedOperations(NgsildApplication app, Config config, Forwarder forwarder) {
+        this.app = app;
+        this.config = config;
+        this.forwarder = forwarder;
+    }
+
+    // ---------------------------------------------------------------- which requests
+
+    /** § 4.20's name of an operation that registrations can be asked about, or {@code null}. */
+    static String operationName(Operation op) {
+        return switch (op) {
+            case RETRIEVE_ENTITY -> "retrieveEntity";
+            case QUERY_ENTITIES -> "queryEntity";
+            case QUERY_ENTITIES_POST -> "queryBatch";
+            case CREATE_ENTITY -> "createEntity";
+            case UPDATE_ATTRIBUTES -> "updateEntity";
+            case APPEND_ATTRIBUTES -> "appendAttrs";
+            case PARTIAL_ATTRIBUTE_UPDATE -> "updateAttrs";
+            case DELETE_ATTRIBUTE -> "deleteAttrs";
+            case DELETE_ENTITY -> "deleteEntity";
+            case MERGE_ENTITY -> "mergeEntity";
+            case REPLACE_ENTITY -> "replaceEntity";
+            case REPLACE_ATTRIBUTE -> "replaceAttrs";
+            case BATCH_CREATE -> "createBatch";
+            case BATCH_UPSERT -> "upsertBatch";
+            case BATCH_UPDATE -> "updateBatch";
+            case BATCH_DELETE -> "deleteBatch";
+            case BATCH_MERGE -> "mergeBatch";
+            case PURGE_ENTITIES -> "purgeEntity";
+            case CREATE_SUBSCRIPTION -> "createSubscription";
+            case LIST_TYPES -> "retrieveEntityTypes";
+            case LIST_ATTRIBUTES -> "retrieveAttrTypes";
+            default -> null;
+        };
+    }
+
+    /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
+    static boolean isEntityWrite(Operation op) {
+        return !op.isRead() && operationName(op) != null && !isBatch(op) && op != Operation.PURGE_ENTITIES
+                && op != Operation.CREATE_SUBSCRIPTION;
+    }
+
+    static boolean isBatch(Operation op) {
+        return switch (op) {
+            case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * On the loop, before the dispatch: the registrations the request may reach, or {@code null}
+     * - answered here alone. A tenant with no registration pays one map look-up; a request with
+     * {@code local=true}, or whose {@code Via} names this broker (a loop, § 4.3.6.4), is local.
+     * Types and attributes are not narrowed yet (the context may still have to be downloaded):
+     * the handler asks again, precisely ({@link #reach}).
+     */
+    List<Registration> plan(Exchange x) {
+        String op = operationName(x.operation());
+        if (op == null || !config.registrations().any(x.tenant) || localOnly(x)) {
+            return null;
+        }
+        String id = x.route.entityId() != null ? x.route.entityId()
+                : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
+        List<Registration> regs = config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
+        if (regs.isEmpty() && (x.operation() == Operation.RETRIEVE_ENTITY || x.operation() == Operation.QUERY_ENTITIES
+                || x.operation() == Operation.QUERY_ENTITIES_POST)) {
+            // a source that only answers queries serves a retrieve too; one that takes only GET or only POST queries, both
+            regs = queryServers(x, id, null, Set.of(), Set.of(), List.of());
+        }
+        if (regs.isEmpty() && x.operation() == Operation.PURGE_ENTITIES && proxiedElsewhere(x, null)) {
+            return List.of(); // no source takes it, but one holds what it may select: purge() reports the Conflict
+        }
+        if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
+            return List.of(); // no source takes it, but one holds it: write() answers the Conflict
+        }
+        if (regs.isEmpty()) {
+            return null;
+        }
+        if (forwarder.seenIn(x.headers().getAll("Via"))) {
+            // came round a loop: a read is answered from here alone. A write: § 6.3.17 gives 508 "in the
+            // case of an exclusive or redirect registration" (its data is held only outside, so it would
+            // go round again); an inclusive one drops out of the matching (§ 6.3.18, Via) and the write is
+            // done here - the suite's D018_01 registers mode=redirect for its 508 (testsuite-doubts 75)
+            if (x.operation().isRead() || regs.stream().noneMatch(r -> r.mode() == Registration.Mode.EXCLUSIVE
+                    || r.mode() == Registration.Mode.REDIRECT)) {
+                return null;
+            }
+            throw new NgsiLdException(ErrorType.LOOP_DETECTED, "the request's Via names this broker ("
+                    + forwarder.brokerId() + "): forwarding its write again would loop");
+        }
+        return regs;
+    }
+
+    private static boolean localOnly(Exchange x) {
+        if (x.params == null) {
+            return true;
+        }
+        try {
+            return x.params.bool("local", false) || "*".equals(x.params.get("type"));
+        } catch (NgsiLdException e) {
+            return true; // the operation answers the malformed parameter itself
+        }
+    }
+
+    /**
+     * The registrations that serve {@code queryEntity} or {@code queryBatch} but not
+     * {@code retrieveEntity} for the entity: a retrieve asks them with a query by id (the suite's
+     * D010_03), leaving out those in {@code already}.
+     */
+    private List<Registration> queryServers(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs,
+            List<Registration> already) {
+        List<Registration> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Registration r : already) {
+            seen.add(r.id());
+        }
+        BoundedPattern pattern = BoundedPattern.compileOrNull(idPattern, "idPattern");
+        for (String op : List.of("queryEntity", "queryBatch")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, pattern, types, attrs), config.clock().millis())) {
+                if (seen.add(r.id())) {
+                    out.add(r);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The registrations a request reaches, its types and attributes expanded: the handler's precise look. */
+    private List<Registration> reach(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs) {
+        return config.registrations().matching(x.tenant, new RegistrationLookup.Want(operationName(x.operation()), id,
+                BoundedPattern.compileOrNull(idPattern, "idPattern"), types, attrs), config.clock().millis());
+    }
+
+    // ---------------------------------------------------------------- Retrieve Entity (§ 5.7.1.4)
+
+    /**
+     * The entity of {@code GET /entities/{id}} from here and its sources, merged; 404 when nobody
+     * has it; {@code null} when one source alone had it and its answer was relayed ({@link #relayable}).
+     */
+    Entity retrieve(Exchange x) {
+        String id = EntityOperations.entityId(x);
+        TypeSelection type = x.params.get("type") == null ? null
+                : TypeSelection.parse(x.params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
+        Entity local = config.store().get(x.tenant, id);
+        if (local != null && type != null && !type.matches(local.types())) {
+            local = null;
+        }
+        Set<String> attrs = expandedAttrs(x, x.params);
+        Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
+        List<Registration> regs = new ArrayList<>(reach(x, id, null, types, attrs));
+        int retrievers = regs.size();
+        regs.addAll(queryServers(x, id, null, types, attrs, regs));
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        List<Registration> asked = new ArrayList<>(regs.size());
+        for (int k = 0; k < regs.size(); k++) {
+            Registration r = regs.get(k);
+            Set<String> provided = provided(r, id, types);
+            Set<String> ask = narrow(provided, attrs);
+            if (ask != null && ask.isEmpty()) {
+                continue; // it provides none of the attributes asked for
+            }
+            if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
+                local = EntityMerge.without(local, provided); // § 4.3.6.3: what it registers is never served from here
+            }
+            Set<String> sendTypes = type != null ? type.types() : typesOf(r, id);
+            StringBuilder q = new StringBuilder();
+            param(q, "type", compactTypes(r, sendTypes));
+            param(q, "attrs", compactNames(r, ask));
+            if (k < retrievers) {
+                boolean relay = local == null && regs.size() == 1 && relayable(x, r);
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + PercentEncoding.encode(id), q, null, !relay), relay));
+            } else if (r.operations().contains("queryEntity")) {
+                if (sendTypes.isEmpty() && ask == null) {
+                    continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
+                }
+                param(q, "id", id);
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
+            } else {
+                // queryBatch: POST /entityOperations/query with a Query of this id (5.2.23)
+                com.fasterxml.jackson.databind.node.ObjectNode query = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+                query.put("type", "Query");
+                var sel = query.putArray("entities").addObject();
+                sel.put("id", id);
+                if (!sendTypes.isEmpty()) {
+                    sel.put("type", compactTypes(r, Set.of(sendTypes.iterator().next())));
+                } else {
+                    continue; // an EntitySelector names a type
+                }
+                if (ask != null) {
+                    var an = query.putArray("attrs");
+                    for (String iri : ask) {
+                        an.add(compactNames(r, Set.of(iri)));
+                    }
+                }
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", new StringBuilder(),
+                        query.toString().getBytes(StandardCharsets.UTF_8))));
+            }
+            asked.add(r);
+        }
+        Entity merged = local;
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        if (outs.size() == 1 && outs.get(0).raw()) {
+            if (relayed(x, id, answers.get(0))) {
+                return null;
+            }
+            Forwarder.Answer parsed = forwarder.parsed(answers.get(0));
+            if (parsed != answers.get(0) && parsed.warning() != null) {
+                warn(x, parsed); // the body was not JSON (a failure to answer was reported by the fan-out)
+            }
+            answers = List.of(parsed);
+        }
+        List<Entity> auxiliary = new ArrayList<>();
+        for (Forwarder.Answer a : answers) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            JsonNode one = a.body();
+            if (one.isArray()) { // a source asked with a query answers an array
+                one = null;
+                for (JsonNode n : a.body()) {
+                    if (id.equals(n.path("id").asText())) {
+                        one = n;
+                    }
+                }
+                if (one == null) {
+                    continue; // not there
+                }
+            }
+            Entity e = entityOf(x, a, one);
+            if (e == null || !e.id().equals(id)) {
+                if (e != null) {
+                    warn(x, forwarder.invalid(a, "answered another entity than " + id));
+                }
+                continue;
+            }
+            if (a.registration().mode() == Registration.Mode.AUXILIARY) {
+                auxiliary.add(e);
+            } else {
+                merged = EntityMerge.merge(merged, e, false);
+            }
+        }
+        for (Entity e : auxiliary) {
+            merged = EntityMerge.merge(merged, e, true);
+        }
+        if (merged == null) {
+            throw NgsiLdException.notFound("no entity " + id + " here nor at the " + asked.size()
+                    + " context source(s) registered for it");
+        }
+        return merged;
+    }
+
+    /**
+     * Whether a retrieve that one source alone answers (nothing here, one registration) can
+     * relay the source's entity as it comes: the answer is {@code application/json} compacted with
+     * the context the registration was made with, in the normalized form, and the request asks
+     * nothing of the representation but {@code attrs} (which the forward carries, narrowed) - so
+     * there is nothing to merge and nothing to render again. The chain of brokers is this case.
+     */
+    private static boolean relayable(Exchange x, Registration r) {
+        if (x.accept != MediaType.JSON || r.mode() == Registration.Mode.AUXILIARY || r.context() == null
+                || !(x.context == r.context() || (x.context.isCore() && r.context().isCore()))) {
+            return false;
+        }
+        for (String name : x.params.asMap().keySet()) {
+            switch (name) {
+                case "attrs", "type", "local" -> { }
+                case "options" -> {
+                    if (!x.params.get("options").equals("normalized")) {
+                        return false;
+                    }
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Answers with the source's entity as it came - its bytes, neither parsed into a tree nor
+     * written again - when they are one: a JSON object of the id asked for, with a type and no
+     * {@code @context} of its own, and nothing after it. {@code false} leaves the answer to the
+     * merge (which reports what is wrong with it).
+     */
+    private boolean relayed(Exchange x, String id, Forwarder.Answer a) {
+        if (!a.ok() || a.bytes() == null || !EntityBytes.isEntity(a.bytes(), id)) {
+            return false;
+        }
+        app.answer(x, 200, MediaType.JSON, a.bytes(), x.context);
+        return true;
+    }
+
+    // ---------------------------------------------------------------- distributed subscriptions (§ 5.8.1.4)
+
+    /** The registrations of the request's tenant that take {@code createSubscription} for one of {@code types}. */
+    List<Registration> subscriptionSources(Exchange x, Set<String> types) {
+        return config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want("createSubscription", null, null, types, Set.of()), config.clock().millis());
+    }
+
+    /** The registration of that id in the request's tenant, in force, or {@code null}. */
+    Registration registration(String tenant, String id) {
+        for (Registration r : config.registrations().matching(tenant,
+                new RegistrationLookup.Want("createSubscription", null, null, Set.of(), Set.of()), config.clock().millis())) {
+            if (r.id().equals(id)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The forward of a subscription request to {@code r} - {@code method {endpoint}/ngsi-ld/v1/{path}}
+     * with {@code body} (JSON, compacted with {@code ctx}, which the request links) - as every
+     * forward goes (tenant, contextSourceInfo, Via, the registration's timeout).
+     */
+    Forwarder.Outgoing subscriptionForward(Exchange x, Registration r, String method, String path, byte[] body, LdContext ctx) {
+        return new Forwarder.Outgoing(r, request(x, r, method, path, new StringBuilder(), body, false, ctx));
+    }
+
+    /** Sends forwards made by {@link #subscriptionForward}, all at once; their answers in order. */
+    List<Forwarder.Answer> send(Exchange x, List<Forwarder.Outgoing> outs) {
+        return fanOut(x, outs);
+    }
+
+    // ---------------------------------------------------------------- discovery (§ 5.7.5, 5.7.8)
+
+    /**
+     * The entity types ({@code types}) or attribute names ({@code !types}) that the sources
+     * registered for the request's operation list at {@code GET /{path}} - their {@code member}
+     * array, read with each registration's context - expanded. A source that fails adds its
+     * warning and nothing else.
+     */
+    Set<String> names(Exchange x, String path, String member, boolean types) {
+        List<Registration> regs = config.registrations().matching(x.tenant,
+                new RegistrationLookup.Want(operationName(x.operation()), null, null, Set.of(), Set.of()), config.clock().millis());
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        for (Registration r : regs) {
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", path, new StringBuilder(), null, false)));
+        }
+        Set<String> out = new java.util.TreeSet<>();
+        for (Forwarder.Answer a : fanOut(x, outs)) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            JsonNode list = a.body().path(member);
+            if (!list.isArray()) {
+                warn(x, forwarder.invalid(a, "answered no " + member));
+                continue;
+            }
+            LdContext ctx = a.registration().context() != null ? a.registration().context() : x.context;
+            for (JsonNode n : list) {
+                if (n.isTextual()) {
+                    String iri = ctx.expand(n.asText());
+                    out.add(iri != null ? iri : n.asText());
+                }
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- Purge Entities (§ 5.6.21.4)
+
+    /**
+     * The purge at every source whose registration matches its selection and takes
+     * {@code purgeEntity} (by any mode but auxiliary: § 5.6.21.4 names inclusive, exclusive and
+     * redirect): {@code DELETE /entities} with the request's own parameters, the types and
+     * attribute names written in the registration's context. Their answers, in order.
+     */
+    List<Forwarder.Answer> purge(Exchange x, Set<String> types, Set<String> attrs) {
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        List<Registration> regs = reach(x, null, x.params.get("idPattern"), types, attrs);
+        for (Registration r : regs) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            StringBuilder q = new StringBuilder();
+            for (var p : x.params.asMap().entrySet()) {
+                String value = switch (p.getKey()) {
+                    case "local" -> null; // the source's own sources are its business (localOnly adds it back)
+                    case "type" -> compactTypes(r, types);
+                    case "attrs", "keep", "drop" -> compactNames(r, expandedNames(x, x.params.list(p.getKey())));
+                    default -> p.getValue();
+                };
+                param(q, p.getKey(), value);
+            }
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "DELETE", "entities", q, null, false)));
+        }
+        return fanOut(x, outs);
+    }
+
+    /**
+     * The exclusive and redirect registrations that hold what a purge selects - their entities are
+     * at their sources only - but do not take {@code purgeEntity}: their part cannot be done
+     * (§ 5.6.21.4, a Conflict), each as a failed answer naming the registration.
+     */
+    List<Forwarder.Answer> purgeRefusals(Exchange x, Set<String> types, Set<String> attrs) {
+        Set<String> taking = new HashSet<>();
+        reach(x, null, x.params.get("idPattern"), types, attrs).forEach(r -> taking.add(r.id()));
+        List<Forwarder.Answer> out = new ArrayList<>();
+        BoundedPattern pattern = BoundedPattern.compileOrNull(x.params.get("idPattern"), "idPattern");
+        for (String op : List.of("retrieveEntity", "queryEntity")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, null, pattern, types, attrs), config.clock().millis())) {
+                if ((r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) && taking.add(r.id())) {
+                    out.add(new Forwarder.Answer(r, 409, null, forwarder.warning(299, r,
+                            "holds entities the purge selects, and its source does not take purgeEntity")));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Attribute names expanded with the request's context, the system ones left out (they name no attribute). */
+    private static Set<String> expandedNames(Exchange x, List<String> terms) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String t : terms) {
+            if (!EntityOperations.SYSTEM_ATTRIBUTES.contains(t)) {
+                out.add(x.context.expand(t));
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- Query Entities (§ 5.7.2.4)
+
+    /**
+     * The page of a distributed query: every source asked for the entities its registration
+     * provides, the local matches added, each entity merged by id, the whole query checked again
+     * on the merged entity (a q on an attribute of one source, § 4.3.6.7), and the page cut from
+     * the union in id order - so {@code limit}, {@code offset} and {@code count} mean the union.
+     */
+    EntityQuery.Page query(Exchange x, QueryParams params, EntityQuery query, Page asked) {
+        List<String> ids = params.list("id");
+        String idPattern = params.get("idPattern");
+        TypeSelection type = params.get("type") == null ? null
+                : TypeSelection.parse(params.get("type"), new dev.cor.ngsild.model.EntityParser(x.context, config.limits())::typeName);
+        Set<String> attrs = expandedAttrs(x, params);
+        // Query Entities is one operation with two bindings (§ 4.20: queryEntity GET, queryBatch POST): a source
+        // serving either is asked, by the binding it registered (the suite's D011_02_red, D011_03_inc, D011_04_inc)
+        List<Registration> regs = queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
+                type != null ? type.types() : Set.of(), attrs, List.of());
+        if (params.get("csf") != null) {
+            // § 5.7.2.4: only the registrations whose Context Source Properties the filter matches are asked
+            RegistrationOperations.Csf csf = RegistrationOperations.Csf.parse(params.get("csf"), x.context);
+            regs.removeIf(r -> !csf.test(r));
+        }
+        // the local matches: all of them when counted, else as many as the page can need
+        int need = asked.count() ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, (long) asked.offset() + asked.limit() + 1);
+        EntityQuery.Page local = query.run(config.store(), x.tenant, 0, need, asked.count());
+        TreeMap<String, Entity> byId = new TreeMap<>();
+        for (Entity e : local.entities()) {
+            byId.put(e.id(), e);
+        }
+        List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
+        for (Registration r : regs) {
+            Set<String> provided = provided(r, null, type != null ? type.types() : Set.of());
+            Set<String> ask = narrow(provided, attrs);
+            if (ask != null && ask.isEmpty()) {
+                continue;
+            }
+            StringBuilder q = new StringBuilder();
+            Set<String> regTypes = typesOf(r, null);
+            Set<String> sendTypes = type != null ? type.types() : regTypes;
+            if (type == null && idPattern == null && ids.isEmpty() && ask == null && regTypes.isEmpty()) {
+                continue; // nothing bounds what it would be asked for: a query needs a type, attrs or an id pattern
+            }
+            param(q, "type", compactTypes(r, sendTypes));
+            if (!ids.isEmpty()) {
+                param(q, "id", String.join(",", ids));
+            }
+            param(q, "idPattern", idPattern);
+            param(q, "attrs", compactNames(r, ask));
+            // § 5.7.2.4: with splitEntities the filters "shall be removed before forwarding" (applied to the union here)
+            boolean filters = sameContext(x.context, r.context()) && !params.bool("splitEntities", false);
+            if (!r.operations().contains("queryEntity")) {
+                StringBuilder limit = new StringBuilder();
+                param(limit, "limit", Integer.toString(SOURCE_LIMIT));
+                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", limit,
+                        queryBody(r, sendTypes, ids, idPattern, ask, filters ? params : null))));
+                continue;
+            }
+            if (filters) {
+                // the same terms mean the same IRIs there: the source may filter for us (the merge checks again)
+                for (String p : List.of("q", "scopeQ", "georel", "geometry", "coordinates", "geoproperty")) {
+                    param(q, p, params.get(p));
+                }
+            }
+            param(q, "limit", Integer.toString(SOURCE_LIMIT));
+            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        // proxied registrations: the local copy of what they register is not served (§ 4.3.6.3)
+        for (Forwarder.Answer a : answers) {
+            Registration r = a.registration();
+            if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
+                continue;
+            }
+            for (String id : new ArrayList<>(byId.keySet())) {
+                Entity e = byId.get(id);
+                if (covers(r, e)) {
+                    Entity left = EntityMerge.without(e, provided(r, id, new LinkedHashSet<>(e.types())));
+                    if (left == null) {
+                        byId.remove(id);
+                    } else {
+                        byId.put(id, left);
+                    }
+                }
+            }
+        }
+        List<Entity> auxiliary = new ArrayList<>();
+        for (Forwarder.Answer a : answers) {
+            if (!a.ok() || a.body() == null) {
+                continue;
+            }
+            if (!a.body().isArray()) {
+                warn(x, forwarder.invalid(a, "answered a query with no array of entities"));
+                continue;
+            }
+            for (JsonNode n : a.body()) {
+                Entity e = entityOf(x, a, n);
+                if (e == null) {
+                    break; // one invalid entity: the whole answer is not used
+                }
+                if (!covers(a.registration(), e)) {
+                    continue; // § 4.3.6.1: not what it registers (another id, outside its idPattern), not taken from it
+                }
+                Set<String> registered = provided(a.registration(), e.id(), new LinkedHashSet<>(e.types()));
+                if (registered != null) {
+                    e = EntityMerge.only(e, registered); // asked for every attribute it registers, it gives this entity its own
+                }
+                if (a.registration().mode() == Registration.Mode.AUXILIARY) {
+                    auxiliary.add(e);
+                } else {
+                    byId.merge(e.id(), e, (mine, theirs) -> EntityMerge.merge(mine, theirs, false));
+                }
+            }
+        }
+        for (Entity e : auxiliary) {
+            byId.merge(e.id(), e, (mine, theirs) -> EntityMerge.merge(mine, theirs, true));
+        }
+        List<Entity> all = new ArrayList<>(byId.size());
+        for (Entity e : byId.values()) {
+            if (query.test(e)) {
+                all.add(e);
+            }
+        }
+        int count = all.size(); // counted, every local match is in the union (the local run was not cut)
+        int from = Math.min(asked.offset(), all.size());
+        int to = (int) Math.min((long) asked.offset() + asked.limit(), all.size());
+        return new EntityQuery.Page(new ArrayList<>(all.subList(from, to)), count,
+                (long) asked.offset() + asked.limit() < all.size());
+    }
+
+    // ---------------------------------------------------------------- writes of one entity (§ 5.6.x)
+
+    /**
+     * The outcome of a forwarded write: what this broker must still do itself, and who failed.
+     *
+     * @param localBody the body the local operation runs with (the registered attributes of
+     *                  proxied registrations taken out), or {@code null}: nothing is left to do here
+     * @param forwarded how many sources took their part
+     * @param failures  the attributes a source did not take: name (as the request wrote it) and why
+     * @param answers   every forward's answer
+     */
+    record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures,
+            List<Forwarder.Answer> answers) {
+        /** Whether the body has attributes left for this broker (a write of the path's entity or attribute always has). */
+        boolean hasLocalAttributes() {
+            if (localBody == null || !localBody.isObject()) {
+                return true;
+            }
+            for (var m : localBody.properties()) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Forwards a write of one entity to the registrations that serve it (§ 5.6.x.4: "if the
+     * entity is registered exclusively or redirect, forward ... ; inclusive: forward and do it
+     * here too"; auxiliary registrations take no writes, § 4.3.6.2): each source gets the same
+     * request with only the attributes it registers, in the request's own terms and context
+     * (its body is written in them); the attributes of exclusive and redirect registrations are
+     * taken out of what this broker does itself.
+     */
+    WriteOutcome write(Exchange x) {
+        String id = x.route.entityId() != null ? EntityOperations.entityId(x)
+                : x.body != null && x.body.path("id").isTextual() ? x.body.path("id").asText() : null;
+        dev.cor.ngsild.model.EntityParser parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        validate(x, parser); // a malformed write goes nowhere (the suite's D001_02_inc)
+        Entity local = id == null ? null : config.store().get(x.tenant, id);
+        Set<String> types = new LinkedHashSet<>();
+        if (local != null) {
+            types.addAll(local.types());
+        }
+        JsonNode bodyType = x.body != null && x.body.isObject() ? x.body.get("type") : null;
+        if (bodyType != null) {
+            for (JsonNode t : bodyType.isArray() ? bodyType : List.of(bodyType)) {
+                if (t.isTextual()) {
+                    types.add(parser.typeName(t.asText()));
+                }
+            }
+        }
+        String pathAttr = x.route.attribute() == null ? null : parser.attributeName(x.route.attribute());
+        // the body's attribute members by their expanded names
+        java.util.Map<String, String> bodyAttrs = new java.util.LinkedHashMap<>();
+        if (x.body != null && x.body.isObject() && pathAttr == null) {
+            for (var m : x.body.properties()) {
+                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
+                    bodyAttrs.put(parser.attributeName(m.getKey()), m.getKey());
+                }
+            }
+        }
+        List<Registration> regs = reach(x, id, null, types,
+                pathAttr != null ? Set.of(pathAttr) : new LinkedHashSet<>(bodyAttrs.keySet()));
+        if (x.operation() == Operation.CREATE_ENTITY) {
+            conflicts(x, id, types, bodyAttrs.keySet(), regs);
+        }
+        boolean wholeEntity = x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY
+                || x.operation() == Operation.REPLACE_ENTITY;
+        Set<String> keptOut = new HashSet<>();
+        boolean nothingLocal = false;
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        List<Set<String>> parts = new ArrayList<>();
+        for (Registration r : regs) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            Set<String> provided = provided(r, id, types);
+            Set<String> part;
+            if (pathAttr != null) {
+                if (provided != null && !provided.contains(pathAttr)) {
+                    continue;
+                }
+                part = Set.of(pathAttr);
+            } else if (provided == null) {
+                part = bodyAttrs.keySet();
+            } else {
+                part = new LinkedHashSet<>(bodyAttrs.keySet());
+                part.retainAll(provided);
+                if (part.isEmpty() && !wholeEntity) {
+                    continue; // none of the attributes written is its
+                }
+            }
+            boolean proxied = r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT;
+            if (proxied) {
+                // the whole entity, or the one attribute of the path, is the source's: nothing is done here
+                nothingLocal |= provided == null || pathAttr != null;
+                keptOut.addAll(part);
+            }
+            outs.add(new Forwarder.Outgoing(r, writeRequest(x, r, bodyAttrs, part, pathAttr != null)));
+            parts.add(part);
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<String[]> failures = new ArrayList<>();
+        Set<String> taken = new HashSet<>();
+        List<String[]> refused = new ArrayList<>();
+        int forwarded = 0;
+        for (int i = 0; i < answers.size(); i++) {
+            Forwarder.Answer a = answers.get(i);
+            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
+                forwarded++;
+                if (a.status() == 207 && a.body() != null && a.body().path("updated").isArray()) {
+                    // only names of the part it was sent count, and its reasons are not quoted: a source's
+                    // text never reaches the client (the registration is named instead)
+                    Set<String> part = parts.get(i);
+                    for (JsonNode u : a.body().path("updated")) { // an UpdateResult: what it took of its part
+                        String iri = partNamed(parser, u, part);
+                        if (iri != null) {
+                            taken.add(iri);
+                        }
+                    }
+                    for (JsonNode n : a.body().path("notUpdated")) { // and what it did not take, and why (§ 5.2.19)
+                        String iri = partNamed(parser, n.path("attributeName"), part);
+                        if (iri != null) {
+                            refused.add(new String[] {iri, "not updated by the context source", a.registration().id()});
+                        }
+                    }
+                } else {
+                    taken.addAll(parts.get(i));
+                }
+                continue;
+            }
+            if (a.warning() == null && a.status() == 404) {
+                continue; // the source does not have it: no failure, and nothing done there
+            }
+            String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+            Set<String> part = parts.get(i);
+            if (part.isEmpty()) {
+                failures.add(new String[] {null, why, a.registration().id()});
+            }
+            for (String p : part) {
+                failures.add(new String[] {p, why, a.registration().id()});
+            }
+        }
+        for (String[] f : refused) {
+            // an update of attributes (§ 5.6.2) that another part took - here or at another source - is done
+            if (x.operation() != Operation.UPDATE_ATTRIBUTES || !(taken.contains(f[0])
+                    || (!nothingLocal && local != null && local.attributes().containsKey(f[0])))) {
+                failures.add(f);
+            }
+        }
+        if (nothingLocal) {
+            return new WriteOutcome(null, false, forwarded, failures, answers);
+        }
+        JsonNode localBody = x.body;
+        if (x.operation() == Operation.UPDATE_ATTRIBUTES && local != null) {
+            // § 5.6.2: an attribute a source updated that this broker does not hold is no "does not exist" here
+            for (String iri : taken) {
+                if (!local.attributes().containsKey(iri)) {
+                    keptOut.add(iri);
+                }
+            }
+        }
+        if (!keptOut.isEmpty() && x.body != null && x.body.isObject() && pathAttr == null) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) x.body).deepCopy();
+            for (String iri : keptOut) {
+                o.remove(bodyAttrs.get(iri));
+            }
+            localBody = o;
+        }
+        return new WriteOutcome(localBody, true, forwarded, failures, answers);
+    }
+
+    /**
+     * The attribute of {@code part} (expanded names) that a source's UpdateResult names with
+     * {@code name}, or {@code null}: a source answers for the part it was sent, and whatever else it
+     * names - an entity's member, a keyword, garbage - is not the client's write.
+     */
+    private static String partNamed(dev.cor.ngsild.model.EntityParser parser, JsonNode name, Set<String> part) {
+        if (!name.isTextual()) {
+            return null;
+        }
+        try {
+            String iri = parser.attributeName(name.asText());
+            return part.contains(iri) ? iri : null;
+        } catch (NgsiLdException notAnAttribute) {
+            return null;
+        }
+    }
+
+    /** Reads the write's body as the local operation will, so that one it refuses is forwarded nowhere. */
+    private void validate(Exchange x, dev.cor.ngsild.model.EntityParser parser) {
+        if (x.body == null) {
+            return;
+        }
+        dev.cor.ngsild.model.EntityParser.Mode whole = dev.cor.ngsild.model.EntityParser.Mode.WHOLE;
+        switch (x.operation()) {
+            case CREATE_ENTITY -> parser.entity(objectOf(x.body), true, whole);
+            case REPLACE_ENTITY, APPEND_ATTRIBUTES -> EntityOperations.somethingToWrite(parser.entity(objectOf(x.body), false, whole));
+            case MERGE_ENTITY -> EntityOperations.somethingToWrite(
+                    parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.MERGE));
+            case UPDATE_ATTRIBUTES -> EntityOperations.somethingToWrite(
+                    parser.entity(objectOf(x.body), false, dev.cor.ngsild.model.EntityParser.Mode.PATCH));
+            default -> {
+                // an attribute's body: its operation checks it (nothing of it was forwarded wrongly: one attribute, one source)
+            }
+        }
+    }
+
+    private static JsonNode objectOf(JsonNode body) {
+        if (!body.isObject()) {
+            throw NgsiLdException.invalid("the body is a JSON object (an entity or a fragment)");
+        }
+        return body;
+    }
+
+    /**
+     * § 5.6.1.4 (the suite's D001_02_exc, 5614_01): an entity whose registered attributes an
+     * exclusive or redirect registration holds, which does not take createEntity, cannot be
+     * created here either - Conflict, and nothing is forwarded.
+     */
+    private void conflicts(Exchange x, String id, Set<String> types, Set<String> attrs, List<Registration> creating) {
+        Set<String> ok = new HashSet<>();
+        for (Registration r : creating) {
+            ok.add(r.id());
+        }
+        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs", "replaceEntity",
+                "deleteEntity", "mergeEntity")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, types, Set.of()), config.clock().millis())) {
+                if (ok.contains(r.id()) || (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT)) {
+                    continue;
+                }
+                Set<String> provided = provided(r, id, types);
+                if (provided == null || provided.stream().anyMatch(attrs::contains)) {
+                    throw new NgsiLdException(ErrorType.CONFLICT, "entity " + id + " is registered " + r.mode().name()
+                            .toLowerCase(java.util.Locale.ROOT) + " by " + r.id() + ", whose source does not take createEntity:"
+                            + " it cannot be created here (§ 5.6.1.4)");
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether a create may meet a proxied registration that does not take it: such a create is
+     * handled by {@link #write}, which answers Conflict (§ 5.6.1.4).
+     */
+    private boolean proxiedElsewhere(Exchange x, String id) {
+        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis())) {
+                if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The forward of a write: the request's method, path and parameters, its context, only {@code part} of its body. */
+    private CorRestClientRequest writeRequest(Exchange x, Registration r, java.util.Map<String, String> bodyAttrs,
+            Set<String> part, boolean attributePath) {
+        String path = x.request.path().substring(NgsildApplication.BASE_PATH.length());
+        StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
+        if (localOnly(r)) {
+            param(q, "local", "true");
+        }
+        String url = r.endpoint() + NgsildApplication.BASE_PATH + path + (q.isEmpty() ? "" : "?" + q);
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder(x.request.method(), url).timeoutMs(forwarder.timeoutMs(r));
+        headers(x, r, b);
+        JsonNode body = x.body;
+        if (body != null && !attributePath && body.isObject()) {
+            com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body).deepCopy();
+            for (var e : bodyAttrs.entrySet()) {
+                if (!part.contains(e.getKey())) {
+                    o.remove(e.getValue());
+                }
+            }
+            body = o;
+        }
+        writeBody(x, r, b, body, attributePath, item -> x.context);
+        return b.build();
+    }
+
+    /**
+     * A write forward's body, its Content-Type and its {@code @context}, as the registration's
+     * contextSourceInfo asks (§ 4.3.6.6): {@code jsonldContext} - the body recompacted with that
+     * context, linked, as {@code application/json} with no {@code @context} member;
+     * {@code contentType} {@code application/ld+json} - the context inline in the body, no Link;
+     * {@code application/json} - the context linked, none in the body. Otherwise as the request
+     * came: its body in its terms, its Link, its Content-Type. {@code body} may be {@code null}.
+     *
+     * <p>A batch in {@code application/ld+json} has no request context: each entity carries its own
+     * {@code @context} ({@code contextOf} gives the one an item is read with), and a batch delete's
+     * ids carry none. Such a batch goes on as it came in ld+json; in {@code application/json} no one
+     * Link could name every entity's context, so each entity is written in the core context's terms.
+     */
+    private void writeBody(Exchange x, Registration r, CorRestClientRequest.Builder b, JsonNode body, boolean attributePath,
+            java.util.function.Function<JsonNode, LdContext> contextOf) {
+        boolean ownContexts = x.context == null;
+        String jsonld = sourceInfo(r, "jsonldContext");
+        String type = sourceInfo(r, "contentType");
+        String link = x.headers().get("Link");
+        String linkOf = "<%s>; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"";
+        if (jsonld != null) {
+            b.header("Link", linkOf.formatted(jsonld));
+            if (body != null) {
+                LdContext target = config.contexts().resolve(ContextRef.link(jsonld));
+                body = attributePath ? withoutContext(body) : recompact(body, contextOf, target);
+                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        boolean ld = type != null ? type.toLowerCase(java.util.Locale.ROOT).startsWith("application/ld+json")
+                : x.contentType == MediaType.LD_JSON;
+        if (ld && body != null) {
+            if (!ownContexts) {
+                JsonNode ctx = x.body != null && x.body.isObject() && x.body.has("@context") ? x.body.get("@context") : x.context.echo();
+                body = withContext(body, ctx);
+            }
+            b.header("Content-Type", "application/ld+json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        if (ownContexts) {
+            if (body != null) {
+                body = recompact(body, contextOf, config.contexts().core());
+                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        if (link != null) {
+            b.header("Link", link); // the body is written in the request's terms
+        } else if (x.body != null && x.body.isObject() && x.body.get("@context") instanceof JsonNode inline && inline.isTextual()) {
+            b.header("Link", linkOf.formatted(inline.asText()));
+        }
+        if (body != null) {
+            b.header("Content-Type", "application/json").body(withoutContext(body).toString().getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A contextSourceInfo value by its key, whatever its case, or {@code null}. */
+    private static String sourceInfo(Registration r, String key) {
+        for (var kv : r.contextSourceInfo().entrySet()) {
+            if (kv.getKey().equalsIgnoreCase(key)) {
+                return kv.getValue();
+            }
+        }
+        return null;
+    }
+
+    private static JsonNode withoutContext(JsonNode body) {
+        if (body.isObject() && body.has("@context")) {
+            ObjectNode o = ((ObjectNode) body).deepCopy();
+            o.remove("@context");
+            return o;
+        }
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(withoutContext(e)));
+            return out;
+        }
+        return body;
+    }
+
+    private static JsonNode withContext(JsonNode body, JsonNode ctx) {
+        if (body.isObject()) {
+            ObjectNode o = ((ObjectNode) body).deepCopy();
+            o.set("@context", ctx);
+            return o;
+        }
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(withContext(e, ctx)));
+            return out;
+        }
+        return body;
+    }
+
+    /** Entities written in their own context's terms ({@code contextOf}), their attribute names and types written in {@code to}'s, without {@code @context}. */
+    private static JsonNode recompact(JsonNode body, java.util.function.Function<JsonNode, LdContext> contextOf, LdContext to) {
+        if (body.isArray()) {
+            var out = JsonNodeFactory.instance.arrayNode();
+            body.forEach(e -> out.add(recompact(e, contextOf, to)));
+            return out;
+        }
+        if (!body.isObject()) {
+            return body;
+        }
+        LdContext from = contextOf.apply(body);
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        for (var m : body.properties()) {
+            String key = m.getKey();
+            switch (key) {
+                case "@context" -> { }
+                case "type", "@type" -> out.set(key, m.getValue().isTextual()
+                        ? JsonNodeFactory.instance.textNode(to.compactIri(expandType(from, m.getValue().asText())))
+                        : m.getValue());
+                default -> {
+                    if (dev.cor.ngsild.model.EntityParser.isEntityMember(key)) {
+                        out.set(key, m.getValue());
+                    } else {
+                        String iri = from.expand(key);
+                        out.set(iri == null ? key : to.compactName(iri), m.getValue());
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String expandType(LdContext ctx, String term) {
+        String iri = ctx.expand(term);
+        return iri == null ? term : iri;
+    }
+
+
+    // ---------------------------------------------------------------- batches (§ 5.6.7-5.6.10, 5.6.20)
+
+    /**
+     * What the sources did with a batch, and what is left for this broker.
+     *
+     * @param local  per item of the batch: what this broker does with it (the attributes of
+     *               proxied registrations taken out), or {@code null}: nothing, the sources have it
+     * @param done   the ids of entities some source took its part of
+     * @param failed the ids of entities some source did not take its part of, and why
+     */
+    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, SourceFailure> failed) {
+    }
+
+    /** An entity's part a source did not take: its registration, and the error (the source's type and status, our words). */
+    record SourceFailure(String registrationId, NgsiLdException error) {
+    }
+
+    /**
+     * Forwards a batch: each matching registration (auxiliary ones take no writes) gets one batch
+     * request of the same operation with the entities it registers - only the attributes it
+     * provides - and the request's context; exclusive and redirect registrations' parts are
+     * taken out of what this broker does (an entity they register whole, entirely).
+     *
+     * @param contextOf the context an item of the batch is read with (the request's, or in ld+json its own)
+     */
+    BatchPlan batch(Exchange x, JsonNode body, java.util.function.Function<JsonNode, LdContext> contextOf) {
+        boolean delete = x.operation() == Operation.BATCH_DELETE;
+        int n = body.size();
+        String[] ids = new String[n];
+        List<Set<String>> types = new ArrayList<>(n);
+        List<java.util.Map<String, String>> attrs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            JsonNode item = body.get(i);
+            Set<String> t = new LinkedHashSet<>();
+            java.util.Map<String, String> a = new java.util.LinkedHashMap<>();
+            try {
+                if (delete) {
+                    ids[i] = item.isTextual() ? item.asText() : null;
+                    Entity e = ids[i] == null ? null : config.store().get(x.tenant, ids[i]);
+                    if (e != null) {
+                        t.addAll(e.types());
+                    }
+                } else if (item.isObject() && item.path("id").isTextual()) {
+                    ids[i] = item.get("id").asText();
+                    var parser = new dev.cor.ngsild.model.EntityParser(contextOf.apply(item), config.limits());
+                    JsonNode type = item.get("type");
+                    for (JsonNode tn : type == null ? List.<JsonNode>of() : type.isArray() ? type : List.of(type)) {
+                        t.add(parser.typeName(tn.asText()));
+                    }
+                    Entity e = config.store().get(x.tenant, ids[i]);
+                    if (e != null) {
+                        t.addAll(e.types());
+                    }
+                    for (var m : item.properties()) {
+                        if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
+                            a.put(parser.attributeName(m.getKey()), m.getKey());
+                        }
+                    }
+                }
+            } catch (NgsiLdException e) {
+                ids[i] = null; // the local operation reports what is wrong with it
+            }
+            types.add(t);
+            attrs.add(a);
+        }
+        List<JsonNode> local = new ArrayList<>(n);
+        for (JsonNode item : body) {
+            local.add(item);
+        }
+        List<Forwarder.Outgoing> outs = new ArrayList<>();
+        List<List<String>> sent = new ArrayList<>();
+        for (Registration r : reach(x, null, null, Set.of(), Set.of())) {
+            if (r.mode() == Registration.Mode.AUXILIARY) {
+                continue;
+            }
+            boolean proxied = r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT;
+            com.fasterxml.jackson.databind.node.ArrayNode part = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+            List<String> partIds = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (ids[i] == null || !coversAny(r, ids[i], types.get(i))) {
+                    continue;
+                }
+                Set<String> provided = provided(r, ids[i], types.get(i));
+                if (delete) {
+                    part.add(ids[i]);
+                    if (proxied && provided == null) {
+                        local.set(i, null);
+                    }
+                } else {
+                    com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body.get(i)).deepCopy();
+                    boolean any = provided == null;
+                    for (var e : attrs.get(i).entrySet()) {
+                        if (provided != null && !provided.contains(e.getKey())) {
+                            o.remove(e.getValue());
+                        } else {
+                            any = true;
+                        }
+                    }
+                    if (!any && x.operation() != Operation.BATCH_CREATE && x.operation() != Operation.BATCH_UPSERT) {
+                        continue; // none of the attributes written is its
+                    }
+                    part.add(o);
+                    if (proxied) {
+                        if (provided == null) {
+                            local.set(i, null);
+                        } else if (local.get(i) != null) {
+                            com.fasterxml.jackson.databind.node.ObjectNode rest = ((com.fasterxml.jackson.databind.node.ObjectNode) local.get(i)).deepCopy();
+                            for (var e : attrs.get(i).entrySet()) {
+                                if (provided.contains(e.getKey())) {
+                                    rest.remove(e.getValue());
+                                }
+                            }
+                            local.set(i, rest);
+                        }
+                    }
+                }
+                partIds.add(ids[i]);
+            }
+            if (part.isEmpty()) {
+                continue;
+            }
+            String kind = x.request.path().substring(x.request.path().lastIndexOf('/') + 1);
+            StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
+            if (localOnly(r)) {
+                param(q, "local", "true");
+            }
+            CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", r.endpoint() + NgsildApplication.BASE_PATH
+                    + "entityOperations/" + kind + (q.isEmpty() ? "" : "?" + q)).timeoutMs(forwarder.timeoutMs(r));
+            headers(x, r, b);
+            writeBody(x, r, b, part, false, contextOf);
+            outs.add(new Forwarder.Outgoing(r, b.build()));
+            sent.add(partIds);
+        }
+        List<Forwarder.Answer> answers = fanOut(x, outs);
+        Set<String> done = new HashSet<>();
+        java.util.Map<String, SourceFailure> failed = new java.util.HashMap<>();
+        for (int k = 0; k < answers.size(); k++) {
+            Forwarder.Answer a = answers.get(k);
+            String regId = a.registration().id();
+            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
+                Set<String> bad = new HashSet<>();
+                if (a.status() == 207 && a.body() != null) {
+                    for (JsonNode e : a.body().path("errors")) {
+                        String eid = e.path("entityId").asText(null);
+                        if (eid != null) {
+                            bad.add(eid);
+                            // the source's error type and status; its text is not ours to pass on
+                            ErrorType type = ErrorType.ofSource(e.path("error"), e.path("error").path("status").asInt(503));
+                            failed.put(eid, new SourceFailure(regId, new NgsiLdException(type, "the context source (registration "
+                                    + regId + ") did not take entity " + eid)));
+                        }
+                    }
+                }
+                for (String id : sent.get(k)) {
+                    if (!bad.contains(id)) {
+                        done.add(id);
+                    }
+                }
+            } else {
+                String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
+                // the error it answered (a 400 of the whole batch, ...); no answer or an unusable one: unavailable
+                ErrorType type = a.status() >= 400 && a.status() <= 599 ? ErrorType.ofSource(a.body(), a.status())
+                        : ErrorType.SERVICE_UNAVAILABLE;
+                for (String id : sent.get(k)) {
+                    failed.put(id, new SourceFailure(regId, new NgsiLdException(type, "registration " + regId + ": " + why)));
+                }
+            }
+        }
+        return new BatchPlan(local, done, failed);
+    }
+
+    private static boolean coversAny(Registration r, String id, Set<String> types) {
+        for (Registration.Info info : r.information()) {
+            if (infoCovers(info, id, types)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- forwarding
+
+    /** Sends the forwards with the request's forward-depth guard held, and puts each failure's warning on the answer. */
+    private List<Forwarder.Answer> fanOut(Exchange x, List<Forwarder.Outgoing> outs) {
+        if (outs.isEmpty()) {
+            return List.of();
+        }
+        CorRestState state = x.request.state();
+        if (!state.enterForward(CorRestState.DEFAULT_MAX_FORWARD_DEPTH)) {
+            List<Forwarder.Answer> none = new ArrayList<>(outs.size());
+            for (Forwarder.Outgoing o : outs) {
+                Forwarder.Answer a = new Forwarder.Answer(o.registration(), 0, null,
+                        forwarder.warning(199, o.registration(), "not asked: forwards nested too deep (a loop)"));
+                warn(x, a);
+                none.add(a);
+            }
+            return none;
+        }
+        try {
+            List<Forwarder.Answer> answers = forwarder.send(outs);
+            for (Forwarder.Answer a : answers) {
+                if (a.warning() != null) {
+                    warn(x, a);
+                }
+            }
+            return answers;
+        } finally {
+            state.exitForward();
+        }
+    }
+
+    private static void warn(Exchange x, Forwarder.Answer a) {
+        x.request.responseHeaders().add(WARNING_HEADER, a.warning());
+    }
+
+    /** A source's entity read with its registration's context; {@code null} (and a 111 warning) if it is none. */
+    private Entity entityOf(Exchange x, Forwarder.Answer a, JsonNode json) {
+        try {
+            return EntityMerge.fromSource(json, a.registration().context(), config.limits());
+        } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: the source of registration " + a.registration().id()
+                    + " answered what is not an NGSI-LD entity: " + e.getMessage());
+            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity"));
+            return null;
+        }
+    }
+
+    /**
+     * The forward of a read to {@code r}: {@code GET {endpoint}/ngsi-ld/v1/{path}?{query}} with
+     * the system attributes (§ 4.5.5.3 compares them), {@code local=true} when the registration
+     * is {@code localOnly} (§ 5.2.34), the registration's {@code contextSourceInfo} as headers
+     * (§ 4.3.6.5), its tenant, the {@code @context} it was made with, and {@code Via}.
+     */
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body) {
+        return request(x, r, method, path, query, body, true);
+    }
+
+    /** {@link #request}, asking for the system attributes only when {@code sysAttrs}: a merge compares them, a relay does not. */
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body, boolean sysAttrs) {
+        return request(x, r, method, path, query, body, sysAttrs, r.context());
+    }
+
+    /** {@link #request} with the {@code @context} {@code ctx} linked instead of the registration's. */
+    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
+            byte[] body, boolean sysAttrs, LdContext ctx) {
+        if (sysAttrs) {
+            param(query, "options", "sysAttrs");
+        }
+        if (localOnly(r)) {
+            param(query, "local", "true");
+        }
+        String url = r.endpoint() + NgsildApplication.BASE_PATH + path + (query.isEmpty() ? "" : "?" + query);
+        CorRestClientRequest.Builder b = CorRestClientRequest.builder(method, url).timeoutMs(forwarder.timeoutMs(r));
+        headers(x, r, b);
+        if (body != null) {
+            b.header("Content-Type", "application/json").body(body);
+        }
+        String accept = sourceInfo(r, "accept");
+        // § 4.3.6.6: the registered format - when it is one this broker reads back (JSON or JSON-LD)
+        b.header("Accept", accept != null && (accept.startsWith("application/json") || accept.startsWith("application/ld+json"))
+                ? accept : "application/json");
+        if (ctx != null && !ctx.isCore()) {
+            b.header("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null)
+                    + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
+        }
+        return b.build();
+    }
+
+    /** What every forward carries: contextSourceInfo (§ 4.3.6.5), the source's tenant, and Via (§ 4.3.6.4). */
+    private void headers(Exchange x, Registration r, CorRestClientRequest.Builder b) {
+        for (var kv : r.contextSourceInfo().entrySet()) {
+            String key = kv.getKey();
+            String value = kv.getValue();
+            if (key.equalsIgnoreCase("jsonldContext") || key.equalsIgnoreCase("contentType")
+                    || key.equalsIgnoreCase("accept") || key.equalsIgnoreCase("Content-Length")
+                    || key.equalsIgnoreCase("Host") || key.equalsIgnoreCase(Exchange.TENANT_HEADER)
+                    || key.equalsIgnoreCase("Via") || key.equalsIgnoreCase("Link")) {
+                continue; // § 4.3.6.5: what sets up the connection, or the tenant, is not theirs to set
+            }
+            if (value.equals("urn:ngsi-ld:request")) {
+                value = x.headers().get(key); // § 4.3.6.5: taken from the request that caused the forward
+                if (value == null) {
+                    continue;
+                }
+            }
+            if (key.equalsIgnoreCase("Content-Type")) {
+                continue; // the body's type is the forward's (contentType, § 4.3.6.6)
+            }
+            b.header(key, value);
+        }
+        if (r.sourceTenant() != null) {
+            b.header(Exchange.TENANT_HEADER, r.sourceTenant());
+        }
+        b.header("Via", forwarder.via(x.headers().getAll("Via")));
+    }
+
+    /** {@code management.localOnly} of the registration as given (§ 5.2.34), under either spelling of its names. */
+    private static boolean localOnly(Registration r) {
+        JsonNode doc = r.document();
+        if (doc == null) {
+            return false;
+        }
+        for (String m : List.of("management", "https://uri.etsi.org/ngsi-ld/management")) {
+            JsonNode mg = doc.get(m);
+            if (mg != null) {
+                for (String l : List.of("localOnly", "https://uri.etsi.org/ngsi-ld/localOnly")) {
+                    JsonNode v = mg.get(l);
+                    if (v != null && (v.asBoolean(false) || v.path("@value").asBoolean(false))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static void param(StringBuilder q, String name, String value) {
+        if (value == null || value.isEmpty()) {
+            return;
+        }
+        if (!q.isEmpty()) {
+            q.append('&');
+        }
+        q.append(name).append('=').append(PercentEncoding.encode(value));
+    }
+
+    /**
+     * The Query (5.2.23) of a forward to a source that takes only {@code POST /entityOperations/query}:
+     * an EntitySelector per id (or one of the pattern, or of the types alone), the attributes, and -
+     * {@code filters} non-null when the registration's context is the request's - q, scopeQ and the geo-query.
+     */
+    private static byte[] queryBody(Registration r, Set<String> types, List<String> ids, String idPattern,
+            Set<String> attrs, QueryParams filters) {
+        ObjectNode query = JsonNodeFactory.instance.objectNode();
+        query.put("type", "Query");
+        String type = compactTypes(r, types);
+        if (type != null) {
+            var entities = query.putArray("entities");
+            if (ids.isEmpty()) {
+                ObjectNode sel = entities.addObject().put("type", type);
+                if (idPattern != null) {
+                    sel.put("idPattern", idPattern);
+                }
+            } else {
+                for (String id : ids) {
+                    entities.addObject().put("id", id).put("type", type);
+                }
+            }
+        }
+        if (attrs != null) {
+            var an = query.putArray("attrs");
+            for (String iri : attrs) {
+                an.add(compactNames(r, Set.of(iri)));
+            }
+        }
+        if (filters != null) {
+            for (String p : List.of("q", "scopeQ")) {
+                if (filters.get(p) != null) {
+                    query.put(p, filters.get(p));
+                }
+            }
+            if (filters.get("georel") != null) {
+                ObjectNode geo = query.putObject("geoQ");
+                geo.put("georel", filters.get("georel"));
+                geo.put("geometry", filters.get("geometry"));
+                try {
+                    geo.set("coordinates", CorRestJson.mapper().readTree(filters.get("coordinates")));
+                } catch (java.io.IOException | RuntimeException e) {
+                    geo.put("coordinates", filters.get("coordinates"));
+                }
+                if (filters.get("geoproperty") != null) {
+                    geo.put("geoproperty", filters.get("geoproperty"));
+                }
+            }
+        }
+        return query.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    // ---------------------------------------------------------------- what a registration provides
+
+    /**
+     * The attribute names (expanded) {@code r} provides for the entity {@code id} of
+     * {@code types} ({@code null} id: any its entities match), or {@code null}: every attribute.
+     */
+    static Set<String> provided(Registration r, String id, Set<String> types) {
+        Set<String> out = new HashSet<>();
+        for (Registration.Info info : r.information()) {
+            if (!infoCovers(info, id, types)) {
+                continue;
+            }
+            if (info.propertyNames().isEmpty() && info.relationshipNames().isEmpty()) {
+                return null;
+            }
+            out.addAll(info.propertyNames());
+            out.addAll(info.relationshipNames());
+        }
+        return out;
+    }
+
+    /** Whether {@code r} registers entity {@code e} (by id, pattern and type). */
+    private static boolean covers(Registration r, Entity e) {
+        for (Registration.Info info : r.information()) {
+            if (infoCovers(info, e.id(), new LinkedHashSet<>(e.types()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean infoCovers(Registration.Info info, String id, Set<String> types) {
+        if (info.entities().isEmpty()) {
+            return true;
+        }
+        for (Registration.EntityInfo ei : info.entities()) {
+            boolean idOk = id == null || ei.selectsId(id);
+            boolean typeOk = ei.type() == null || types.isEmpty() || types.contains(ei.type());
+            if (idOk && typeOk) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The entity types {@code r} registers for {@code id} (any id when {@code null}). */
+    private static Set<String> typesOf(Registration r, String id) {
+        Set<String> out = new LinkedHashSet<>();
+        for (Registration.Info info : r.information()) {
+            for (Registration.EntityInfo ei : info.entities()) {
+                if (ei.type() != null && (id == null || ei.id() == null || ei.id().equals(id))) {
+                    out.add(ei.type());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** What to ask a source for: the attributes asked that it provides ({@code null}: all it has). */
+    private static Set<String> narrow(Set<String> provided, Set<String> asked) {
+        if (asked.isEmpty()) {
+            return provided;
+        }
+        if (provided == null) {
+            return asked;
+        }
+        Set<String> out = new LinkedHashSet<>(asked);
+        out.retainAll(provided);
+        return out;
+    }
+
+    /** The request's attrs (or pick's attributes) expanded; empty: all. */
+    private Set<String> expandedAttrs(Exchange x, QueryParams params) {
+        Set<String> out = new LinkedHashSet<>();
+        var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
+        for (String a : params.list("attrs")) {
+            out.add(parser.attributeName(a));
+        }
+        return out;
+    }
+
+    private static String compactTypes(Registration r, Set<String> types) {
+        return compact(r, types, true);
+    }
+
+    private static String compactNames(Registration r, Set<String> iris) {
+        return compact(r, iris, false);
+    }
+
+    /** Names or types as the registration's context writes them (the forward carries that context). */
+    private static String compact(Registration r, Set<String> iris, boolean types) {
+        if (iris == null || iris.isEmpty()) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        for (String iri : iris) {
+            if (!b.isEmpty()) {
+                b.append(',');
+            }
+            b.append(r.context() == null ? iri : types ? r.context().compactIri(iri) : r.context().compactName(iri));
+        }
+        return b.toString();
+    }
+
+    private static boolean sameContext(LdContext a, LdContext b) {
+        return a == b || (a != null && b != null && a.linkUrl() != null && a.linkUrl().equals(b.linkUrl()));
+    }
+}

@@ -1,0 +1,1226 @@
+package dev.cor.ngsild.http;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.federation.OperationNames;
+import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.RegistrationLookup;
+import dev.cor.ngsild.federation.Registrations;
+import dev.cor.ngsild.http.NgsildApplication.Config;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.MatchBudget;
+import dev.cor.ngsild.query.QueryExpression;
+import dev.cor.ngsild.query.StandingPattern;
+import dev.cor.ngsild.store.RegistrationKeeper;
+import dev.cor.ngsild.subscription.LiveSubscription;
+import dev.cor.ngsild.subscription.Subscription;
+import dev.cor.ngsild.subscription.Subscriptions;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * The context source registration resource (ETSI GS CIM 009 § 5.9, § 5.10, § 6.8-6.9): register,
+ * retrieve, query, update (a merge of the fragment's members, the whole checked again) and delete,
+ * per tenant. It reads a CSourceRegistration (§ 5.2.9) into its expanded form - entity types,
+ * property and relationship names and the registrant's own members as IRIs, operation groups
+ * resolved (§ 4.20) - checks every member and the mode's rules (§ 4.3.6.3, § 5.9.2.4), and answers
+ * a retrieval compacted with the request's context. Runs inline on the loop, or in a coroutine
+ * when the request's context must be downloaded.
+ */
+final class RegistrationOperations {
+    static final String TYPE = "ContextSourceRegistration";
+    /** The members the broker keeps (Table 5.2.9-2, and the system members): a registrant's values are ignored. */
+    private static final Set<String> KEPT = Set.of("status", "timesSent", "timesFailed", "lastSuccess", "lastFailure",
+            "createdAt", "modifiedAt", "deletedAt");
+    /** The members § 5.2.9 defines; any other is a Context Source Property, its name expanded like an attribute's. */
+    private static final Set<String> MEMBERS = Set.of("registrationName", "description", "endpoint", "contextSourceInfo",
+            "information", "contextSourceAlias", "datasetId", "expiresAt", "location", "management",
+            "managementInterval", "mode", "observationInterval", "observationSpace", "operations", "operationSpace",
+            "refreshRate", "scope", "tenant");
+    private static final Set<String> AUXILIARY_OPS = Set.of("retrieveOps", "retrieveEntity", "queryEntity");
+    private static final Set<String> SCHEMES = Set.of("http", "https", "cor", "cors");
+
+    private final NgsildApplication app;
+    private final Config config;
+    private final Registrations regs;
+
+    RegistrationOperations(NgsildApplication app, Config config) {
+        this.app = app;
+        this.config = config;
+        // the registry when the broker has one wired in; without it the resource is not served (501)
+        this.regs = config.registrations() instanceof Registrations r ? r : null;
+    }
+
+    /** Whether the broker keeps registrations (it does unless built without a registry). */
+    boolean served() {
+        return regs != null;
+    }
+
+    // ---------------------------------------------------------------- the operations
+
+    void create(Exchange x) {
+        ObjectNode body = object(x.body);
+        DefinedMembers.registration(body);
+        JsonNode id = body.get("id");
+        String regId;
+        if (id == null) {
+            regId = "urn:ngsi-ld:ContextSourceRegistration:" + UUID.randomUUID();
+        } else if (!id.isTextual() || !Syntax.isUri(id.asText())) {
+            throw NgsiLdException.badData("the registration's id is a URI, not " + id);
+        } else {
+            regId = id.asText();
+        }
+        checkType(body.get("type"), true);
+        ObjectNode doc = expand(body, x.context, true);
+        Registration r = build(regId, x.tenant, doc, x.context, false);
+        conflictsWithEntities(r);
+        if (regs.add(r, existing -> conflictsWithRegistrations(r, existing)) == null) {
+            throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
+        }
+        app.created(x, "csourceRegistrations", regId);
+        notifySubscribers(x, null, r);
+    }
+
+    void retrieve(Exchange x) {
+        Registrations.Live l = existing(x);
+        app.answer(x, 200, x.accept, write(render(l, x.context, x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
+    }
+
+    void list(Exchange x) {
+        Page page = Page.of(x.params, config.limits());
+        RegistrationQuery query = RegistrationQuery.of(x.params, x.context, config.limits());
+        boolean ld = x.accept == MediaType.LD_JSON;
+        boolean sysAttrs = sysAttrs(x);
+        List<Registrations.Live> hits = new ArrayList<>();
+        long now = config.clock().millis();
+        for (Registrations.Live l : regs.list(x.tenant)) {
+            if (query.test(l.definition(), now)) {
+                hits.add(l);
+            }
+        }
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (int i = page.offset(); i < hits.size() && out.size() < page.limit(); i++) {
+            out.add(render(hits.get(i), x.context, ld, sysAttrs));
+        }
+        if (page.count()) {
+            x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
+        }
+        app.answer(x, 200, x.accept, write(out), x.context);
+        if (page.limit() > 0) {
+            // 4.12, 6.3.10: the previous and the next page, as a query of entities links them
+            if (page.offset() > 0) {
+                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
+                        Math.max(0, page.offset() - page.limit()), "prev"));
+            }
+            if (page.offset() + page.limit() < hits.size()) {
+                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
+                        page.offset() + page.limit(), "next"));
+            }
+        }
+    }
+
+    void update(Exchange x) {
+        Registrations.Live l = existing(x);
+        ObjectNode fragment = object(x.body);
+        if (fragment.isEmpty() || (fragment.size() == 1 && fragment.has("@context"))) {
+            throw NgsiLdException.badData("the fragment is empty: nothing to update");
+        }
+        DefinedMembers.registration(fragment);
+        Registration old = l.definition();
+        JsonNode id = fragment.get("id");
+        if (id != null && !id.asText().equals(old.id())) {
+            throw NgsiLdException.badData("a registration's id cannot change (" + id + ")");
+        }
+        checkType(fragment.get("type"), false);
+        ObjectNode merged = old.document().deepCopy();
+        for (Map.Entry<String, JsonNode> m : expand(fragment, x.context, false).properties()) {
+            if (m.getValue().isNull()) {
+                merged.remove(m.getKey()); // a merge: null removes the member (§ 5.5.8)
+            } else {
+                merged.set(m.getKey(), m.getValue());
+            }
+        }
+        // the registration keeps the context it was made with: forwards are compacted with it
+        Registration r = build(old.id(), x.tenant, merged, old.context(), false);
+        conflictsWithEntities(r);
+        if (!regs.update(l, r, existing -> conflictsWithRegistrations(r, existing))) {
+            throw NgsiLdException.notFound("no registration " + old.id());
+        }
+        app.noContent(x);
+        notifySubscribers(x, old, r);
+    }
+
+    void delete(Exchange x) {
+        String id = registrationId(x);
+        Registrations.Live l = regs.get(x.tenant, id);
+        if (l == null || !regs.remove(x.tenant, id)) {
+            throw NgsiLdException.notFound("no registration " + id);
+        }
+        app.noContent(x);
+        notifySubscribers(x, l.definition(), null);
+    }
+
+    // ---------------------------------------------------------------- csourceSubscriptions (§ 5.11)
+
+    private Subscriptions csourceSubscriptions;
+
+    /** Where the subscriptions to registrations are: each change of a registration notifies those it concerns. */
+    void notifyTo(Subscriptions subscriptions) {
+        this.csourceSubscriptions = subscriptions;
+    }
+
+    /**
+     * A registration changed ({@code before} null: created; {@code after} null: deleted): each
+     * csourceSubscription of the tenant it matched or matches is notified (§ 5.11.7) -
+     * newlyMatching, updated or noLongerMatching - with the registration compacted with the
+     * subscriber's context, sent after this request's answer through the subscriptions' sender.
+     */
+    private void notifySubscribers(Exchange x, Registration before, Registration after) {
+        Subscriptions subs = csourceSubscriptions;
+        if (subs == null || subs.count(x.tenant) == 0) {
+            return;
+        }
+        for (LiveSubscription s : subs.list(x.tenant)) {
+            Subscription d = s.definition();
+            // each subscription's patterns with a budget of their own: the registrant pays for none beyond it
+            boolean was = before != null && concerns(d, before) && filtered(d, before, MatchBudget.oneMatch());
+            boolean is = after != null && concerns(d, after) && filtered(d, after, MatchBudget.oneMatch());
+            if (!was && !is) {
+                continue;
+            }
+            String reason = !was ? "newlyMatching" : is ? "updated" : "noLongerMatching";
+            // its q and geoQ against the registration's own members and location (TP 047_14, 047_15)
+            Registration shown = is ? after : before;
+            subs.notifyRendered(s, text(notified(shown, d)), reason, x.request);
+        }
+    }
+
+    /**
+     * A csourceSubscription created or updated: a notification of the registrations it matches
+     * now (TP 047_02, 047_03, 047_16).
+     */
+    void initialNotification(Exchange x, LiveSubscription s) {
+        String data = matchingNow(s);
+        if (!data.isEmpty()) {
+            csourceSubscriptions.notifyRendered(s, data, "newlyMatching", x.request);
+        }
+    }
+
+    /** The registrations in force that {@code s} matches, as notification data (objects joined by commas). */
+    String matchingNow(LiveSubscription s) {
+        Subscription d = s.definition();
+        StringBuilder data = new StringBuilder();
+        long now = config.clock().millis();
+        MatchBudget budget = MatchBudget.request();
+        for (Registrations.Live l : regs.list(d.tenant())) {
+            if (l.live(now) && concerns(d, l.definition()) && filtered(d, l.definition(), budget)) {
+                data.append(data.isEmpty() ? "" : ",").append(text(notified(l.definition(), d)));
+            }
+        }
+        return data.toString();
+    }
+
+    /** Whether the subscription's q passes {@code r}; not when its patterns run out of {@code budget}. */
+    private boolean filtered(Subscription d, Registration r, MatchBudget budget) {
+        try {
+            return d.filter() == dev.cor.ngsild.subscription.SubscriptionFilter.ALL
+                    || d.filter().matches(RegistrationQuery.asEntity(r, config.limits()), budget);
+        } catch (NgsiLdException tooCostly) {
+            return false;
+        }
+    }
+
+    /**
+     * A registration as a csourceSubscription's notification carries it: compacted with the
+     * subscriber's context, its information narrowed to the RegistrationInfo the subscription
+     * matches (5.11.7: "only matching Registration information", TP 047_03) - all of it when none
+     * does (a registration that no longer matches) - and each EntityInfo's type as an array, as the
+     * suite reads it (Table 5.2.8-1 allows both).
+     */
+    private static ObjectNode notified(Registration r, Subscription d) {
+        ObjectNode out = render(r, null, d.context(), false, false);
+        if (!(out.get("information") instanceof ArrayNode all)) {
+            return out;
+        }
+        ArrayNode kept = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < r.information().size() && i < all.size(); i++) {
+            Registration one = new Registration(r.tenant(), r.id(), List.of(r.information().get(i)), r.mode(), r.operations(),
+                    r.endpoint(), r.contextSourceInfo(), r.sourceTenant(), 0, 0, -1, r.context(), r.document());
+            if (concerns(d, one)) {
+                kept.add(all.get(i));
+            }
+        }
+        ArrayNode shown = kept.isEmpty() ? all : kept;
+        for (JsonNode info : shown) {
+            if (info.get("entities") instanceof ArrayNode es) {
+                for (JsonNode e : es) {
+                    if (e.get("type") instanceof JsonNode t && t.isTextual()) {
+                        ((ObjectNode) e).putArray("type").add(t.asText());
+                    }
+                }
+            }
+        }
+        out.set("information", shown);
+        return out;
+    }
+
+    private static String text(ObjectNode n) {
+        return new String(write(n), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Whether a csourceSubscription concerns a registration: one of its entity selectors matches
+     * one of the registration's EntityInfo - by type, and by id or pattern where both name one
+     * (two patterns: yes) - and its watchedAttributes meet the registered attributes (none named on
+     * either side: all). A subscription without entities watches attributes alone.
+     */
+    static boolean concerns(Subscription d, Registration r) {
+        if (!d.document().has("temporalQ")) {
+            if (Registrations.temporal(r)) {
+                return false; // without a temporalQ, the sources of latest information (TP 047_08)
+            }
+        } else {
+            // § 5.11.7: with one, matched against the observationInterval (observedAt) or the managementInterval
+            // (createdAt, modifiedAt) - TPs 047_10, 047_11; a malformed one matches nothing
+            TimeQuery time = TimeQuery.of(d.document().get("temporalQ"));
+            if (time == null || !time.test(r)) {
+                return false;
+            }
+        }
+        Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
+        for (Registration.Info info : r.information()) {
+            if (!Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
+                    0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), watched))) {
+                continue;
+            }
+            if (d.entities().isEmpty() || info.entities().isEmpty()) {
+                return true;
+            }
+            for (Subscription.Selector sel : d.entities()) {
+                for (Registration.EntityInfo e : info.entities()) {
+                    if (!sel.typeMatch().test(List.of(e.type()))) {
+                        continue;
+                    }
+                    if (sel.id() != null && !e.selectsId(sel.id())) {
+                        continue;
+                    }
+                    if (sel.idPattern() != null && e.id() != null && !subscriptionFinds(sel, e.id())) {
+                        continue;
+                    }
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a csourceSubscription's idPattern is found in a registered id. The registrant who
+     * asks is not to blame for the subscription's pattern: one that runs out of budget does not
+     * concern the registration (and fails nothing).
+     */
+    private static boolean subscriptionFinds(Subscription.Selector sel, String id) {
+        try {
+            return sel.idPattern().find(id);
+        } catch (NgsiLdException tooCostly) {
+            return false;
+        }
+    }
+
+    /**
+     * Puts a registration kept from before a restart in force again, its context processed from
+     * what was kept (no download); an {@code expiresAt} passed meanwhile leaves it expired, not invalid.
+     */
+    void restore(RegistrationKeeper.Kept k) {
+        LdContext ctx = config.contexts().restore(k.context(), k.documents());
+        regs.restore(build(k.id(), k.tenant(), k.document(), ctx, true), k.createdAt(), k.modifiedAt());
+    }
+
+    /** Has {@code keeper} keep every registration from now on; returns what it kept from before. */
+    List<RegistrationKeeper.Kept> keepWith(RegistrationKeeper keeper) {
+        return regs.keepWith(keeper, this::kept);
+    }
+
+    /** What the durable store keeps of {@code r}: its document, its context and the documents behind it. */
+    RegistrationKeeper.Kept kept(Registration r, long createdAt, long modifiedAt) {
+        return new RegistrationKeeper.Kept(r.tenant(), r.id(), r.document(), r.context().echo(),
+                config.contexts().remoteDocuments(r.context()), createdAt, modifiedAt);
+    }
+
+    private static void checkType(JsonNode type, boolean required) {
+        if ((type == null && required) || (type != null && !TYPE.equals(type.asText()))) {
+            throw NgsiLdException.badData("a registration's type is \"" + TYPE + "\"");
+        }
+    }
+
+    /** {@code options=sysAttrs}: createdAt and modifiedAt too (§ 5.10.1.4); no other option applies here. */
+    private static boolean sysAttrs(Exchange x) {
+        boolean sysAttrs = false;
+        for (String o : x.params.list("options")) {
+            switch (o) {
+                case "sysAttrs" -> sysAttrs = true;
+                case "keyValues", "concise", "normalized", "count" -> { }
+                default -> throw NgsiLdException.badData("options: '" + o + "' is not an option here (sysAttrs)");
+            }
+        }
+        return sysAttrs;
+    }
+
+    private Registrations.Live existing(Exchange x) {
+        String id = registrationId(x);
+        Registrations.Live l = regs.get(x.tenant, id);
+        if (l == null) {
+            throw NgsiLdException.notFound("no registration " + id);
+        }
+        return l;
+    }
+
+    /** The path's registration id, a URI (BadRequestData otherwise, § 5.9.3.4, § 5.10.1.4). */
+    private static String registrationId(Exchange x) {
+        String id = x.route.entityId();
+        if (id == null || !Syntax.isUri(id)) {
+            throw NgsiLdException.badData("the registration id '" + id + "' is not a URI");
+        }
+        return id;
+    }
+
+    private static ObjectNode object(JsonNode body) {
+        if (body == null || !body.isObject()) {
+            throw NgsiLdException.badData("a registration is a JSON object");
+        }
+        return (ObjectNode) body;
+    }
+
+    // ---------------------------------------------------------------- reading a CSourceRegistration
+
+    /**
+     * The registration (or fragment) as given, without {@code @context}, id, type and the members
+     * the broker keeps, its names expanded with {@code ctx}; checks the shapes it expands.
+     */
+    private ObjectNode expand(ObjectNode body, LdContext ctx, boolean whole) {
+        EntityParser names = new EntityParser(ctx, config.limits());
+        ObjectNode doc = JsonNodeFactory.instance.objectNode();
+        for (Map.Entry<String, JsonNode> m : body.properties()) {
+            String k = m.getKey();
+            JsonNode v = m.getValue();
+            if (k.equals("@context") || k.equals("id") || k.equals("type") || KEPT.contains(k)) {
+                continue;
+            }
+            if (v.isNull() && whole) {
+                continue; // a null member in a creation is no member (as for subscriptions)
+            }
+            if (k.equals("information") && !v.isNull()) {
+                doc.set(k, information(v, names));
+            } else if (MEMBERS.contains(k)) {
+                doc.set(k, v.deepCopy());
+            } else {
+                if (k.startsWith("@")) {
+                    throw NgsiLdException.badData("'" + k + "' cannot be a member of a registration");
+                }
+                doc.set(names.attributeName(k), v.deepCopy()); // a Context Source Property (§ 5.10.2: csf)
+            }
+        }
+        return doc;
+    }
+
+    /** information: a non-empty array of RegistrationInfo (§ 5.2.10), names expanded. */
+    private static ArrayNode information(JsonNode v, EntityParser names) {
+        if (!v.isArray() || v.isEmpty()) {
+            throw NgsiLdException.badData("information is a non-empty array of RegistrationInfo");
+        }
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode item : v) {
+            if (!item.isObject() || item.isEmpty()) {
+                throw NgsiLdException.badData("a RegistrationInfo is a non-empty JSON object");
+            }
+            ObjectNode info = JsonNodeFactory.instance.objectNode();
+            for (Map.Entry<String, JsonNode> m : item.properties()) {
+                switch (m.getKey()) {
+                    case "entities" -> info.set("entities", entities(m.getValue(), names));
+                    case "propertyNames", "relationshipNames" -> info.set(m.getKey(), attributeNames(m.getKey(), m.getValue(), names));
+                    default -> throw NgsiLdException.badData("'" + m.getKey() + "' is no member of a RegistrationInfo"
+                            + " (entities, propertyNames, relationshipNames)");
+                }
+            }
+            out.add(info);
+        }
+        return out;
+    }
+
+    private static ArrayNode entities(JsonNode v, EntityParser names) {
+        if (!v.isArray() || v.isEmpty()) {
+            throw NgsiLdException.badData("information.entities is a non-empty array of EntityInfo");
+        }
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode e : v) {
+            if (!e.isObject()) {
+                throw NgsiLdException.badData("an EntityInfo is a JSON object");
+            }
+            ObjectNode ei = JsonNodeFactory.instance.objectNode();
+            for (Map.Entry<String, JsonNode> m : e.properties()) {
+                JsonNode val = m.getValue();
+                switch (m.getKey()) {
+                    case "id" -> {
+                        if (!val.isTextual() || !Syntax.isUri(val.asText())) {
+                            throw NgsiLdException.badData("an EntityInfo's id is a URI, not " + val);
+                        }
+                        ei.set("id", val);
+                    }
+                    case "idPattern" -> {
+                        if (!val.isTextual() || val.asText().isEmpty()) {
+                            throw NgsiLdException.badData("an EntityInfo's idPattern is a regular expression, not " + val);
+                        }
+                        BoundedPattern.compile(val.asText(), "an EntityInfo's idPattern");
+                        ei.set("idPattern", val);
+                    }
+                    case "type" -> {
+                        if (val.isTextual() && !val.asText().isEmpty()) {
+                            ei.put("type", names.typeName(val.asText()));
+                        } else if (val.isArray() && !val.isEmpty()) {
+                            ArrayNode types = JsonNodeFactory.instance.arrayNode();
+                            for (JsonNode t : val) {
+                                if (!t.isTextual()) {
+                                    throw NgsiLdException.badData("an EntityInfo's type is a name or an array of names");
+                                }
+                                types.add(names.typeName(t.asText()));
+                            }
+                            ei.set("type", types);
+                        } else {
+                            throw NgsiLdException.badData("an EntityInfo's type is a name or an array of names, not " + val);
+                        }
+                    }
+                    default -> throw NgsiLdException.badData("'" + m.getKey() + "' is no member of an EntityInfo (id,"
+                            + " idPattern, type)");
+                }
+            }
+            if (!ei.has("type")) {
+                throw NgsiLdException.badData("an EntityInfo has a type (§ 5.2.8)");
+            }
+            out.add(ei);
+        }
+        return out;
+    }
+
+    private static ArrayNode attributeNames(String member, JsonNode v, EntityParser names) {
+        if (!v.isArray()) {
+            throw NgsiLdException.badData(member + " is an array of attribute names");
+        }
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode a : v) {
+            if (!a.isTextual()) {
+                throw NgsiLdException.badData(member + " is an array of attribute names, not " + a);
+            }
+            out.add(names.attributeName(a.asText()));
+        }
+        return out;
+    }
+
+    /**
+     * Checks every member of an expanded registration and builds the record the lookup reads.
+     * {@code restored}: it was built before; an {@code expiresAt} passed since is no error.
+     */
+    private Registration build(String id, String tenant, ObjectNode doc, LdContext ctx, boolean restored) {
+        JsonNode info = doc.get("information");
+        if (info == null) {
+            throw NgsiLdException.badData("a registration has information (§ 5.2.9)");
+        }
+        List<Registration.Info> infos = new ArrayList<>();
+        for (JsonNode item : info) {
+            infos.add(info(item, "registration " + id));
+        }
+        String endpoint = SubscriptionOperations.optionalText(doc, "endpoint");
+        if (endpoint == null) {
+            throw NgsiLdException.badData("a registration has an endpoint (§ 5.2.9)");
+        }
+        if (!Syntax.isAbsoluteIri(endpoint) || !SCHEMES.contains(endpoint.substring(0, endpoint.indexOf(':')).toLowerCase(Locale.ROOT))
+                || !endpoint.contains("://") || endpoint.indexOf("://") + 3 >= endpoint.length()) {
+            throw NgsiLdException.badData("endpoint is an http, https, cor or cors URI, not '" + endpoint + "'");
+        }
+        while (endpoint.endsWith("/")) {
+            endpoint = endpoint.substring(0, endpoint.length() - 1);
+        }
+        String modeText = SubscriptionOperations.optionalText(doc, "mode");
+        Registration.Mode mode = modeText == null ? Registration.Mode.INCLUSIVE : switch (modeText) {
+            case "inclusive" -> Registration.Mode.INCLUSIVE;
+            case "exclusive" -> Registration.Mode.EXCLUSIVE;
+            case "redirect" -> Registration.Mode.REDIRECT;
+            case "auxiliary" -> Registration.Mode.AUXILIARY;
+            default -> throw NgsiLdException.badData("mode is inclusive, exclusive, redirect or auxiliary, not '" + modeText + "'");
+        };
+        Set<String> operations = operations(doc, mode);
+        if (mode == Registration.Mode.EXCLUSIVE) {
+            for (Registration.Info i : infos) {
+                if (i.propertyNames().isEmpty() && i.relationshipNames().isEmpty()) {
+                    throw NgsiLdException.badData("an exclusive registration names its attributes (§ 4.3.6.3)");
+                }
+                if (i.entities().isEmpty()) {
+                    throw NgsiLdException.badData("an exclusive registration names its entities by id (§ 4.3.6.3)");
+                }
+                for (Registration.EntityInfo e : i.entities()) {
+                    if (e.id() == null) {
+                        throw NgsiLdException.badData("an exclusive registration names its entities by id, not by idPattern"
+                                + " or type alone (§ 4.3.6.3)");
+                    }
+                }
+            }
+        }
+        long expires = ExpiresAt.of(doc, restored, config.clock().millis());
+        long expiresAt = expires == ExpiresAt.NEVER ? -1 : expires; // a registration's "never" is -1
+        Map<String, String> csi = new LinkedHashMap<>();
+        for (String[] kv : SubscriptionOperations.keyValues(doc, "contextSourceInfo")) {
+            csi.put(kv[0], kv[1]);
+        }
+        String sourceTenant = SubscriptionOperations.optionalText(doc, "tenant");
+        if (sourceTenant != null && (sourceTenant.isEmpty() || sourceTenant.length() > 256
+                || !sourceTenant.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
+            throw NgsiLdException.badData("tenant names a tenant: up to 256 visible ASCII characters");
+        }
+        long[] management = management(doc);
+        for (String m : List.of("registrationName", "description", "contextSourceAlias")) {
+            String s = SubscriptionOperations.optionalText(doc, m);
+            if (s != null && s.isEmpty()) {
+                throw NgsiLdException.badData(m + " is a non-empty string");
+            }
+        }
+        datasetIds(doc);
+        scopes(doc);
+        for (String t : List.of("observationInterval", "managementInterval")) {
+            JsonNode n = doc.get(t);
+            if (n != null && (!n.isObject() || !n.path("startAt").isTextual() || !Syntax.isDateTime(n.path("startAt").asText())
+                    || (n.has("endAt") && (!n.get("endAt").isTextual() || !Syntax.isDateTime(n.get("endAt").asText()))))) {
+                throw NgsiLdException.badData(t + " is a TimeInterval (§ 5.2.11): startAt, and endAt if it ends, as DateTimes");
+            }
+        }
+        for (String g : List.of("location", "observationSpace", "operationSpace")) {
+            JsonNode n = doc.get(g);
+            if (n != null && dev.cor.ngsild.query.GeoQuery.target(n) == null) {
+                throw NgsiLdException.badData(g + " is a GeoJSON geometry (§ 4.7), not " + n);
+            }
+        }
+        return new Registration(tenant, id, List.copyOf(infos), mode, operations, endpoint, Map.copyOf(csi), sourceTenant,
+                management[0], management[1], expiresAt, ctx, doc);
+    }
+
+    /** One RegistrationInfo as the lookup reads it, each EntityInfo's idPattern compiled once (shared by its types). */
+    private static Registration.Info info(JsonNode item, String owner) {
+        List<Registration.EntityInfo> entities = new ArrayList<>();
+        if (item.get("entities") instanceof ArrayNode es) {
+            for (JsonNode e : es) {
+                String id = e.hasNonNull("id") ? e.get("id").asText() : null;
+                // § 5.2.8: id takes precedence over idPattern (Orion-LD drops the pattern too)
+                StandingPattern idPattern = id == null && e.hasNonNull("idPattern")
+                        ? StandingPattern.compile(e.get("idPattern").asText(), "idPattern", owner) : null;
+                JsonNode t = e.get("type");
+                if (t.isArray()) {
+                    for (JsonNode one : t) {
+                        entities.add(new Registration.EntityInfo(id, idPattern, one.asText()));
+                    }
+                } else {
+                    entities.add(new Registration.EntityInfo(id, idPattern, t.asText()));
+                }
+            }
+        }
+        return new Registration.Info(List.copyOf(entities), texts(item.get("propertyNames")),
+                texts(item.get("relationshipNames")));
+    }
+
+    private static Set<String> texts(JsonNode list) {
+        if (list == null) {
+            return Set.of();
+        }
+        Set<String> out = new LinkedHashSet<>();
+        list.forEach(n -> out.add(n.asText()));
+        return Set.copyOf(out);
+    }
+
+    /** operations (§ 4.20): names and groups, resolved; federationOps when absent. Auxiliary: reads only (§ 5.9.2.4). */
+    private static Set<String> operations(ObjectNode doc, Registration.Mode mode) {
+        JsonNode ops = doc.get("operations");
+        if (ops == null) {
+            return OperationNames.DEFAULT;
+        }
+        if (!ops.isArray() || ops.isEmpty()) {
+            throw NgsiLdException.badData("operations is a non-empty array of operation names (§ 4.20)");
+        }
+        List<String> listed = new ArrayList<>();
+        for (JsonNode o : ops) {
+            if (!o.isTextual() || !OperationNames.known(o.asText())) {
+                throw NgsiLdException.badData("'" + o.asText() + "' is no operation name nor group (§ 4.20)");
+            }
+            if (mode == Registration.Mode.AUXILIARY && !AUXILIARY_OPS.contains(o.asText())) {
+                throw NgsiLdException.badData("an auxiliary registration serves retrieveOps, retrieveEntity or queryEntity,"
+                        + " not " + o.asText() + " (§ 5.9.2.4)");
+            }
+            listed.add(o.asText());
+        }
+        return OperationNames.resolve(listed);
+    }
+
+    /** management (§ 5.2.34): {timeout ms, cooldown ms}; localOnly a boolean, cacheDuration a duration. */
+    private static long[] management(ObjectNode doc) {
+        JsonNode m = doc.get("management");
+        if (m == null) {
+            return new long[] {0, 0};
+        }
+        if (!m.isObject()) {
+            throw NgsiLdException.badData("management is a RegistrationManagementInfo: a JSON object");
+        }
+        long[] out = {0, 0};
+        for (Map.Entry<String, JsonNode> e : m.properties()) {
+            JsonNode v = e.getValue();
+            switch (e.getKey()) {
+                case "timeout", "cooldown" -> {
+                    if (!v.isNumber() || v.asDouble() <= 0) {
+                        throw NgsiLdException.badData("management." + e.getKey() + " is a number of milliseconds greater"
+                                + " than 0, not " + v);
+                    }
+                    out[e.getKey().equals("timeout") ? 0 : 1] = Math.max(1, Math.round(v.asDouble()));
+                }
+                case "localOnly" -> {
+                    if (!v.isBoolean()) {
+                        throw NgsiLdException.badData("management.localOnly is true or false, not " + v);
+                    }
+                }
+                case "cacheDuration" -> {
+                    if (!v.isTextual() || !v.asText().matches("P(?!$)(\\d+Y)?(\\d+M)?(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+(\\.\\d+)?S)?)?")) {
+                        throw NgsiLdException.badData("management.cacheDuration is an ISO 8601 duration, not " + v);
+                    }
+                }
+                default -> throw NgsiLdException.badData("'" + e.getKey() + "' is no member of management (localOnly,"
+                        + " cacheDuration, timeout, cooldown)");
+            }
+        }
+        return out;
+    }
+
+    private static void datasetIds(ObjectNode doc) {
+        JsonNode n = doc.get("datasetId");
+        if (n == null) {
+            return;
+        }
+        if (!n.isArray() || n.isEmpty()) {
+            throw NgsiLdException.badData("datasetId is a non-empty array of URIs (or \"@none\")");
+        }
+        for (JsonNode d : n) {
+            if (!d.isTextual() || (!d.asText().equals("@none") && !Syntax.isUri(d.asText()))) {
+                throw NgsiLdException.badData("datasetId is an array of URIs (or \"@none\"), not " + d);
+            }
+        }
+    }
+
+    private static void scopes(ObjectNode doc) {
+        JsonNode n = doc.get("scope");
+        if (n == null) {
+            return;
+        }
+        List<JsonNode> all = new ArrayList<>();
+        if (n.isArray()) {
+            n.forEach(all::add);
+        } else {
+            all.add(n);
+        }
+        for (JsonNode s : all) {
+            if (!s.isTextual() || !Syntax.isScope(s.asText())) {
+                throw NgsiLdException.badData("scope is a scope or an array of scopes (§ 4.18), not " + s);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the mode's conflicts (§ 5.9.2.4)
+
+    /**
+     * An exclusive registration over an entity that holds one of its attributes here, a redirect
+     * one over an entity it matches: 409 Conflict - the broker would hold what it may not.
+     */
+    private void conflictsWithEntities(Registration r) {
+        if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
+            return;
+        }
+        for (Registration.Info info : r.information()) {
+            Set<String> attrs = new LinkedHashSet<>(info.propertyNames());
+            attrs.addAll(info.relationshipNames());
+            if (info.entities().isEmpty()) {
+                continue; // attributes alone: no one entity to check without a scan of the tenant
+            }
+            for (Registration.EntityInfo ei : info.entities()) {
+                if (ei.id() != null) {
+                    Entity e = config.store().get(r.tenant(), ei.id());
+                    if (e != null && e.types().contains(ei.type()) && holdsAny(e, attrs)) {
+                        throw conflict(r, "entity " + ei.id() + " is held here");
+                    }
+                } else {
+                    String[] hit = {null};
+                    config.store().forEach(r.tenant(), ei.type(), e -> {
+                        if (hit[0] == null && ei.selectsId(e.id()) && holdsAny(e, attrs)) {
+                            hit[0] = e.id();
+                        }
+                    });
+                    if (hit[0] != null) {
+                        throw conflict(r, "entity " + hit[0] + " is held here");
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean holdsAny(Entity e, Set<String> attrs) {
+        if (attrs.isEmpty()) {
+            return true;
+        }
+        for (String a : attrs) {
+            if (e.attributes().containsKey(a)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An exclusive registration whose entity and attributes an exclusive or redirect one covers
+     * already (§ 5.9.2.4), or - the other way round - an exclusive one covering what a new redirect
+     * one would: 409 Conflict. Auxiliary and inclusive registrations never conflict (§ 4.3.6.2).
+     */
+    private static void conflictsWithRegistrations(Registration r, Registrations.Live[] existing) {
+        if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
+            return;
+        }
+        for (Registrations.Live l : existing) {
+            Registration o = l.definition();
+            if (o.id().equals(r.id())) {
+                continue;
+            }
+            boolean check = (r.mode() == Registration.Mode.EXCLUSIVE
+                    && (o.mode() == Registration.Mode.EXCLUSIVE || o.mode() == Registration.Mode.REDIRECT))
+                    || (r.mode() == Registration.Mode.REDIRECT && o.mode() == Registration.Mode.EXCLUSIVE);
+            if (!check) {
+                continue;
+            }
+            Registration exclusive = r.mode() == Registration.Mode.EXCLUSIVE ? r : o;
+            Registration other = exclusive == r ? o : r;
+            for (Registration.Info info : exclusive.information()) {
+                Set<String> attrs = new LinkedHashSet<>(info.propertyNames());
+                attrs.addAll(info.relationshipNames());
+                for (Registration.EntityInfo ei : info.entities()) {
+                    RegistrationLookup.Want want = new RegistrationLookup.Want(null, ei.id(), null, Set.of(ei.type()), attrs);
+                    if (Registrations.matches(other, want)) {
+                        throw conflict(r, "registration " + o.id() + " (" + o.mode().name().toLowerCase(Locale.ROOT)
+                                + ") covers entity " + ei.id() + " already");
+                    }
+                }
+            }
+        }
+    }
+
+    private static NgsiLdException conflict(Registration r, String why) {
+        return new NgsiLdException(ErrorType.CONFLICT, "a " + r.mode().name().toLowerCase(Locale.ROOT)
+                + " registration cannot be made here: " + why + " (§ 5.9.2.4)");
+    }
+
+    // ---------------------------------------------------------------- answering
+
+    /** The registration compacted with {@code ctx}, with what the broker keeps of it (Table 5.2.9-2). */
+    private ObjectNode render(Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
+        return render(l.definition(), l, ctx, ldJson, sysAttrs);
+    }
+
+    /** As above; {@code l} null: a registration that is gone (a notification of its deletion), without status. */
+    private static ObjectNode render(Registration r, Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        out.put("id", r.id());
+        out.put("type", TYPE);
+        for (Map.Entry<String, JsonNode> m : r.document().properties()) {
+            String k = m.getKey();
+            if (k.equals("information")) {
+                out.set(k, compactInformation((ArrayNode) m.getValue(), ctx));
+            } else if (MEMBERS.contains(k)) {
+                out.set(k, m.getValue());
+            } else {
+                out.set(ctx.compactName(k), m.getValue());
+            }
+        }
+        String status = l == null ? null : l.status();
+        if (status != null) {
+            out.put("status", status);
+            out.put("timesSent", l.timesSent());
+            out.put("timesFailed", l.timesFailed());
+            if (l.lastSuccess() >= 0) {
+                out.put("lastSuccess", EntityRenderer.time(l.lastSuccess()));
+            }
+            if (l.lastFailure() >= 0) {
+                out.put("lastFailure", EntityRenderer.time(l.lastFailure()));
+            }
+        }
+        if (sysAttrs && l != null) {
+            out.put("createdAt", EntityRenderer.time(l.createdAt()));
+            out.put("modifiedAt", EntityRenderer.time(l.modifiedAt()));
+        }
+        if (ldJson) {
+            out.set("@context", ctx.echo());
+        }
+        return out;
+    }
+
+    private static ArrayNode compactInformation(ArrayNode information, LdContext ctx) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (JsonNode item : information) {
+            ObjectNode info = JsonNodeFactory.instance.objectNode();
+            if (item.get("entities") instanceof ArrayNode es) {
+                ArrayNode entities = info.putArray("entities");
+                for (JsonNode e : es) {
+                    ObjectNode ei = e.deepCopy();
+                    JsonNode t = e.get("type");
+                    if (t.isArray()) {
+                        ArrayNode types = JsonNodeFactory.instance.arrayNode();
+                        t.forEach(one -> types.add(ctx.compactIri(one.asText())));
+                        ei.set("type", types);
+                    } else {
+                        ei.put("type", ctx.compactIri(t.asText()));
+                    }
+                    entities.add(ei);
+                }
+            }
+            for (String member : List.of("propertyNames", "relationshipNames")) {
+                if (item.get(member) instanceof ArrayNode names) {
+                    ArrayNode compact = info.putArray(member);
+                    names.forEach(n -> compact.add(ctx.compactName(n.asText())));
+                }
+            }
+            out.add(info);
+        }
+        return out;
+    }
+
+    private static byte[] write(JsonNode n) {
+        try {
+            return CorRestJson.mapper().writeValueAsBytes(n);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- querying (§ 5.10.2)
+
+    /**
+     * What {@code GET /csourceRegistrations} selects: entity ids, an idPattern, a type selection
+     * (§ 4.17), attribute names - matched against each registration's information as the
+     * lookup matches a request - and csf over the registrant's own members. A q is checked
+     * (400 when invalid) but selects nothing by itself: a registration says which attributes a
+     * source has, not their values.
+     */
+    private record RegistrationQuery(Set<String> ids, BoundedPattern idPattern, TypeSelection types, Set<String> attrs,
+            Csf csf, dev.cor.ngsild.query.GeoQuery geo, dev.cor.ngsild.query.ScopeQuery scope, QueryExpression q,
+            dev.cor.ngsild.policy.NgsildLimits limits, TimeQuery time, MatchBudget budget) {
+        static RegistrationQuery of(QueryParams p, LdContext ctx, dev.cor.ngsild.policy.NgsildLimits limits) {
+            EntityParser names = new EntityParser(ctx, limits);
+            Set<String> ids = new LinkedHashSet<>();
+            for (String id : p.list("id")) {
+                if (!Syntax.isUri(id)) {
+                    throw NgsiLdException.badData("id: '" + id + "' is not a URI");
+                }
+                ids.add(id);
+            }
+            BoundedPattern idPattern = BoundedPattern.compileOrNull(p.get("idPattern"), "idPattern");
+            String type = p.get("type");
+            TypeSelection types = type == null || type.isEmpty() ? null : TypeSelection.parse(type, names::typeName);
+            Set<String> attrs = new LinkedHashSet<>();
+            for (String a : p.list("attrs")) {
+                attrs.add(names.attributeName(a));
+            }
+            String q = p.get("q");
+            QueryExpression query = q == null ? null : QueryExpression.parse(q, ctx);
+            String georel = p.get("georel");
+            dev.cor.ngsild.query.GeoQuery geo = null;
+            if (georel != null || p.get("geometry") != null || p.get("coordinates") != null) {
+                geo = dev.cor.ngsild.query.GeoQuery.parse(georel, p.get("geometry"), p.get("coordinates"), p.get("geoproperty"), ctx);
+            }
+            String scopeQ = p.get("scopeQ");
+            dev.cor.ngsild.query.ScopeQuery scope = scopeQ == null ? null : dev.cor.ngsild.query.ScopeQuery.parse(scopeQ);
+            TimeQuery time = null;
+            if (p.get("timerel") != null || p.get("timeAt") != null) {
+                time = TimeQuery.of(p.get("timerel"), p.get("timeAt"), p.get("endTimeAt"), p.get("timeproperty"));
+            }
+            Csf csf = p.get("csf") == null ? null : Csf.parse(p.get("csf"), ctx);
+            if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty() && csf == null && q == null
+                    && geo == null && scope == null && time == null) {
+                // § 5.10.2.4 (TP 037_02): neither entity types nor attribute names
+                throw NgsiLdException.badData("a query of registrations names entity types or attribute names (or an id,"
+                        + " idPattern, csf)");
+            }
+            // one budget for the request's patterns (its idPattern, its q) over every registration
+            return new RegistrationQuery(ids, idPattern, types, attrs, csf, geo, scope, query, limits, time,
+                    MatchBudget.request());
+        }
+
+        boolean test(Registration r, long now) {
+            // § 5.10.2.4: without a temporal query, the sources of latest information (TP 037_08); with
+            // one, those whose interval it meets (037_09)
+            if (time == null ? Registrations.temporal(r) : !time.test(r)) {
+                return false;
+            }
+            if (csf != null && !csf.test(r)) {
+                return false;
+            }
+            if (q != null && !q.test(asEntity(r, limits), budget)) {
+                return false;
+            }
+            if (geo != null) {
+                // location, observationSpace or operationSpace (§ 5.10.2.4); a registration without it does not match
+                String g = geo.geoproperty();
+                String member = g.substring(Math.max(g.lastIndexOf('/'), g.lastIndexOf('#')) + 1);
+                JsonNode geometry = Set.of("location", "observationSpace", "operationSpace").contains(member)
+                        ? r.document().get(member) : null;
+                if (geometry == null || !geo.testGeometry(geometry)) {
+                    return false;
+                }
+            }
+            if (scope != null) {
+                List<String> scopes = new ArrayList<>();
+                JsonNode sc = r.document().get("scope");
+                if (sc != null) {
+                    if (sc.isArray()) {
+                        sc.forEach(x -> scopes.add(x.asText()));
+                    } else {
+                        scopes.add(sc.asText());
+                    }
+                }
+                if (!scope.testScopes(scopes)) {
+                    return false;
+                }
+            }
+            if (ids.isEmpty() && idPattern == null && types == null && attrs.isEmpty()) {
+                return true;
+            }
+            for (Registration.Info info : r.information()) {
+                if (testInfo(info)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean testInfo(Registration.Info info) {
+            if (!attrs.isEmpty() && !Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null,
+                    Map.of(), null, 0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), attrs))) {
+                return false;
+            }
+            if (info.entities().isEmpty()) {
+                return ids.isEmpty() && idPattern == null && types == null;
+            }
+            for (Registration.EntityInfo e : info.entities()) {
+                if (types != null && !types.matches(List.of(e.type()))) {
+                    continue;
+                }
+                if (ids.isEmpty() && idPattern == null) {
+                    return true;
+                }
+                for (String id : ids) {
+                    if (Registrations.matches(one(e), new RegistrationLookup.Want(null, id, null, Set.of(), Set.of()))) {
+                        return true;
+                    }
+                }
+                if (idPattern != null && Registrations.matches(one(e),
+                        new RegistrationLookup.Want(null, null, idPattern, Set.of(), Set.of(), budget))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The registration as an entity whose properties are its Context Source Properties (the
+         * registrant's own members): what a q is matched against (§ 5.10.2.4, TP 037_10_02).
+         */
+        static Entity asEntity(Registration r, dev.cor.ngsild.policy.NgsildLimits limits) {
+            ObjectNode e = JsonNodeFactory.instance.objectNode();
+            e.put("id", r.id());
+            e.put("type", TYPE);
+            for (Map.Entry<String, JsonNode> m : r.document().properties()) {
+                if (!MEMBERS.contains(m.getKey()) && !m.getKey().equals("information")) {
+                    ObjectNode p = e.putObject(m.getKey());
+                    p.put("type", "Property");
+                    p.set("value", m.getValue());
+                } else if (Set.of("location", "observationSpace", "operationSpace").contains(m.getKey())) {
+                    ObjectNode p = e.putObject(m.getKey()); // a geoQ of a csourceSubscription matches these
+                    p.put("type", "GeoProperty");
+                    p.set("value", m.getValue());
+                }
+            }
+            try {
+                return dev.cor.ngsild.model.EntityEditor.create(new EntityParser(r.context(), limits)
+                        .entity(e, true, EntityParser.Mode.WHOLE), 0);
+            } catch (NgsiLdException notAnEntity) {
+                return dev.cor.ngsild.model.EntityEditor.create(new EntityParser(r.context(), limits)
+                        .entity(JsonNodeFactory.instance.objectNode().put("id", r.id()).put("type", TYPE), true, EntityParser.Mode.WHOLE), 0);
+            }
+        }
+
+        private static Registration one(Registration.EntityInfo e) {
+            return new Registration(null, null, List.of(new Registration.Info(List.of(e), Set.of(), Set.of())), null,
+                    Set.of(), null, Map.of(), null, 0, 0, -1, null, null);
+        }
+    }
+
+    /** A DateTime already checked ({@link Syntax#isDateTime}) in epoch milliseconds. */
+    private static long millis(String dateTime) {
+        return Syntax.epochMillis(dateTime);
+    }
+
+    /**
+     * A temporal query of registrations (§ 5.10.2.4): matched against the registration's
+     * {@code observationInterval} (timeproperty observedAt) or {@code managementInterval}
+     * (createdAt, modifiedAt) - an interval that ends open reaches forever.
+     */
+    private record TimeQuery(String rel, long at, long endAt, String interval) {
+        /** From its four members (§ 5.2.21, as parameters or a subscription's temporalQ); BadRequestData when malformed. */
+        static TimeQuery of(String rel, String timeAt, String endTimeAt, String timeproperty) {
+            if (rel == null || !Set.of("before", "after", "between").contains(rel) || timeAt == null
+                    || !Syntax.isDateTime(timeAt) || (rel.equals("between") && (endTimeAt == null || !Syntax.isDateTime(endTimeAt)))) {
+                throw NgsiLdException.badData("a temporal query is timerel (before, after, between) with timeAt"
+                        + " (and endTimeAt for between), as DateTimes");
+            }
+            String property = timeproperty == null ? "observedAt" : timeproperty;
+            if (!Set.of("observedAt", "createdAt", "modifiedAt").contains(property)) {
+                throw NgsiLdException.badData("timeproperty is observedAt, createdAt or modifiedAt, not " + property);
+            }
+            return new TimeQuery(rel, millis(timeAt), rel.equals("between") ? millis(endTimeAt) : 0,
+                    property.equals("observedAt") ? "observationInterval" : "managementInterval");
+        }
+
+        /** A subscription's {@code temporalQ} (§ 5.11.7), or {@code null} when it has none or a malformed one. */
+        static TimeQuery of(JsonNode temporalQ) {
+            if (temporalQ == null || !temporalQ.isObject()) {
+                return null;
+            }
+            try {
+                return of(text(temporalQ, "timerel"), text(temporalQ, "timeAt"), text(temporalQ, "endTimeAt"),
+                        text(temporalQ, "timeproperty"));
+            } catch (NgsiLdException e) {
+                return null;
+            }
+        }
+
+        private static String text(JsonNode n, String member) {
+            return n.path(member).isTextual() ? n.path(member).asText() : null;
+        }
+
+        boolean test(Registration r) {
+            JsonNode i = r.document().get(interval);
+            if (i == null || !i.isObject() || !i.path("startAt").isTextual() || !Syntax.isDateTime(i.path("startAt").asText())) {
+                return false;
+            }
+            long start = millis(i.path("startAt").asText());
+            long end = i.path("endAt").isTextual() && Syntax.isDateTime(i.path("endAt").asText())
+                    ? millis(i.path("endAt").asText()) : Long.MAX_VALUE;
+            return switch (rel) {
+                case "before" -> start < at;
+                case "after" -> end > at;
+                default -> start < endAt && end > at;
+            };
+        }
+    }
+
+    /**
+     * The context source filter (§ 4.9 applied to a registration, § 5.10.2): terms
+     * {@code member==value}, {@code member!=value} or {@code member} (present), joined by
+     * {@code ;} (and) or {@code |} (or), over the registration's top-level members - the ones
+     * § 5.2.9 names and the registrant's own, whose names expand with the request's context.
+     */
+    record Csf(List<List<String[]>> anyOf) {
+        static Csf parse(String text, LdContext ctx) {
+            List<List<String[]>> any = new ArrayList<>();
+            for (String alt : text.split("\\|")) {
+                List<String[]> all = new ArrayList<>();
+                for (String term : alt.split(";")) {
+                    String t = term.trim();
+                    int op = t.indexOf("==");
+                    int neg = t.indexOf("!=");
+                    String name;
+                    String cmp = null;
+                    String value = null;
+                    if (neg > 0 && (op < 0 || neg < op)) {
+                        name = t.substring(0, neg);
+                        cmp = "!=";
+                        value = t.substring(neg + 2);
+                    } else if (op > 0) {
+                        name = t.substring(0, op);
+                        cmp = "==";
+                        value = t.substring(op + 2);
+                    } else {
+                        name = t;
+                    }
+                    name = name.trim();
+                    if (!Syntax.isName(name) && !Syntax.isAbsoluteIri(name)) {
+                        throw NgsiLdException.badData("csf: '" + t + "' is no term (member==value, member!=value, member)");
+                    }
+                    if (value != null) {
+                        value = value.trim();
+                        if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+                            value = value.substring(1, value.length() - 1);
+                        }
+                    }
+                    String iri = MEMBERS.contains(name) ? name : ctx.expand(name);
+                    all.add(new String[] {iri == null ? name : iri, cmp, value});
+                }
+                any.add(all);
+            }
+            return new Csf(any);
+        }
+
+        boolean test(Registration r) {
+            for (List<String[]> all : anyOf) {
+                boolean ok = true;
+                for (String[] term : all) {
+                    JsonNode v = r.document().get(term[0]);
+                    boolean hit;
+                    if (term[1] == null) {
+                        hit = v != null;
+                    } else {
+                        boolean eq = v != null && valueEquals(v, term[2]);
+                        hit = term[1].equals("==") == eq;
+                    }
+                    if (!hit) {
+                        ok = false;
+                        break;
+                    }
+                }
+                if (ok) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private static boolean valueEquals(JsonNode v, String want) {
+            if (v.isArray()) {
+                for (Iterator<JsonNode> it = v.elements(); it.hasNext();) {
+                    if (valueEquals(it.next(), want)) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            if (v.isObject() && v.has("value")) {
+                return valueEquals(v.get("value"), want);
+            }
+            return v.isValueNode() && v.asText().equals(want);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.cor.ngsild.store;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.ld.LdContexts;
+
+/**
+ * Keeps the subscriptions beyond the process (a durable store implements it, as it does
+ * {@link dev.cor.ngsild.ld.ContextKeeper}): told of every subscription created, updated and
+ * deleted, in the order requests saw, and asked once, when the broker is built, for the ones it
+ * kept from before. Called by {@link Subscriptions} from any loop or worker, inside the short
+ * section that publishes the change; must not wait (the API waits for durability after the
+ * request's work, through the entity store's {@code sync}).
+ */
+public interface SubscriptionKeeper {
+    /**
+     * Called once, when the broker is built: returns the subscriptions kept from before (the
+     * broker runs them again), and receives a view of the subscriptions in force from now on (a
+     * snapshot reads it).
+     */
+    List<Kept> attachSubscriptions(Supplier<Collection<Kept>> current);
+
+    /**
+     * Records that {@code s} is in force (created or updated), then runs {@code publish} (which
+     * makes it so): both before another change of the same subscription can be recorded.
+     *
+     * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is published)
+     */
+    void keep(Kept s, Runnable publish);
+
+    /**
+     * Runs {@code remove}; when it removed the subscription (true), records that.
+     *
+     * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is removed)
+     */
+    boolean forget(String tenant, String id, BooleanSupplier remove);
+
+    /**
+     * The keeper of the subscriptions to context source registrations (§ 5.11): the same records
+     * under kinds of their own, so that a restart gives each back to its resource; {@code null}
+     * when they are not kept.
+     */
+    default SubscriptionKeeper contextSources() {
+        return null;
+    }
+
+    /**
+     * What is kept of a subscription: enough to build it again without the network.
+     *
+     * @param tenant    its tenant
+     * @param id        its id
+     * @param document  {@link Subscription#document()}: as the subscriber wrote it, names expanded
+     * @param context   the subscriber's {@code @context} as it was given ({@code LdContext.echo()}: a URL, an object, an array)
+     * @param documents the remote context documents that context was built from, as downloaded
+     * @param brokerUrl {@link Subscription#brokerUrl()}
+     * @param status    its times and counters when it was kept
+     */
+    record Kept(String tenant, String id, ObjectNode document, JsonNode context, List<LdContexts.RemoteDocument> documents,
+            String brokerUrl, Status status) {
+    }
+
+    /** A subscription's times (epoch ms, -1 for none) and counters. */
+    record Status(long createdAt, long modifiedAt, long timesSent, long timesFailed, long lastNotification,
+            long lastSuccess, long lastFailure) {
+    }
+}
