@@ -28,12 +28,10 @@ import dev.cor.rest.CorRestJson;
  * entity names its own {@code @context}.
  */
 final class BatchOperations {
-    private final NgsildApplication app;
     private final Config config;
     private final DistributedOperations distributed;
 
-    BatchOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
-        this.app = app;
+    BatchOperations(Config config, DistributedOperations distributed) {
         this.config = config;
         this.distributed = distributed;
     }
@@ -108,7 +106,7 @@ final class BatchOperations {
             throw NgsiLdException.badData("a batch delete lists entity ids (URIs), not " + item);
         }
         String id = item.asText();
-        app.write(x, id, current -> {
+        x.write(id, current -> {
             if (current == null) {
                 throw NgsiLdException.notFound("no entity " + id);
             }
@@ -132,7 +130,7 @@ final class BatchOperations {
             EntityOperations.somethingToWrite(in); // a fragment; create and upsert take whole entities, a type at least
         }
         List<EntityEditor.NotUpdated>[] kept = none();
-        EntityWrite w = app.write(x, in.id(), current -> switch (op) {
+        EntityWrite w = x.write(in.id(), current -> switch (op) {
             case BATCH_CREATE -> {
                 if (current != null) {
                     throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
@@ -209,9 +207,9 @@ final class BatchOperations {
                         ids.add(o.id());
                     }
                 }
-                app.answerPlain(x, 201, ids);
+                x.answerPlain(201, ids);
             } else {
-                app.noContent(x);
+                x.noContent();
             }
             return;
         }
@@ -220,9 +218,9 @@ final class BatchOperations {
             if (o.error() == null) {
                 result.success(o.id());
             } else {
-                result.entityError(o.id(), o.registrationId(), NgsildApplication.problem(o.error()));
+                result.entityError(o.id(), o.registrationId(), Exchange.problem(o.error()));
             }
         }
-        result.answer(app, x);
+        result.answer(x);
     }
 }

@@ -28,6 +28,6 @@ final class ContextOperations {
         for (Map.Entry<String, String> h : r.headers().entrySet()) {
             x.request.responseHeaders().set(h.getKey(), h.getValue());
         }
-        NgsildApplication.echoTenant(x);
+        x.echoTenant();
     }
 }

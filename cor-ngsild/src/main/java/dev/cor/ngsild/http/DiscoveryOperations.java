@@ -35,12 +35,10 @@ import dev.cor.rest.CorRestJson;
  * expanded, as the test suite's expectations have them.
  */
 final class DiscoveryOperations {
-    private final NgsildApplication app;
     private final Config config;
     private final DistributedOperations distributed;
 
-    DiscoveryOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
-        this.app = app;
+    DiscoveryOperations(Config config, DistributedOperations distributed) {
         this.config = config;
         this.distributed = distributed;
     }
@@ -62,7 +60,7 @@ final class DiscoveryOperations {
             }
         }
         try {
-            app.answer(x, 200, x.accept, CorRestJson.mapper().writeValueAsBytes(body), ctx);
+            x.answer(200, x.accept, CorRestJson.mapper().writeValueAsBytes(body), ctx);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

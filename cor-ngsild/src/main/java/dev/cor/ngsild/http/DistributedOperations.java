@@ -44,12 +44,10 @@ final class DistributedOperations {
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
     private static final int SOURCE_LIMIT = 1000;
 
-    private final NgsildApplication app;
     private final Config config;
     private final Forwarder forwarder;
 
-    DistributedOperations(NgsildApplication app, Config config, Forwarder forwarder) {
-        this.app = app;
+    DistributedOperations(Config config, Forwarder forwarder) {
         this.config = config;
         this.forwarder = forwarder;
     }
@@ -339,7 +337,7 @@ final class DistributedOperations {
         if (!a.ok() || a.bytes() == null || !EntityBytes.isEntity(a.bytes(), id)) {
             return false;
         }
-        app.answer(x, 200, MediaType.JSON, a.bytes(), x.context);
+        x.answer(200, MediaType.JSON, a.bytes(), x.context);
         return true;
     }
 

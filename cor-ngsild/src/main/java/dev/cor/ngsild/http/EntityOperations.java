@@ -32,12 +32,10 @@ import dev.cor.rest.CorRestJson;
  * the same record, context and representation.
  */
 final class EntityOperations {
-    private final NgsildApplication app;
     private final Config config;
     private final DistributedOperations distributed;
 
-    EntityOperations(NgsildApplication app, Config config, DistributedOperations distributed) {
-        this.app = app;
+    EntityOperations(Config config, DistributedOperations distributed) {
         this.config = config;
         this.distributed = distributed;
     }
@@ -64,13 +62,13 @@ final class EntityOperations {
     void create(Exchange x) {
         EntityInput in = parser(x).entity(objectBody(x), true, Mode.WHOLE);
         Entity entity = EntityEditor.create(in, now());
-        app.write(x, in.id(), current -> {
+        x.write(in.id(), current -> {
             if (current != null) {
                 throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "entity " + in.id() + " exists already");
             }
             return entity;
         });
-        app.created(x, "entities", in.id());
+        x.created("entities", in.id());
     }
 
     void retrieve(Exchange x) {
@@ -111,7 +109,7 @@ final class EntityOperations {
             throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
-        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
+        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
         RenderKey key = new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext);
         if (rep.selectsInstances()) {
             e = rep.instances(e); // a copy narrowed to some instances: its bytes are its own, not the record's
@@ -123,7 +121,7 @@ final class EntityOperations {
                     : EntityRenderer.render(e, x.context, rep.options, context);
             e.renderCache().put(key, bytes);
         }
-        app.answer(x, 200, x.accept, bytes, x.context);
+        x.answer(200, x.accept, bytes, x.context);
     }
 
     /**
@@ -137,18 +135,18 @@ final class EntityOperations {
     void replace(Exchange x) {
         EntityInput in = fragment(x, Mode.WHOLE);
         writeExisting(x, (current, now) -> EntityEditor.replace(current, in, now));
-        app.noContent(x);
+        x.noContent();
     }
 
     void merge(Exchange x) {
         EntityInput in = fragment(x, Mode.MERGE);
         writeExisting(x, (current, now) -> EntityEditor.merge(current, in, now));
-        app.noContent(x);
+        x.noContent();
     }
 
     void delete(Exchange x) {
         writeExisting(x, (current, now) -> null);
-        app.noContent(x);
+        x.noContent();
     }
 
     // ---------------------------------------------------------------- attributes
@@ -177,7 +175,7 @@ final class EntityOperations {
         }
         var in = parser.attributeValue(x.route.attribute(), body, Mode.PATCH);
         writeExisting(x, (current, now) -> EntityEditor.partialUpdate(current, name, in, now));
-        app.noContent(x);
+        x.noContent();
     }
 
     void replaceAttribute(Exchange x) {
@@ -185,7 +183,7 @@ final class EntityOperations {
         String name = parser.attributeName(x.route.attribute());
         var in = parser.attributeValue(x.route.attribute(), attributeBody(x), Mode.WHOLE);
         writeExisting(x, (current, now) -> EntityEditor.replaceAttribute(current, name, in, now));
-        app.noContent(x);
+        x.noContent();
     }
 
     void deleteAttribute(Exchange x) {
@@ -197,7 +195,7 @@ final class EntityOperations {
         }
         boolean deleteAll = x.params.bool("deleteAll", false);
         writeExisting(x, (current, now) -> EntityEditor.deleteAttribute(current, name, datasetId, deleteAll, now));
-        app.noContent(x);
+        x.noContent();
     }
 
     /** The next record of an existing entity, built inside the store's critical section: it must not wait. */
@@ -215,7 +213,7 @@ final class EntityOperations {
         String id = entityId(x);
         TypeSelection types = typeSelector(x);
         long now = now();
-        app.write(x, id, current -> change.apply(existing(current, id, types), now));
+        x.write(id, current -> change.apply(existing(current, id, types), now));
     }
 
     /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */
@@ -261,7 +259,7 @@ final class EntityOperations {
         for (EntityEditor.NotUpdated n : r.notUpdated()) {
             result.notUpdated(n.attributeIri(), n.reason(), null);
         }
-        result.answer(app, x);
+        result.answer(x);
     }
 
     // ---------------------------------------------------------------- listing
@@ -374,7 +372,7 @@ final class EntityOperations {
         long now = now();
         List<String> purged = new ArrayList<>(matches.size());
         for (Entity e : matches) {
-            app.write(x, e.id(), current -> current == null ? null
+            x.write(e.id(), current -> current == null ? null
                     : p.has("drop") ? EntityEditor.withoutAttributes(current, drop::contains, now)
                     : p.has("keep") ? EntityEditor.withoutAttributes(current, a -> !keep.contains(a), now)
                     : null);
@@ -396,11 +394,11 @@ final class EntityOperations {
                 throw new NgsiLdException(ErrorType.CONFLICT, failed.get(0).warning());
             }
             if (!failed.isEmpty()) {
-                app.partialSuccess(x, purged, failed);
+                BatchResult.partialSuccess(x, purged, failed);
                 return;
             }
         }
-        app.noContent(x);
+        x.noContent();
     }
 
     /** POST /entityOperations/query with a Query body (§ 5.7.6, 5.2.23). */
@@ -516,14 +514,14 @@ final class EntityOperations {
             }
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
-        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !NgsildApplication.preferBodyJson(x));
+        boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
         byte[] bytes = geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
                 : joined(entities, x.context, new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext));
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
-        app.answer(x, 200, x.accept, bytes, x.context);
+        x.answer(200, x.accept, bytes, x.context);
         if (x.operation() == Operation.QUERY_ENTITIES && limit > 0) {
             // 4.12, 6.3.10: links to the previous and the next page, beside the context's
             if (offset > 0) {

@@ -11,21 +11,17 @@ import dev.cor.ngsild.federation.Forwarder;
 import dev.cor.ngsild.federation.RegistrationLookup;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.JsonldContextsApi;
-import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.metrics.NgsildMetrics;
 import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.policy.NgsildLimits;
-import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
-import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
-import dev.cor.rest.CorRestJson;
 
 /**
  * The broker as a {@link CorRestApplication}. On the loop, before the dispatch, it reads what it
@@ -91,17 +87,17 @@ public final class NgsildApplication implements CorRestApplication {
             meters[op.ordinal()] = config.metrics().operation(op.metricName());
         }
         meters[ops.length] = config.metrics().operation("unknown");
-        this.distributed = forwarder == null ? null : new DistributedOperations(this, config, forwarder);
-        this.entities = new EntityOperations(this, config, distributed);
-        this.batches = new BatchOperations(this, config, distributed);
+        this.distributed = forwarder == null ? null : new DistributedOperations(config, forwarder);
+        this.entities = new EntityOperations(config, distributed);
+        this.batches = new BatchOperations(config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
-        this.discovery = new DiscoveryOperations(this, config, distributed);
-        this.subscriptionOps = new SubscriptionOperations(this, config);
-        this.registrationOps = new RegistrationOperations(this, config);
+        this.discovery = new DiscoveryOperations(config, distributed);
+        this.subscriptionOps = new SubscriptionOperations(config);
+        this.registrationOps = new RegistrationOperations(config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
         registrationOps.notifyTo(csourceSubscriptions);
         csourceSubscriptions.periodicData(registrationOps::matchingNow);
-        this.csourceSubscriptionOps = new SubscriptionOperations(this, config, csourceSubscriptions,
+        this.csourceSubscriptionOps = new SubscriptionOperations(config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
         if (distributed != null) {
             subscriptionOps.distribute(distributed, csourceSubscriptionOps);
@@ -218,7 +214,7 @@ public final class NgsildApplication implements CorRestApplication {
         int status;
         try {
             if (x.bareStatus != 0) {
-                bare(x, x.bareStatus);
+                x.bare(x.bareStatus);
             } else if (x.allow != null) {
                 x.request.responseHeaders().set("Allow", x.allow);
                 throw new NgsiLdException(ErrorType.METHOD_NOT_ALLOWED, request.method() + " is not allowed on "
@@ -235,13 +231,13 @@ public final class NgsildApplication implements CorRestApplication {
                 }
             }
         } catch (NgsiLdException e) {
-            error(x, e);
+            x.error(e);
         } catch (StoreUnavailableException e) {
-            error(x, new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, e.getMessage()));
+            x.error(new NgsiLdException(ErrorType.SERVICE_UNAVAILABLE, e.getMessage()));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "cor-ngsild: " + request + " failed", e);
             // the message may hold anything a peer sent on the way: the client gets its kind, the log the rest
-            error(x, new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName() + " (in the broker's log)"));
+            x.error(new NgsiLdException(ErrorType.INTERNAL_ERROR, e.getClass().getSimpleName() + " (in the broker's log)"));
         }
         status = request.status();
         Operation op = x.operation();
@@ -306,7 +302,7 @@ public final class NgsildApplication implements CorRestApplication {
             }
         }
         if (result.partial()) {
-            result.answer(this, x);
+            result.answer(x);
             return;
         }
         if (!ranHere) {
@@ -314,9 +310,9 @@ public final class NgsildApplication implements CorRestApplication {
                 throw NgsiLdException.notFound("no entity " + x.route.entityId() + " here nor at the sources registered for it");
             }
             if (x.operation() == Operation.CREATE_ENTITY) {
-                created(x, "entities", x.body.path("id").asText());
+                x.created("entities", x.body.path("id").asText());
             } else {
-                noContent(x);
+                x.noContent();
             }
         }
     }
@@ -338,7 +334,7 @@ public final class NgsildApplication implements CorRestApplication {
             if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
                 successes++;
             } else {
-                onlyError = sourceProblem(a);
+                onlyError = BatchResult.sourceProblem(a);
                 result.entityError(id, a.registration().id(), onlyError);
                 failures++;
             }
@@ -354,7 +350,7 @@ public final class NgsildApplication implements CorRestApplication {
             } catch (NgsiLdException e) {
                 if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && failures == 0
                         && x.operation() != Operation.DELETE_ENTITY)) {
-                    onlyError = problem(e);
+                    onlyError = Exchange.problem(e);
                     result.entityError(id, null, onlyError);
                     failures++;
                 }
@@ -363,54 +359,22 @@ public final class NgsildApplication implements CorRestApplication {
         if (failures == 0) {
             if (!ranHere) {
                 if (x.operation() == Operation.CREATE_ENTITY) {
-                    created(x, "entities", id);
+                    x.created("entities", id);
                 } else {
-                    noContent(x);
+                    x.noContent();
                 }
             }
             return;
         }
         if (successes == 0 && failures == 1) {
             x.request.responseHeaders().remove("Location");
-            answerPlain(x, onlyError.path("status").asInt(500), onlyError);
+            x.answerPlain(onlyError.path("status").asInt(500), onlyError);
             return;
         }
         if (successes > 0) {
             result.success(id);
         }
-        result.answer(this, x);
-    }
-
-    /**
-     * The answer of a write done here and at sources, some of which failed (§ 5.6.21.4's
-     * "partial success"): 207, a BatchOperationResult whose {@code success} lists what was done
-     * here and whose {@code errors} name each failed source's registration and its error.
-     */
-    void partialSuccess(Exchange x, List<String> doneHere, List<Forwarder.Answer> failed) {
-        BatchResult result = new BatchResult();
-        doneHere.forEach(result::success);
-        for (Forwarder.Answer a : failed) {
-            result.selectionError(a.registration().id(), sourceProblem(a)); // a purge names a selection, not an entity
-        }
-        result.answer(this, x);
-    }
-
-    /**
-     * A source's failed part as a ProblemDetails: the error it answered (its status - a 404, a 409,
-     * ... - and its ProblemDetails type when it gave one; the suite's D001_03_03 reads the 409), or,
-     * with no answer or an unusable one, 504/502.
-     */
-    private static ObjectNode sourceProblem(Forwarder.Answer a) {
-        int status = a.status() >= 400 && a.status() <= 599 ? a.status()
-                : a.warning() == null ? a.status() : a.warning().startsWith("199") ? 504 : 502;
-        ErrorType type = ErrorType.ofSource(a.status() == status ? a.body() : null, status);
-        ObjectNode p = CorRestJson.mapper().createObjectNode();
-        p.put("type", type.uri());
-        p.put("title", type.title());
-        p.put("status", status);
-        p.put("detail", a.warning() != null ? a.warning() : "the context source (registration " + a.registration().id()
-                + ") answered " + status);
-        return p;
+        result.answer(x);
     }
 
     private void runHere(Exchange x) {
@@ -482,7 +446,7 @@ public final class NgsildApplication implements CorRestApplication {
      * throws: an error found is kept for the handler to answer.
      */
     Exchange prepare(CorRest request) {
-        Exchange x = new Exchange(request);
+        Exchange x = new Exchange(request, config);
         request.state().userData(x);
         try {
             checks(x);
@@ -648,94 +612,5 @@ public final class NgsildApplication implements CorRestApplication {
             sb.append(sb.isEmpty() ? "" : ", ").append(t.mediaType());
         }
         return sb.toString();
-    }
-
-    // ---------------------------------------------------------------- writing
-
-    /**
-     * Every write of an entity goes through here: the store's atomic write, inside whose critical
-     * section the subscriptions it triggers queue their notices (so that they are in the order of
-     * the entity's writes, whichever loop made them); the request's post-response phase sends them.
-     */
-    EntityWrite write(Exchange x, String id, EntityChange change) {
-        Subscriptions.Triggered triggered = config.subscriptions().onWrite(x.tenant);
-        EntityWrite w = config.store().write(x.tenant, id, change, triggered);
-        triggered.sendAfter(x.request);
-        return w;
-    }
-
-    // ---------------------------------------------------------------- answers
-
-    /**
-     * A successful answer with a body of {@code type}: an {@code application/json} one (and a
-     * GeoJSON one under {@code Prefer: body=json}) carries the context's {@code Link} header
-     * (§ 6.3.6); the caller has put {@code @context} in the body of the others.
-     */
-    void answer(Exchange x, int status, MediaType type, byte[] body, LdContext ctx) {
-        CorRest r = x.request;
-        r.respond(status, type.mediaType(), body);
-        if (type == MediaType.JSON || (type == MediaType.GEO_JSON && preferBodyJson(x))) {
-            r.responseHeaders().set("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null) + ">; rel=\""
-                    + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
-        }
-        echoTenant(x);
-    }
-
-    /** Whether a GeoJSON answer leaves @context out of its body ({@code Prefer: body=json}, § 6.3.6). */
-    static boolean preferBodyJson(Exchange x) {
-        String prefer = x.headers().get("Prefer");
-        return prefer != null && prefer.replace(" ", "").contains("body=json");
-    }
-
-    /** An answer in {@code application/json} without a context: 201's ids, 207's results. */
-    void answerPlain(Exchange x, int status, JsonNode body) {
-        try {
-            x.request.respond(status, MediaType.JSON.mediaType(), CorRestJson.mapper().writeValueAsBytes(body));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-        echoTenant(x);
-    }
-
-    void noContent(Exchange x) {
-        x.request.respond(204, null, null);
-        echoTenant(x);
-    }
-
-    /** 201 with the Location of {@code id} in {@code collection} (its id percent-encoded: a path segment, whatever the id holds). */
-    void created(Exchange x, String collection, String id) {
-        x.request.respond(201, null, null);
-        x.request.responseHeaders().set("Location", NgsildApplication.BASE_PATH + collection + "/" + PercentEncoding.encode(id));
-        echoTenant(x);
-    }
-
-    private void bare(Exchange x, int status) {
-        x.request.respond(status, null, null);
-        echoTenant(x);
-    }
-
-    /** An error: {@code application/json}, a ProblemDetails, no {@code Link} (§ 6.3.3, § 6.3.6). */
-    void error(Exchange x, NgsiLdException e) {
-        x.request.responseHeaders().remove("Link");
-        x.request.responseHeaders().remove("Location");
-        answerPlain(x, e.status(), problem(e));
-    }
-
-    /** The ProblemDetails of an error (§ 5.5.3): type, title, status, detail. */
-    static ObjectNode problem(NgsiLdException e) {
-        ObjectNode p = CorRestJson.mapper().createObjectNode();
-        p.put("type", e.type().uri());
-        p.put("title", e.type().title());
-        p.put("status", e.status());
-        if (e.detail() != null) {
-            p.put("detail", e.detail());
-        }
-        return p;
-    }
-
-    static void echoTenant(Exchange x) {
-        if (x.tenantGiven) {
-            x.request.responseHeaders().set(Exchange.TENANT_HEADER, x.tenant);
-        }
     }
 }

@@ -58,12 +58,10 @@ final class RegistrationOperations {
     private static final Set<String> AUXILIARY_OPS = Set.of("retrieveOps", "retrieveEntity", "queryEntity");
     private static final Set<String> SCHEMES = Set.of("http", "https", "cor", "cors");
 
-    private final NgsildApplication app;
     private final Config config;
     private final Registrations regs;
 
-    RegistrationOperations(NgsildApplication app, Config config) {
-        this.app = app;
+    RegistrationOperations(Config config) {
         this.config = config;
         // the registry when the broker has one wired in; without it the resource is not served (501)
         this.regs = config.registrations() instanceof Registrations r ? r : null;
@@ -95,13 +93,13 @@ final class RegistrationOperations {
         if (regs.add(r, existing -> conflictsWithRegistrations(r, existing)) == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
         }
-        app.created(x, "csourceRegistrations", regId);
+        x.created("csourceRegistrations", regId);
         notifySubscribers(x, null, r);
     }
 
     void retrieve(Exchange x) {
         Registrations.Live l = existing(x);
-        app.answer(x, 200, x.accept, write(render(l, x.context, x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
+        x.answer(200, x.accept, write(render(l, x.context, x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
     }
 
     void list(Exchange x) {
@@ -123,7 +121,7 @@ final class RegistrationOperations {
         if (page.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
         }
-        app.answer(x, 200, x.accept, write(out), x.context);
+        x.answer(200, x.accept, write(out), x.context);
         if (page.limit() > 0) {
             // 4.12, 6.3.10: the previous and the next page, as a query of entities links them
             if (page.offset() > 0) {
@@ -164,7 +162,7 @@ final class RegistrationOperations {
         if (!regs.update(l, r, existing -> conflictsWithRegistrations(r, existing))) {
             throw NgsiLdException.notFound("no registration " + old.id());
         }
-        app.noContent(x);
+        x.noContent();
         notifySubscribers(x, old, r);
     }
 
@@ -174,7 +172,7 @@ final class RegistrationOperations {
         if (l == null || !regs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no registration " + id);
         }
-        app.noContent(x);
+        x.noContent();
         notifySubscribers(x, l.definition(), null);
     }
 

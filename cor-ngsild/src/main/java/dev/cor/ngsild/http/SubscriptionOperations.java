@@ -48,7 +48,6 @@ final class SubscriptionOperations {
             "lastNotification", "lastSuccess", "lastFailure");
     private static final Set<String> FORMATS = Set.of("normalized", "concise", "keyValues", "simplified");
 
-    private final NgsildApplication app;
     private final Config config;
     private final Subscriptions subs;
     /** {@code subscriptions}, or {@code csourceSubscriptions} (§ 5.11: the same data type, of registrations). */
@@ -58,13 +57,12 @@ final class SubscriptionOperations {
     /** The copies of entity subscriptions at context sources (§ 5.8.1.4), or {@code null}: none are made. */
     private RemoteSubscriptions remote;
 
-    SubscriptionOperations(NgsildApplication app, Config config) {
-        this(app, config, config.subscriptions(), "subscriptions", (x, s) -> { });
+    SubscriptionOperations(Config config) {
+        this(config, config.subscriptions(), "subscriptions", (x, s) -> { });
     }
 
-    SubscriptionOperations(NgsildApplication app, Config config, Subscriptions subs, String resource,
+    SubscriptionOperations(Config config, Subscriptions subs, String resource,
             java.util.function.BiConsumer<Exchange, LiveSubscription> onCreated) {
-        this.app = app;
         this.config = config;
         this.subs = subs;
         this.resource = resource;
@@ -155,7 +153,7 @@ final class SubscriptionOperations {
         if (live == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
-        app.created(x, resource, subId);
+        x.created(resource, subId);
         onCreated.accept(x, live);
         if (remote != null) {
             remote.created(x, live);
@@ -165,7 +163,7 @@ final class SubscriptionOperations {
     void retrieve(Exchange x) {
         LiveSubscription s = existing(x);
         byte[] bytes = write(render(s, x.context, x.accept == MediaType.LD_JSON));
-        app.answer(x, 200, x.accept, bytes, x.context);
+        x.answer(200, x.accept, bytes, x.context);
     }
 
     void list(Exchange x) {
@@ -182,7 +180,7 @@ final class SubscriptionOperations {
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(all.size()));
         }
-        app.answer(x, 200, x.accept, write(out), x.context);
+        x.answer(200, x.accept, write(out), x.context);
     }
 
     void update(Exchange x) {
@@ -218,7 +216,7 @@ final class SubscriptionOperations {
         if (!subs.update(s, def)) {
             throw NgsiLdException.notFound("no subscription " + old.id());
         }
-        app.noContent(x);
+        x.noContent();
         onCreated.accept(x, s);
         if (remote != null) {
             remote.updated(x, s, fragment);
@@ -231,7 +229,7 @@ final class SubscriptionOperations {
         if (s == null || !subs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no subscription " + id);
         }
-        app.noContent(x);
+        x.noContent();
         if (remote != null) {
             remote.deleted(x, s.definition());
         }

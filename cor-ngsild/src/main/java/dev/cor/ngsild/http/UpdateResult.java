@@ -66,12 +66,12 @@ final class UpdateResult {
     }
 
     /** Answers the write: 204, or 207 with the UpdateResult ({@code application/json}, no Link: it is no entity). */
-    void answer(NgsildApplication app, Exchange x) {
+    void answer(Exchange x) {
         if (!partial()) {
-            app.noContent(x);
+            x.noContent();
             return;
         }
         x.request.responseHeaders().remove("Location");
-        app.answerPlain(x, 207, body(x.context));
+        x.answerPlain(207, body(x.context));
     }
 }

@@ -28,7 +28,6 @@ import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
-import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
