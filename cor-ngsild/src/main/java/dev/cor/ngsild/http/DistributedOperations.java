@@ -493,7 +493,7 @@ final class DistributedOperations {
                 type != null ? type.types() : Set.of(), attrs, List.of());
         if (params.get("csf") != null) {
             // § 5.7.2.4: only the registrations whose Context Source Properties the filter matches are asked
-            RegistrationOperations.Csf csf = RegistrationOperations.Csf.parse(params.get("csf"), x.context);
+            Csf csf = Csf.parse(params.get("csf"), x.context);
             regs.removeIf(r -> !csf.test(r));
         }
         // the local matches: all of them when counted, else as many as the page can need

@@ -268,7 +268,7 @@ final class EntityOperations {
     void query(Exchange x) {
         QueryParams p = x.params;
         if (p.has("csf")) {
-            RegistrationOperations.Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed; it picks sources
+            Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed; it picks sources
         }
         p.bool("splitEntities", false); // BadRequestData when not a boolean; it shapes the forwards (§ 5.7.2.4)
         EntityParser parser = parser(x);
@@ -337,7 +337,7 @@ final class EntityOperations {
                     + " those to delete");
         }
         if (p.has("csf")) {
-            RegistrationOperations.Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed
+            Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed
         }
         List<String> attrTerms = new ArrayList<>();
         for (String a : p.list("attrs")) {
@@ -407,7 +407,7 @@ final class EntityOperations {
         if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
             throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
         }
-        if (body.has("csf") && (!body.get("csf").isTextual() || RegistrationOperations.Csf.parse(body.get("csf").asText(),
+        if (body.has("csf") && (!body.get("csf").isTextual() || Csf.parse(body.get("csf").asText(),
                 x.context) == null)) {
             throw NgsiLdException.badData("the Query member csf is a context source filter (a string)");
         }
