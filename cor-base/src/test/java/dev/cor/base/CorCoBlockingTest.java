@@ -1,7 +1,7 @@
 package dev.cor.base;
 
-import static dev.cor.base.LoopTesting.inCoroutine;
-import static dev.cor.base.LoopTesting.onLoop;
+import static dev.cor.base.testing.LoopTesting.inCoroutine;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

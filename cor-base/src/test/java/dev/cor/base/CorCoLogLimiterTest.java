@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.cor.base.testing.LogCapture;
 import org.junit.jupiter.api.Test;
 
 class CorCoLogLimiterTest {

@@ -1,6 +1,6 @@
 package dev.cor.base;
 
-import static dev.cor.base.LoopTesting.onLoop;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.cor.base.testing.LogCapture;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LogCapture;
+import dev.cor.base.testing.LogCapture;
 import dev.cor.rest.proto.CorProtoServer;
 
 /**

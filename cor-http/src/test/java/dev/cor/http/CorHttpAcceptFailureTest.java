@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.cor.base.ForkedJvm;
+import dev.cor.base.testing.ForkedJvm;
 import org.junit.jupiter.api.Test;
 
 /** Both acceptors when accept() fails for want of descriptors: in a JVM of its own, under {@code ulimit -n}. */

@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LogCapture;
+import dev.cor.base.testing.LogCapture;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestWorkers;

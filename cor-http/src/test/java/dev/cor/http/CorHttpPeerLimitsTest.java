@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

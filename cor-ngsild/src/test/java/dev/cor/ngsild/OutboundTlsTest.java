@@ -19,7 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.cor.base.TestCa;
+import dev.cor.base.testing.TestCa;
 
 /** The broker's own clients reach https:// peers: a context server with a certificate made here. */
 class OutboundTlsTest {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 
-import dev.cor.base.PackageLayers;
+import dev.cor.base.testing.PackageLayers;
 import org.junit.jupiter.api.Test;
 
 /**

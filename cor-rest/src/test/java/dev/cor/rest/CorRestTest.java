@@ -1,7 +1,7 @@
 package dev.cor.rest;
 
-import dev.cor.base.LoopTesting;
-import static dev.cor.base.LoopTesting.onLoop;
+import dev.cor.base.testing.LoopTesting;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
-import dev.cor.base.ForkedJvm;
+import dev.cor.base.testing.ForkedJvm;
 import org.junit.jupiter.api.Test;
 
 /** What a server pays when it is wired rather than on the loop of its first request: in a fresh JVM. */

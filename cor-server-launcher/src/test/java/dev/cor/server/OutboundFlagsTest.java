@@ -20,7 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.cor.base.TestCa;
+import dev.cor.base.testing.TestCa;
 
 /**
  * {@code --trustStore}: a PEM bundle or a PKCS12 store, its CAs added to the JDK's default ones -

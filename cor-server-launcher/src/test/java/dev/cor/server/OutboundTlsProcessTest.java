@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import dev.cor.base.TestCa;
+import dev.cor.base.testing.TestCa;
 
 /**
  * The broker's outbound TLS through the jar: an https context server, notification receiver and

@@ -7,7 +7,7 @@ import java.security.KeyStore;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-import dev.cor.base.TestCa;
+import dev.cor.base.testing.TestCa;
 
 /**
  * A certificate authority made at test time ({@link TestCa}: the JDK's {@code keytool}) and a

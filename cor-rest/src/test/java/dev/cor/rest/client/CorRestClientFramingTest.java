@@ -1,7 +1,7 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.LoopTesting;
-import static dev.cor.base.LoopTesting.inCoroutine;
+import dev.cor.base.testing.LoopTesting;
+import static dev.cor.base.testing.LoopTesting.inCoroutine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.LoopTesting;
-import static dev.cor.base.LoopTesting.coroutine;
-import static dev.cor.base.LoopTesting.onLoop;
+import dev.cor.base.testing.LoopTesting;
+import static dev.cor.base.testing.LoopTesting.coroutine;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.cor.base.TestCa;
+import dev.cor.base.testing.TestCa;
 import dev.cor.rest.client.CorRestClientException.Kind;
 
 /**

@@ -1,9 +1,9 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.LoopTesting;
-import static dev.cor.base.LoopTesting.coroutine;
-import static dev.cor.base.LoopTesting.inCoroutine;
-import static dev.cor.base.LoopTesting.onLoop;
+import dev.cor.base.testing.LoopTesting;
+import static dev.cor.base.testing.LoopTesting.coroutine;
+import static dev.cor.base.testing.LoopTesting.inCoroutine;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

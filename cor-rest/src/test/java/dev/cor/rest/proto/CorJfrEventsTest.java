@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestDispatcher;

@@ -26,7 +26,7 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,6 +1,6 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import org.junit.jupiter.api.Test;
 
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 
 /**
  * The loop's contract with a handler whose {@code onReady} threw: it calls {@code failed}, and a

@@ -13,7 +13,7 @@ import java.util.List;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

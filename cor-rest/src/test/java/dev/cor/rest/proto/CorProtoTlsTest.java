@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRestHeaders;
 import dev.cor.rest.client.CorRestClient;
 import dev.cor.rest.client.CorRestClientException;

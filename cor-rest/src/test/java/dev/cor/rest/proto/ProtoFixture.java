@@ -1,6 +1,6 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.LoopTesting;
+import dev.cor.base.testing.LoopTesting;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,9 +1,14 @@
-package dev.cor.base;
+package dev.cor.base.testing;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.CorCoTask;
+import dev.cor.base.LoopAccess;
 
 /**
  * Test support for every module's tests (cor-base's test-jar): start a loop, run code on its
@@ -76,7 +81,7 @@ public final class LoopTesting {
      */
     public static void rebuildSelector(CorCoLoop loop) throws Exception {
         onLoop(loop, () -> {
-            loop.rebuildSelector();
+            LoopAccess.rebuildSelector(loop);
             return null;
         });
     }

@@ -1,4 +1,4 @@
-package dev.cor.base;
+package dev.cor.base.testing;
 
 import java.io.IOException;
 import java.io.InputStream;

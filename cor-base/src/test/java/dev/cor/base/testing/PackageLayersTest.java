@@ -1,4 +1,4 @@
-package dev.cor.base;
+package dev.cor.base.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.cor.base.CorCo;
 import org.junit.jupiter.api.Test;
 
 /** The layering check the modules' tests rely on finds what breaks a layering, and nothing else. */

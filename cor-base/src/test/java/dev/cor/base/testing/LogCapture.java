@@ -1,4 +1,4 @@
-package dev.cor.base;
+package dev.cor.base.testing;
 
 import java.util.ArrayList;
 import java.util.List;
