@@ -21,6 +21,7 @@ import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
 import dev.cor.rest.CorRestDispatcher;
 import dev.cor.rest.CorRestFinishCoroutineHook;
+import dev.cor.rest.CorRestService;
 import dev.cor.rest.CorRestWorkers;
 
 /**
@@ -45,6 +46,8 @@ public final class CorHttpServer {
     private final int requestedPort;
     private final HttpLimits limits;
     private final long stopGraceMs;
+    /** What was mounted with {@code Builder.service}, told of the start and the stop; or {@code null}. */
+    private final CorRestService service;
     private final javax.net.ssl.SSLContext sslContext;
     private final int maxConnections;
     /** TLS handshakes' delegated tasks, off the loops, on a bounded queue; null without TLS. */
@@ -78,6 +81,7 @@ public final class CorHttpServer {
         this.limits = new HttpLimits(b.maxRequestTargetBytes + 64, b.maxRequestTargetBytes, b.maxHeaderBytes,
                 b.maxHeaderCount, b.maxBodyBytes, b.headerTimeoutMs, b.idleTimeoutMs, b.writeTimeoutMs);
         this.stopGraceMs = b.stopGraceMs;
+        this.service = b.service;
         this.sslContext = b.sslContext;
         this.maxConnections = b.maxConnections;
         this.accessLog = b.accessLog;
@@ -137,6 +141,9 @@ public final class CorHttpServer {
         });
         started = true;
         LOG.log(System.Logger.Level.INFO, "cor-http: listening on " + host + ":" + port + " with " + loops.size() + " loop(s)");
+        if (service != null) {
+            service.started(loops());
+        }
         return this;
     }
 
@@ -251,6 +258,9 @@ public final class CorHttpServer {
         }
         if (tlsTasks != null) {
             tlsTasks.shutdownNow();
+        }
+        if (service != null) {
+            service.stopped(); // no request runs any more
         }
     }
 
@@ -437,6 +447,7 @@ public final class CorHttpServer {
         private int workerThreads = CorRestWorkers.DEFAULT_THREADS;
         private CorRestWorkers workers;
         private CorRestApplication application;
+        private CorRestService service;
         private CorRestCoroutineHook coroutineHook;
         private CorRestFinishCoroutineHook finishHook;
         private boolean discoverHooks;
@@ -519,17 +530,33 @@ public final class CorHttpServer {
             return this;
         }
 
-        /** The application: its request handler and its "can this wait?" answer. Required. */
+        /**
+         * Mounts {@code service}: its application and coroutine hooks are the server's, and it is
+         * told when the server's loops run ({@link CorRestService#started}) and when the server
+         * has stopped ({@link CorRestService#stopped}). An {@link #application} or hook set after
+         * this call replaces the service's (a host that wraps the service's application).
+         */
+        public Builder service(CorRestService service) {
+            this.service = Objects.requireNonNull(service, "service");
+            this.application = service.application();
+            this.coroutineHook = service.coroutineHook();
+            this.finishHook = service.finishCoroutineHook();
+            return this;
+        }
+
+        /** The application: its request handler and its "can this wait?" answer. Required (or a {@link #service}). */
         public Builder application(CorRestApplication application) {
             this.application = application;
             return this;
         }
 
+        /** Which requests may wait as coroutines of their loop (default: none; see {@link CorRestCoroutineHook}). */
         public Builder coroutineHook(CorRestCoroutineHook hook) {
             this.coroutineHook = hook;
             return this;
         }
 
+        /** Which post-response phases may wait as coroutines of their loop (default: none). */
         public Builder finishCoroutineHook(CorRestFinishCoroutineHook hook) {
             this.finishHook = hook;
             return this;
