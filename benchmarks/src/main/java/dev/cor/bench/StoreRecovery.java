@@ -7,13 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.CorNgsild;
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.ngsild.store.durable.FsyncPolicy;
 import dev.cor.rest.CorRestJson;
@@ -49,10 +48,7 @@ final class StoreRecovery {
         if (Files.exists(dir)) {
             throw new IllegalStateException(dir + " exists: load writes a new data directory");
         }
-        LdContext core;
-        try (CorNgsild broker = CorNgsild.builder().build()) {
-            core = broker.contexts().core();
-        }
+        LdContext core = LdContexts.builder().build().core();
         EntityParser parser = new EntityParser(core, NgsildLimits.defaults());
         // interval: sync() waits until every record is written (not forced: the load is not what is measured)
         DurableEntityStore store = DurableEntityStore.builder(dir).fsync(FsyncPolicy.interval(1000))

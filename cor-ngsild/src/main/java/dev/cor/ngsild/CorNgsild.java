@@ -11,46 +11,45 @@ import dev.cor.ngsild.federation.Registrations;
 import dev.cor.ngsild.http.NgsildApplication;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.metrics.NgsildMetrics;
+import dev.cor.ngsild.policy.ContextLimits;
 import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.policy.NgsildLimits;
-import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
-import dev.cor.ngsild.store.RegistrationKeeper;
-import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.subscription.Notifier;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestCoroutineHook;
 import dev.cor.rest.CorRestFinishCoroutineHook;
+import dev.cor.rest.CorRestService;
 import dev.cor.rest.OutboundPolicy;
 import dev.cor.rest.client.CorRestClient;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * An embeddable NGSI-LD context broker (ETSI GS CIM 009): what a {@code CorHttpServer} (or a
- * {@code CorProtoServer}) serves under {@code /ngsi-ld/v1/}. It gives the server its
- * {@linkplain #application() application} - the "can this wait?" answer and the handler - and its
- * {@linkplain #coroutineHook() coroutine hooks}, so that a request that waits (an {@code @context}
- * not cached yet) runs as a coroutine of the loop that read it and every other request runs
- * inline on it.
+ * {@code CorProtoServer} beside it) serves under {@code /ngsi-ld/v1/}. It is a
+ * {@link CorRestService}: one call mounts it on a server - its {@linkplain #application()
+ * application} (the "can this wait?" answer and the handler), its {@linkplain #coroutineHook()
+ * coroutine hooks} (a request that waits - an {@code @context} not cached yet, a forward, a
+ * durable write - runs as a coroutine of the loop that read it, every other request inline on
+ * it), and its lifecycle (its periodic subscriptions tick on the server's loops once they run;
+ * it closes when the server has stopped).
  * <p>
- * A host application mounts it beside routes of its own by delegating the requests for which
- * {@link #handles} is true. Built once, shared by every loop; thread-safe.
+ * A host application that serves routes of its own delegates to {@link #application()} the
+ * requests for which {@link #handles} is true, and calls {@link #started} and {@link #close}
+ * itself. Built once, shared by every loop; thread-safe.
  *
  * <pre>{@code
- * CorNgsild broker = CorNgsild.builder().build();
- * CorHttpServer server = CorHttpServer.builder().port(1026)
- *         .application(broker.application())
- *         .coroutineHook(broker.coroutineHook())
- *         .finishCoroutineHook(broker.finishCoroutineHook())
- *         .build().start();
+ * CorNgsild broker = CorNgsild.builder().store(DurableEntityStore.builder(dir).open()).build();
+ * CorHttpServer server = CorHttpServer.builder().port(1026).service(broker).build().start();
+ * ...
+ * server.stop(); // stops the broker too; its owner closes the store afterwards
  * }</pre>
  */
-public final class CorNgsild implements AutoCloseable {
+public final class CorNgsild implements CorRestService, AutoCloseable {
     /** Where the broker's resources live. */
     public static final String BASE_PATH = NgsildApplication.BASE_PATH;
 
@@ -66,6 +65,8 @@ public final class CorNgsild implements AutoCloseable {
     private final CorRestClient forwardClient;
     private final Forwarder forwarder;
     private final Registrations registrations;
+    private final NgsildStatus status;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private CorNgsild(Builder b) {
         this.metrics = new NgsildMetrics(b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry());
@@ -74,12 +75,8 @@ public final class CorNgsild implements AutoCloseable {
                 : CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
                         .connectTimeoutMs(b.contextTimeoutMs).responseTimeoutMs(b.contextTimeoutMs).build();
         this.store = b.store != null ? b.store : new MemoryEntityStore();
-        LdContexts.Builder cb = LdContexts.builder();
-        b.contextSettings.accept(cb);
-        cb.client(client).timeoutMs(b.contextTimeoutMs);
-        if (store instanceof ContextKeeper keeper) {
-            cb.keeper(keeper); // a store that keeps contexts too (the durable one) keeps the Hosted ones
-        }
+        LdContexts.Builder cb = LdContexts.builder().limits(b.contextLimits).client(client).timeoutMs(b.contextTimeoutMs);
+        store.contextKeeper().ifPresent(cb::keeper); // a store that keeps contexts too (the durable one) keeps the Hosted ones
         this.contexts = cb.build();
         // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
         this.notificationClient = CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
@@ -115,25 +112,19 @@ public final class CorNgsild implements AutoCloseable {
             csourceSubscriptions.forEachContext(each);
             registrations.forEachContext(each);
         });
-        if (store instanceof SubscriptionKeeper keeper) {
-            // after the contexts: a subscription's context may be a Hosted one the store kept
-            application.restoreSubscriptions(subscriptions.keepWith(keeper, contexts));
-        }
-        if (store instanceof RegistrationKeeper keeper) {
-            application.restoreRegistrations(keeper);
-        }
-        if (store instanceof SubscriptionKeeper keeper) {
-            application.restoreCsourceSubscriptions(keeper.contextSources(), contexts);
-        }
+        // after the contexts: a subscription's context may be a Hosted one the store kept
+        store.subscriptionKeeper().ifPresent(k -> application.restoreSubscriptions(subscriptions.keepWith(k, contexts)));
+        store.registrationKeeper().ifPresent(application::restoreRegistrations);
+        store.subscriptionKeeper().ifPresent(k -> application.restoreCsourceSubscriptions(k.contextSources(), contexts));
         contexts.bindTo(metrics.registry());
-        if (store instanceof MeterBinder meters) {
-            meters.bindTo(metrics.registry()); // a store with meters of its own (the durable one: its journal)
-        }
+        store.meters().ifPresent(m -> m.bindTo(metrics.registry())); // the durable store's journal
+        this.status = new NgsildStatus(store, subscriptions, application.csourceSubscriptions(), registrations);
         for (String tenant : store.tenants()) {
             metrics.tenant(store, tenant); // those a durable store recovered; the others as writes make them
         }
     }
 
+    /** A builder of a broker: every setting has a default (an in-memory store, no authorization, 5 s deadlines). */
     public static Builder builder() {
         return new Builder();
     }
@@ -178,59 +169,89 @@ public final class CorNgsild implements AutoCloseable {
         return metrics;
     }
 
-    /** The store the broker keeps its entities in. */
+    /** The store the broker keeps its entities in (for a host's own reads; writes go through the API). */
     public EntityStore store() {
         return store;
     }
 
-    /** The broker's {@code @context} service. */
-    public LdContexts contexts() {
+    /** The {@code @context} service (for the tests of this package's TestBroker: not API). */
+    LdContexts contexts() {
         return contexts;
     }
 
-    /**
-     * The broker's context source registrations: the lookup the distributed operations ask, and
-     * where they report each forward's outcome ({@link Registrations#reportSuccess}).
-     */
-    public Registrations registrations() {
-        return registrations;
-    }
-
-    /** The broker's subscriptions (their status, for a host's own look). */
-    public Subscriptions subscriptions() {
+    /** The subscriptions, live (for the tests, through TestBroker: not API). */
+    Subscriptions subscriptions() {
         return subscriptions;
     }
 
+    /** The context source registrations, live (for the tests, through TestBroker: not API). */
+    Registrations registrations() {
+        return registrations;
+    }
+
     /**
-     * Gives the periodic subscriptions restored at start loops to tick on (a server calls it with
-     * its loops once started; without it, the first request each loop serves takes them).
+     * A read-only view of what the broker holds - tenants, entities, subscriptions and
+     * registrations - for a host's own pages and probes. Any thread; each figure is read when
+     * asked.
      */
-    public void tickOn(List<CorCoLoop> loops) {
+    public NgsildStatus status() {
+        return status;
+    }
+
+    /**
+     * Gives the periodic subscriptions - those restored at start among them - the server's loops
+     * to tick on. A server given the broker as its service calls it once its loops run; a host
+     * that delegates to the broker calls it so (without it, the first request each loop serves
+     * takes them).
+     */
+    @Override
+    public void started(List<CorCoLoop> loops) {
         subscriptions.tickOn(loops);
         application.csourceSubscriptions().tickOn(loops);
     }
 
-    /** The client notifications go out through (its pool: one kept-alive connection per receiver and loop). */
-    public CorRestClient notificationClient() {
-        return notificationClient;
+    /** The server that served the broker as its service has stopped: the broker {@linkplain #close() closes}. */
+    @Override
+    public void stopped() {
+        close();
     }
 
-    /** Sends the forwards of distributed operations (§ 4.3.6); names this broker in {@code Via} headers. */
-    public Forwarder forwarder() {
-        return forwarder;
-    }
-
-    /** Releases what the broker opened (its HTTP clients, unless given; its MQTT connections). Idempotent. */
+    /**
+     * Releases what the broker opened: its subscriptions stop, its MQTT connections and HTTP
+     * clients (the context client too, unless it was given) close. Each is closed even when
+     * closing another failed; the first failure is thrown then, with the others suppressed in it.
+     * Not the store: its owner closes it, after the server has stopped. Idempotent; any thread.
+     */
     @Override
     public void close() {
-        subscriptions.close();
-        application.csourceSubscriptions().close();
-        notifier.close();
-        notificationClient.close();
-        forwardClient.close();
-        if (ownsClient) {
-            client.close();
+        if (!closed.compareAndSet(false, true)) {
+            return;
         }
+        RuntimeException failed = null;
+        failed = closing(failed, subscriptions::close);
+        failed = closing(failed, application.csourceSubscriptions()::close);
+        failed = closing(failed, notifier::close);
+        failed = closing(failed, notificationClient::close);
+        failed = closing(failed, forwardClient::close);
+        if (ownsClient) {
+            failed = closing(failed, client::close);
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    /** Runs {@code close}; its failure becomes the one to throw, or is suppressed in the one already there. */
+    static RuntimeException closing(RuntimeException failed, Runnable close) {
+        try {
+            close.run();
+        } catch (RuntimeException e) {
+            if (failed == null) {
+                return e;
+            }
+            failed.addSuppressed(e);
+        }
+        return failed;
     }
 
     /** Builds a broker; every setting has a default. */
@@ -246,7 +267,7 @@ public final class CorNgsild implements AutoCloseable {
         private String brokerId;
         private javax.net.ssl.SSLContext sslContext;
         private OutboundPolicy outboundPolicy = OutboundPolicy.ALLOW_ALL;
-        private java.util.function.Consumer<LdContexts.Builder> contextSettings = c -> { };
+        private ContextLimits contextLimits = ContextLimits.defaults();
         private NgsildAuthorizer authorizer = NgsildAuthorizer.ALLOW_ALL;
         private MeterRegistry meterRegistry;
 
@@ -324,9 +345,10 @@ public final class CorNgsild implements AutoCloseable {
 
 
         /**
-         * Where entities are kept; default: a new in-memory store. A store that is also a
-         * {@link ContextKeeper} keeps the Hosted {@code @context}s as well. The broker does not
-         * close it: its owner does, after the server has stopped.
+         * Where entities are kept; default: a new in-memory store. A store that keeps
+         * subscriptions, registrations and Hosted {@code @context}s too (the durable one: see
+         * {@link EntityStore#subscriptionKeeper()}) keeps them across restarts. The broker does
+         * not close it: its owner does, after the server has stopped.
          */
         public Builder store(EntityStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -382,11 +404,12 @@ public final class CorNgsild implements AutoCloseable {
         }
 
         /**
-         * The {@code @context} service's settings beyond its client and timeout: the bounds of its
-         * caches in bytes, and of the inline contexts a request may write ({@link LdContexts.Builder}).
+         * The bounds of the {@code @context} service: its caches in bytes and entries, the TTLs of
+         * what it downloads, the inline contexts a request may write (default:
+         * {@link ContextLimits#defaults()}).
          */
-        public Builder contextSettings(java.util.function.Consumer<LdContexts.Builder> settings) {
-            this.contextSettings = Objects.requireNonNull(settings, "settings");
+        public Builder contextLimits(ContextLimits limits) {
+            this.contextLimits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
@@ -405,6 +428,10 @@ public final class CorNgsild implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The broker: its subscriptions, registrations and Hosted contexts kept by the store from
+         * before are in force again (one that no longer builds is left out with a warning).
+         */
         public CorNgsild build() {
             return new CorNgsild(this);
         }

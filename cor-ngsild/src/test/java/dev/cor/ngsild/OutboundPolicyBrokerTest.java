@@ -16,13 +16,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import com.sun.net.httpserver.HttpServer;
-
 import dev.cor.ngsild.subscription.LiveSubscription;
 import dev.cor.rest.OutboundPolicy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The broker's outbound policy, over real sockets: Linux answers the whole of 127.0.0.0/8 on its
@@ -161,7 +159,7 @@ class OutboundPolicyBrokerTest {
     private static LiveSubscription awaitFailure(TestBroker broker, String id) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            LiveSubscription s = broker.broker().subscriptions().get("", id);
+            LiveSubscription s = broker.subscriptions().get("", id);
             if (s != null && s.lastFailureReason() != null) {
                 return s;
             }

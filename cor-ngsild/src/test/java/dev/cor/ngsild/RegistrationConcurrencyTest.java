@@ -12,13 +12,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationLookup;
 import dev.cor.ngsild.federation.Registrations;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The registry under 16 parallel clients over real sockets while lookups run on other threads:
@@ -54,7 +53,7 @@ class RegistrationConcurrencyTest {
 
     @Test
     void sixteenClientsChangeRegistrationsWhileLookupsSeeAConsistentRegistry() throws Exception {
-        Registrations regs = broker.broker().registrations();
+        Registrations regs = broker.registrations();
         String tenant = "concurrent";
         RegistrationLookup.Want want = new RegistrationLookup.Want("retrieveEntity", "urn:ngsi-ld:Car:1", null, Set.of(CAR),
                 Set.of(SPEED));

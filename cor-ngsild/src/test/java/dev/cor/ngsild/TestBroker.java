@@ -9,7 +9,7 @@ import dev.cor.rest.proto.CorProtoServer;
 
 /**
  * A broker started for a test: {@link CorNgsild} behind a {@link CorHttpServer} on a free port of
- * 127.0.0.1, with the broker's own hooks, and - as the launcher's {@code --corPort} does - a
+ * 127.0.0.1, mounted as the server's service (its hooks and lifecycle), and - as the launcher's {@code --corPort} does - a
  * {@link CorProtoServer} on the same loops and dispatcher, on another free port. Tests talk to it
  * over real sockets at {@link #baseUrl()} (HTTP) or {@link #corUrl()} ({@code cor://}).
  */
@@ -34,10 +34,7 @@ public final class TestBroker implements AutoCloseable {
         CorNgsild.Builder b = CorNgsild.builder();
         brokerConfig.accept(b);
         CorNgsild broker = b.build();
-        CorHttpServer.Builder s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(2)
-                .application(broker.application())
-                .coroutineHook(broker.coroutineHook())
-                .finishCoroutineHook(broker.finishCoroutineHook());
+        CorHttpServer.Builder s = CorHttpServer.builder().host("127.0.0.1").port(0).loops(2).service(broker);
         serverConfig.accept(s);
         CorHttpServer server = s.build().start();
         CorProtoServer cor;
@@ -49,7 +46,6 @@ public final class TestBroker implements AutoCloseable {
             broker.close();
             throw new UncheckedIOException(e);
         }
-        broker.tickOn(server.loops());
         return new TestBroker(broker, server, cor);
     }
 
@@ -74,6 +70,21 @@ public final class TestBroker implements AutoCloseable {
 
     public CorNgsild broker() {
         return broker;
+    }
+
+    /** The broker's live subscriptions: what a test inspects beyond the API (timesSent, a failure's reason, its queue). */
+    public dev.cor.ngsild.subscription.Subscriptions subscriptions() {
+        return broker.subscriptions();
+    }
+
+    /** The broker's live context source registrations, beyond the API. */
+    public dev.cor.ngsild.federation.Registrations registrations() {
+        return broker.registrations();
+    }
+
+    /** The broker's {@code @context} service, beyond the API (its caches' sizes). */
+    public dev.cor.ngsild.ld.LdContexts contexts() {
+        return broker.contexts();
     }
 
     public CorHttpServer server() {

@@ -78,12 +78,13 @@ final class CorServer {
         javax.net.ssl.SSLContext serverTls = o.tls() != null ? o.tls().sslContext() : null;
         CorHttpServer http;
         try {
-            // The broker's own hooks, exactly as a host that mounts it alone would give them.
+            // The broker mounted as a host that serves it alone would mount it - its hooks, its periodic
+            // subscriptions ticking on the loops, closed when the server stops - its application wrapped
+            // in the launcher's (health, metrics, CORS).
             CorHttpServer.Builder hb = CorHttpServer.builder().host(o.host()).port(o.port()).loops(o.httpLoops())
                     .coroutineCap(o.coroutines()).stackSize(o.coStackBytes()).workerThreads(o.workers())
-                    .maxBodyBytes(o.maxBodyBytes())
+                    .maxBodyBytes(o.maxBodyBytes()).service(broker)
                     .application(o.corsOrigin() == null ? app : new CorsApplication(app, o.corsOrigin()))
-                    .coroutineHook(broker.coroutineHook()).finishCoroutineHook(broker.finishCoroutineHook())
                     .accessLog(accessLog);
             if (serverTls != null) {
                 hb.tls(serverTls);
@@ -114,7 +115,6 @@ final class CorServer {
             accessLog.start();
         }
         metrics.attach(http, cor, accessLog);
-        broker.tickOn(http.loops()); // the periodic subscriptions the store kept tick again
         app.health().serving(http.loops()); // ready: everything above is up
         return new CorServer(durable, broker, app, http, cor, accessLog);
     }

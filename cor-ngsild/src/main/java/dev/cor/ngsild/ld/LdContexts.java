@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.policy.ContextLimits;
 import dev.cor.rest.client.CorRestClient;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -84,17 +85,17 @@ public final class LdContexts implements MeterBinder {
     private LdContexts(Builder b) {
         this.clock = b.clock;
         this.timeoutMs = b.timeoutMs;
-        this.maxProcessed = b.maxProcessed;
-        this.maxProcessedBytes = b.maxProcessedBytes;
-        this.maxImplicitBytes = b.maxImplicitBytes;
-        this.maxInlineBytes = b.maxInlineBytes;
-        this.maxInlineTerms = b.maxInlineTerms;
+        this.maxProcessed = b.limits.maxProcessed();
+        this.maxProcessedBytes = b.limits.maxProcessedBytes();
+        this.maxImplicitBytes = b.limits.maxImplicitBytes();
+        this.maxInlineBytes = b.limits.maxInlineBytes();
+        this.maxInlineTerms = b.limits.maxInlineTerms();
         this.order = b.order;
-        this.reportEveryMs = b.negativeTtlMs;
-        this.maxReported = b.maxEntries;
+        this.reportEveryMs = b.limits.negativeTtlMs();
+        this.maxReported = b.limits.maxEntries();
         this.stored = new StoredContexts(b.keeper);
-        this.documents = new ContextDocuments(b.client, b.clock, b.ttlMs, b.negativeTtlMs, b.maxEntries, b.maxBytes,
-                b.maxDocumentBytes, b.maxRedirects);
+        this.documents = new ContextDocuments(b.client, b.clock, b.limits.ttlMs(), b.limits.negativeTtlMs(), b.limits.maxEntries(), b.limits.maxBytes(),
+                b.limits.maxDocumentBytes(), b.limits.maxRedirects());
         this.coreLocal = CoreContext.document().get("@context");
         ActiveContext active = new ContextProcessor(url -> {
             throw new IllegalStateException("the core context names no remote context");
@@ -769,17 +770,7 @@ public final class LdContexts implements MeterBinder {
         private CorRestClient client;
         private long timeoutMs = 5_000;
         private InstantSource clock = InstantSource.system();
-        private long ttlMs = TimeUnit.HOURS.toMillis(1);
-        private long negativeTtlMs = 10_000;
-        private int maxEntries = 256;
-        private long maxBytes = 64L << 20;
-        private int maxDocumentBytes = 4 << 20;
-        private int maxRedirects = 5;
-        private int maxProcessed = 1024;
-        private long maxProcessedBytes = 64L << 20;
-        private long maxImplicitBytes = 16L << 20;
-        private int maxInlineBytes = 1 << 20; // the HTTP server's default body bound
-        private int maxInlineTerms = 16_384;
+        private ContextLimits limits = ContextLimits.defaults();
         private CompiledContext.TermOrder order = CompiledContext.TermOrder.SHORTEST_FIRST;
         private ContextKeeper keeper;
 
@@ -810,76 +801,9 @@ public final class LdContexts implements MeterBinder {
             return this;
         }
 
-        /** How long a downloaded context is used before it is downloaded again (default 1 h; a server's Cache-Control may shorten it). */
-        public Builder ttlMs(long ms) {
-            this.ttlMs = positive("ttlMs", ms);
-            return this;
-        }
-
-        /** How long a failed download is answered from memory before the URL is tried again (default 10 s). */
-        public Builder negativeTtlMs(long ms) {
-            this.negativeTtlMs = positive("negativeTtlMs", ms);
-            return this;
-        }
-
-        /** How many downloaded contexts are kept (default 256). */
-        public Builder maxEntries(int n) {
-            this.maxEntries = (int) positive("maxEntries", n);
-            return this;
-        }
-
-        /** How many bytes of heap the downloaded contexts may keep, as estimated (default 64 MiB). */
-        public Builder maxBytes(long bytes) {
-            this.maxBytes = positive("maxBytes", bytes);
-            return this;
-        }
-
-        /** The largest context document accepted (default 4 MiB). */
-        public Builder maxDocumentBytes(int bytes) {
-            this.maxDocumentBytes = (int) positive("maxDocumentBytes", bytes);
-            return this;
-        }
-
-        /** How many redirects a download follows (default 5). */
-        public Builder maxRedirects(int n) {
-            if (n < 0) {
-                throw new IllegalArgumentException("maxRedirects must be >= 0: " + n);
-            }
-            this.maxRedirects = n;
-            return this;
-        }
-
-        /** How many processed contexts are kept (default 1 024). */
-        public Builder maxProcessed(int n) {
-            this.maxProcessed = (int) positive("maxProcessed", n);
-            return this;
-        }
-
-        /** How many bytes of heap the processed contexts may keep, as estimated (default 64 MiB). */
-        public Builder maxProcessedBytes(long bytes) {
-            this.maxProcessedBytes = positive("maxProcessedBytes", bytes);
-            return this;
-        }
-
-        /**
-         * How many bytes of heap the ImplicitlyCreated contexts nothing holds may keep, as
-         * estimated (default 16 MiB); those a subscription or a registration relies on are not
-         * counted, and never evicted.
-         */
-        public Builder maxImplicitBytes(long bytes) {
-            this.maxImplicitBytes = positive("maxImplicitBytes", bytes);
-            return this;
-        }
-
-        /** The largest inline {@code @context} a request may write, in bytes of JSON (default 256 KiB). */
-        public Builder maxInlineBytes(int bytes) {
-            this.maxInlineBytes = (int) positive("maxInlineBytes", bytes);
-            return this;
-        }
-
-        /** How many term definitions an inline {@code @context} may have (default 4 096). */
-        public Builder maxInlineTerms(int n) {
-            this.maxInlineTerms = (int) positive("maxInlineTerms", n);
+        /** The bounds of the caches and of what one request may bring (default: {@link ContextLimits#defaults()}). */
+        public Builder limits(ContextLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
@@ -890,9 +814,6 @@ public final class LdContexts implements MeterBinder {
         }
 
         public LdContexts build() {
-            if (maxDocumentBytes > maxBytes) {
-                throw new IllegalArgumentException("maxDocumentBytes " + maxDocumentBytes + " > maxBytes " + maxBytes);
-            }
             return new LdContexts(this);
         }
 

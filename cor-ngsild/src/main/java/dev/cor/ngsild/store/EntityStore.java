@@ -1,11 +1,14 @@
 package dev.cor.ngsild.store;
 
 import java.util.Collection;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
+import dev.cor.ngsild.ld.ContextKeeper;
 import dev.cor.ngsild.model.Entity;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
  * Where the broker keeps entities, per tenant. The store is the one part that every loop and
@@ -145,5 +148,32 @@ public interface EntityStore {
      *                                   failing, or too slow): the request is answered 503
      */
     default void sync() {
+    }
+
+    /**
+     * Where the broker keeps its subscriptions beyond the process, when this store keeps them (a
+     * durable store does): asked once, as the broker is built. Default: empty, they live as long
+     * as the process.
+     */
+    default Optional<SubscriptionKeeper> subscriptionKeeper() {
+        return Optional.empty();
+    }
+
+    /** Where the broker keeps its context source registrations beyond the process; as {@link #subscriptionKeeper()}. */
+    default Optional<RegistrationKeeper> registrationKeeper() {
+        return Optional.empty();
+    }
+
+    /** Where the broker keeps its Hosted {@code @context}s beyond the process; as {@link #subscriptionKeeper()}. */
+    default Optional<ContextKeeper> contextKeeper() {
+        return Optional.empty();
+    }
+
+    /**
+     * The store's own meters (a durable store's journal), bound by the broker to its registry as
+     * it is built. Default: empty, none.
+     */
+    default Optional<MeterBinder> meters() {
+        return Optional.empty();
     }
 }

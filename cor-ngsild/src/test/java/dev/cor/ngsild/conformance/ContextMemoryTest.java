@@ -10,16 +10,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.Ngsi.Answer;
+import dev.cor.ngsild.ld.LdContexts;
+import dev.cor.ngsild.policy.ContextLimits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.conformance.Ngsi.Answer;
-import dev.cor.ngsild.ld.LdContexts;
 
 /**
  * A read must not grow the broker's memory for ever: reads that each carry a large inline
@@ -42,7 +41,8 @@ class ContextMemoryTest {
 
     @BeforeEach
     void start() {
-        broker = TestBroker.start(b -> b.contextSettings(c -> c.maxProcessedBytes(PROCESSED_BOUND).maxImplicitBytes(IMPLICIT_BOUND)),
+        broker = TestBroker.start(b -> b.contextLimits(ContextLimits.builder()
+                .maxProcessedBytes(PROCESSED_BOUND).maxImplicitBytes(IMPLICIT_BOUND).build()),
                 s -> { });
         api = new Ngsi(broker.baseUrl());
         type = Entities.uniqueName("Lorry");
@@ -82,7 +82,7 @@ class ContextMemoryTest {
     }
 
     private void assertUnderTheBounds() {
-        LdContexts c = broker.broker().contexts();
+        LdContexts c = broker.contexts();
         assertTrue(c.processedBytes() <= PROCESSED_BOUND, "processed contexts: " + c.processedBytes() + " bytes");
         assertTrue(c.implicitBytes() <= IMPLICIT_BOUND, "ImplicitlyCreated contexts: " + c.implicitBytes() + " bytes");
     }
@@ -164,7 +164,8 @@ class ContextMemoryTest {
     @DisplayName("an inline @context over its bounds in terms or bytes is 413, naming the bound")
     void anInlineContextHasBounds() {
         broker.close();
-        broker = TestBroker.start(b -> b.contextSettings(c -> c.maxInlineTerms(4_096).maxInlineBytes(256 << 10)), s -> { });
+        broker = TestBroker.start(b -> b.contextLimits(ContextLimits.builder()
+                .maxInlineTerms(4_096).maxInlineBytes(256 << 10).build()), s -> { });
         api = new Ngsi(broker.baseUrl());
         ObjectNode query = Json.obj("{\"type\": \"Query\", \"entities\": [{\"type\": \"%s\"}]}", type);
         query.set("@context", context(0, 8_000));

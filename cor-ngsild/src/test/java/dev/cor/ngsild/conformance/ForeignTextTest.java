@@ -19,14 +19,12 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.ngsild.conformance.Ngsi.Answer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.conformance.Ngsi.Answer;
 
 /**
  * Nothing another server sent - a byte of a document, a status line, a reason phrase, an error
@@ -255,7 +253,7 @@ class ForeignTextTest extends ConformanceTest {
             Thread.onSpinWait();
             s = Checks.okJson(api.get("/subscriptions/" + sub).send());
         } while (s.path("notification").path("timesFailed").asInt() < 1);
-        String reason = broker.broker().subscriptions().get("", sub).lastFailureReason();
+        String reason = broker.subscriptions().get("", sub).lastFailureReason();
         assertNotNull(reason);
         assertFalse(reason.contains(SECRET), reason);
     }

@@ -17,16 +17,14 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.NotificationReceiver.Mode;
+import dev.cor.ngsild.subscription.LiveSubscription;
 import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.conformance.NotificationReceiver.Mode;
-import dev.cor.ngsild.subscription.LiveSubscription;
 
 /**
  * Notification peers that fail - an MQTT broker or an HTTP receiver that accepts and never
@@ -69,7 +67,7 @@ class HostileNotificationPeerTest {
             writeAndAwaitOutcomes(api, broker, type, subs, WRITES);
             settles(before, peer);
             for (String sub : subs) {
-                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                LiveSubscription s = broker.subscriptions().get("", sub);
                 assertEquals(WRITES, s.timesFailed(), () -> sub + ": every notification failed and is counted");
                 assertFailedWithoutForeignBytes(api, s, sub, "mqtt://127.0.0.1:" + peer.port());
                 String reason = s.lastFailureReason();
@@ -104,7 +102,7 @@ class HostileNotificationPeerTest {
             settles(before, peer);
             boolean sawNoPuback = false;
             for (String sub : subs) {
-                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                LiveSubscription s = broker.subscriptions().get("", sub);
                 assertEquals(WRITES, s.timesFailed(), () -> sub + ": every notification failed and is counted");
                 assertFailedWithoutForeignBytes(api, s, sub, "mqtt://127.0.0.1:" + peer.port());
                 sawNoPuback |= s.lastFailureReason().startsWith("no PUBACK from the MQTT broker");
@@ -137,7 +135,7 @@ class HostileNotificationPeerTest {
             assertTrue(peer.accepted() <= bound, () -> peer.accepted() + " connections in " + elapsedMs
                     + " ms for " + SUBSCRIPTIONS * (SUBSCRIPTIONS + WRITES) + " matches: at most " + bound + " expected");
             for (String sub : subs) {
-                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                LiveSubscription s = broker.subscriptions().get("", sub);
                 assertEquals(s.timesSent(), s.timesFailed(), () -> sub + ": a notification that fails fast is a failure too");
                 assertTrue(s.lastFailureReason().contains("not tried again"), () -> sub + ": the later writes found the "
                         + "failure remembered: " + s.lastFailureReason());
@@ -157,7 +155,7 @@ class HostileNotificationPeerTest {
                 port = peer.port();
                 sub = subscribeMany(api, type, "mqtt://127.0.0.1:" + port + "/" + topic, 1).get(0);
                 writeAndAwaitOutcomes(api, broker, type, List.of(sub), 1);
-                assertEquals(1, broker.broker().subscriptions().get("", sub).timesFailed());
+                assertEquals(1, broker.subscriptions().get("", sub).timesFailed());
             }
             try (Mosquitto mosquitto = Mosquitto.start(port)) {
                 LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
@@ -185,7 +183,7 @@ class HostileNotificationPeerTest {
             String topic = "cor/" + type;
             String sub = subscribeMany(api, type, "mqtt://127.0.0.1:" + peer.port() + "/" + topic, 1).get(0);
             writeAndAwaitOutcomes(api, broker, type, List.of(sub), 1);
-            assertEquals(1, broker.broker().subscriptions().get("", sub).timesFailed());
+            assertEquals(1, broker.subscriptions().get("", sub).timesFailed());
             LinkedBlockingQueue<JsonNode> got = new LinkedBlockingQueue<>();
             MqttClient listener = mosquitto.listen(topic, got);
             try {
@@ -219,7 +217,7 @@ class HostileNotificationPeerTest {
                     List<String> subs = subscribeMany(api, type, "mqtt://127.0.0.1:" + mosquitto.port() + "/" + topic);
                     writeAndAwaitOutcomes(api, broker, type, subs, 2);
                     for (String sub : subs) {
-                        LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                        LiveSubscription s = broker.subscriptions().get("", sub);
                         assertEquals(0, s.timesFailed(), () -> sub + " failed: " + s.lastFailureReason());
                     }
                     for (int i = 0; i < 2 * SUBSCRIPTIONS; i++) {
@@ -253,7 +251,7 @@ class HostileNotificationPeerTest {
             writeAndAwaitOutcomes(api, broker, type, subs, 2);
             settles(before, peer);
             for (String sub : subs) {
-                LiveSubscription s = broker.broker().subscriptions().get("", sub);
+                LiveSubscription s = broker.subscriptions().get("", sub);
                 assertEquals(2, s.timesFailed(), () -> sub + ": every notification failed and is counted");
                 assertFailedWithoutForeignBytes(api, s, sub, "http://127.0.0.1:" + peer.port());
                 String reason = s.lastFailureReason();
@@ -313,7 +311,7 @@ class HostileNotificationPeerTest {
         for (int w = 1; w <= writes; w++) {
             long[] before = new long[subs.size()];
             for (int i = 0; i < before.length; i++) {
-                before[i] = broker.broker().subscriptions().get("", subs.get(i)).timesSent();
+                before[i] = broker.subscriptions().get("", subs.get(i)).timesSent();
             }
             create(api, type);
             awaitOutcomes(broker, subs, before);
@@ -324,7 +322,7 @@ class HostileNotificationPeerTest {
     static void awaitOutcomes(TestBroker broker, List<String> subs, long[] before) {
         eventually(() -> {
             for (int i = 0; i < before.length; i++) {
-                LiveSubscription s = broker.broker().subscriptions().get("", subs.get(i));
+                LiveSubscription s = broker.subscriptions().get("", subs.get(i));
                 if (s.timesSent() <= before[i] || s.queued() > 0 || s.sending()) {
                     return false;
                 }

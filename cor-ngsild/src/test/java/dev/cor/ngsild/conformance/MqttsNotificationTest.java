@@ -6,19 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.SSLContext;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.base.testing.TestCa;
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.subscription.LiveSubscription;
 import org.eclipse.paho.client.mqttv3.MqttClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.base.TestCa;
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.subscription.LiveSubscription;
 
 /**
  * {@code mqtts://} notifications through real mosquitto brokers with TLS listeners, their
@@ -68,7 +65,7 @@ class MqttsNotificationTest {
     private static String failureOf(TestBroker broker, String sub) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            LiveSubscription s = broker.broker().subscriptions().get("", sub);
+            LiveSubscription s = broker.subscriptions().get("", sub);
             if (s != null && s.lastFailureReason() != null) {
                 return s.lastFailureReason();
             }
@@ -88,9 +85,9 @@ class MqttsNotificationTest {
                 String sub = subscribe(new Ngsi(broker.baseUrl()), type, good, topic);
                 JsonNode m = got.poll(20, TimeUnit.SECONDS);
                 assertNotNull(m, "no MQTT message over TLS on " + topic + "; status: "
-                        + broker.broker().subscriptions().get("", sub).lastFailureReason());
+                        + broker.subscriptions().get("", sub).lastFailureReason());
                 assertEquals(sub, m.path("body").path("subscriptionId").asText());
-                assertNull(broker.broker().subscriptions().get("", sub).lastFailureReason());
+                assertNull(broker.subscriptions().get("", sub).lastFailureReason());
             } finally {
                 listener.disconnect();
                 listener.close();

@@ -15,16 +15,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.store.durable.DurableEntityStore;
+import dev.cor.ngsild.subscription.LiveSubscription;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.store.durable.DurableEntityStore;
-import dev.cor.ngsild.subscription.LiveSubscription;
 
 /**
  * The order of notifications under concurrency, as a property of the whole output: many clients
@@ -143,7 +141,7 @@ class NotificationOrderTest {
             }
             Map<String, JsonNode> last = new HashMap<>();
             List<String> inversions = new ArrayList<>();
-            LiveSubscription live = broker.broker().subscriptions().get("", sub);
+            LiveSubscription live = broker.subscriptions().get("", sub);
             awaitSent(live);
             int notifications = 0;
             for (NotificationReceiver.Received r; (r = receiver.poll(0)) != null;) {

@@ -7,18 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cor.ngsild.ManualClock;
+import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.NotificationReceiver.Received;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.cor.ngsild.ManualClock;
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.conformance.NotificationReceiver.Received;
 
 /**
  * Notifications (ETSI GS CIM 009 § 5.3.1, § 5.8.x, Table 5.2.12-1 / 5.2.14-1; ETSI TPs 046_*):
@@ -667,7 +665,7 @@ class NotificationTest {
     /** The subscription once it counts {@code n} notifications sent and their outcome known (polled, with a deadline). */
     JsonNode awaitTimesSent(String sub, int n) {
         long deadline = System.nanoTime() + WAIT_MS * 1_000_000;
-        var live = broker.broker().subscriptions().get("", sub);
+        var live = broker.subscriptions().get("", sub);
         while (true) {
             // the sender counts a notification when it sends it and its outcome before it lets go of the queue
             if (live.timesSent() >= n && live.queued() == 0 && !live.sending()) {

@@ -8,12 +8,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.TestBroker;
+import org.junit.jupiter.api.Test;
 
 /**
  * The post-response phase (history § 10): notifications leave after the write's answer, as
@@ -112,7 +110,7 @@ class PostResponsePhaseTest {
                 create(api, Entities.id(type), type);
             }
             // 6 notices: one out, two queued at most meanwhile - at least three overflowed
-            long overflowed = broker.broker().subscriptions().get("", sub).overflowed();
+            long overflowed = broker.subscriptions().get("", sub).overflowed();
             assertTrue(overflowed >= 3, "overflowed " + overflowed);
             JsonNode s = Checks.okJson(api.get("/subscriptions/" + sub).send());
             assertTrue(s.path("notification").path("timesFailed").asInt() >= 3, s::toString);
@@ -182,7 +180,7 @@ class PostResponsePhaseTest {
         while (true) {
             s = Checks.okJson(api.get("/subscriptions/" + sub).send());
             if (s.path("notification").path("timesFailed").asInt() == 2
-                    && broker.broker().subscriptions().get("", sub).queued() == 0
+                    && broker.subscriptions().get("", sub).queued() == 0
                     && Arrays.stream(broker.server().liveCoroutines()).sum() == baseline) {
                 break;
             }
@@ -193,6 +191,6 @@ class PostResponsePhaseTest {
         assertEquals("failed", s.path("status").asText());
         assertEquals(2, s.path("notification").path("timesSent").asInt());
         assertTrue(broker.broker().metrics().notifications("failed") >= 2);
-        return broker.broker().subscriptions().get("", sub).lastFailureReason();
+        return broker.subscriptions().get("", sub).lastFailureReason();
     }
 }

@@ -1,9 +1,9 @@
 package dev.cor.ngsild.ld;
 
-import static dev.cor.base.LoopTesting.coroutine;
-import static dev.cor.base.LoopTesting.get;
-import static dev.cor.base.LoopTesting.inCoroutine;
-import static dev.cor.base.LoopTesting.onLoop;
+import static dev.cor.base.testing.LoopTesting.coroutine;
+import static dev.cor.base.testing.LoopTesting.get;
+import static dev.cor.base.testing.LoopTesting.inCoroutine;
+import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -19,19 +19,19 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
+import dev.cor.ngsild.ManualClock;
+import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.policy.ContextLimits;
+import dev.cor.rest.client.CorRestClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.CorCo;
-import dev.cor.base.CorCoLoop;
-import dev.cor.base.LoopTesting;
-import dev.cor.ngsild.ManualClock;
-import dev.cor.ngsild.error.ErrorType;
-import dev.cor.ngsild.error.NgsiLdException;
-import dev.cor.rest.client.CorRestClient;
 
 /**
  * The cache of remote {@code @context} documents over real sockets (issue 12, "@context"; ETSI
@@ -182,7 +182,7 @@ class ContextCacheTest {
     @Test
     void a_document_that_is_not_json_is_LdContextNotAvailable_and_is_not_fetched_again_within_the_negative_window() throws Exception {
         server.put("/garbage.jsonld", new ContextServer.Reply(200, Map.of(), "this is { not json".getBytes(StandardCharsets.UTF_8), 0, false));
-        LdContexts contexts = contexts().negativeTtlMs(10_000).build();
+        LdContexts contexts = contexts().limits(ContextLimits.builder().negativeTtlMs(10_000).build()).build();
         ContextRef ref = ContextRef.link(server.url("/garbage.jsonld"));
         NgsiLdException e = assertThrows(NgsiLdException.class, () -> contexts.resolve(ref, 5_000));
         // § 5.5.6 says BadRequestData (556_01_02): one answer for every unusable source instead (doc/broker.md)
@@ -209,7 +209,7 @@ class ContextCacheTest {
     void a_huge_document_is_LdContextNotAvailable() throws Exception {
         byte[] big = ("{\"@context\": {\"a\": \"" + "x".repeat(20_000) + "\"}}").getBytes(StandardCharsets.UTF_8);
         server.put("/huge.jsonld", new ContextServer.Reply(200, Map.of(), big, 0, false));
-        LdContexts contexts = contexts().maxDocumentBytes(4_096).build();
+        LdContexts contexts = contexts().limits(ContextLimits.builder().maxDocumentBytes(4_096).build()).build();
         NgsiLdException e = assertThrows(NgsiLdException.class, () -> contexts.resolve(ContextRef.link(server.url("/huge.jsonld")), 5_000));
         assertEquals(ErrorType.LD_CONTEXT_NOT_AVAILABLE, e.type());
         assertTrue(reason(e).contains("over the limit"), reason(e));
@@ -264,7 +264,7 @@ class ContextCacheTest {
         server.put("/dir/real.jsonld", "{\"@context\": [\"sibling.jsonld\", {\"a\": \"https://example.org/a\"}]}");
         server.put("/dir/sibling.jsonld", "{\"@context\": {\"s\": \"https://example.org/s\"}}");
         server.put("/loop.jsonld", new ContextServer.Reply(301, Map.of("Location", "/loop.jsonld"), new byte[0], 0, false));
-        LdContexts contexts = contexts().maxRedirects(3).build();
+        LdContexts contexts = contexts().limits(ContextLimits.builder().maxRedirects(3).build()).build();
         LdContext c = contexts.resolve(ContextRef.link(server.url("/moved.jsonld")), 5_000);
         assertEquals("https://example.org/s", c.expand("s"));
         NgsiLdException e = assertThrows(NgsiLdException.class, () -> contexts.resolve(ContextRef.link(server.url("/loop.jsonld")), 5_000));
@@ -300,7 +300,7 @@ class ContextCacheTest {
 
     @Test
     void the_negative_cache_expires_and_a_failure_is_never_kept_as_a_document() throws Exception {
-        LdContexts contexts = contexts().negativeTtlMs(10_000).build();
+        LdContexts contexts = contexts().limits(ContextLimits.builder().negativeTtlMs(10_000).build()).build();
         ContextRef ref = ContextRef.link(server.url("/later.jsonld"));
         assertEquals(ErrorType.LD_CONTEXT_NOT_AVAILABLE, assertThrows(NgsiLdException.class, () -> contexts.resolve(ref, 5_000)).type());
         server.put("/later.jsonld", DOC); // the server is fixed
@@ -319,7 +319,7 @@ class ContextCacheTest {
         server.put("/ttl.jsonld", DOC);
         server.put("/short.jsonld", new ContextServer.Reply(200, Map.of("Cache-Control", "public, max-age=60"),
                 DOC.getBytes(StandardCharsets.UTF_8), 0, false));
-        LdContexts contexts = contexts().ttlMs(3_600_000).build();
+        LdContexts contexts = contexts().limits(ContextLimits.builder().ttlMs(3_600_000).build()).build();
         ContextRef ttl = ContextRef.link(server.url("/ttl.jsonld"));
         ContextRef shortLived = ContextRef.link(server.url("/short.jsonld"));
         LdContext first = contexts.resolve(ttl, 5_000);
@@ -341,7 +341,7 @@ class ContextCacheTest {
         for (String p : List.of("/1.jsonld", "/2.jsonld", "/3.jsonld")) {
             server.put(p, DOC);
         }
-        LdContexts byEntries = contexts().maxEntries(2).build();
+        LdContexts byEntries = contexts().limits(ContextLimits.builder().maxEntries(2).build()).build();
         byEntries.resolve(ContextRef.link(server.url("/1.jsonld")), 5_000);
         clock.advance(2_000);
         byEntries.resolve(ContextRef.link(server.url("/2.jsonld")), 5_000);
@@ -358,7 +358,8 @@ class ContextCacheTest {
         LdContexts probe = contexts().build();
         probe.resolve(ContextRef.link(server.url("/1.jsonld")), 5_000);
         long size = probe.documentBytes();
-        LdContexts byBytes = contexts().maxBytes(2L * size + size / 2).maxDocumentBytes((int) size).build();
+        LdContexts byBytes = contexts().limits(ContextLimits.builder().maxBytes(2L * size + size / 2)
+                .maxDocumentBytes((int) size).build()).build();
         for (String p : List.of("/1.jsonld", "/2.jsonld", "/3.jsonld")) {
             byBytes.resolve(ContextRef.link(server.url(p)), 5_000);
             clock.advance(2_000);

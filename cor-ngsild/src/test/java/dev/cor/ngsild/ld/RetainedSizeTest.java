@@ -6,13 +6,12 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
+import dev.cor.ngsild.policy.ContextLimits;
 import dev.cor.rest.client.CorRestClient;
+import org.junit.jupiter.api.Test;
 
 /**
  * The estimate the {@code @context} caches are bounded by ({@link RetainedSize}) against the heap:
@@ -60,8 +59,8 @@ class RetainedSizeTest {
 
     @Test
     void the_processed_contexts_keep_what_their_estimate_says() {
-        LdContexts contexts = LdContexts.builder().maxProcessedBytes(Long.MAX_VALUE / 2).maxProcessed(1 << 20)
-                .maxInlineTerms(1 << 20).maxInlineBytes(1 << 30).build();
+        LdContexts contexts = LdContexts.builder().limits(ContextLimits.builder().maxProcessedBytes(Long.MAX_VALUE / 2)
+                .maxProcessed(1 << 20).maxInlineTerms(1 << 20).maxInlineBytes(1 << 30).build()).build();
         contexts.resolve(ContextRef.body(context(-1)), 1_000); // the classes loaded, the maps grown once
         long before = heapAfterGc();
         long counted = contexts.processedBytes();
@@ -80,7 +79,8 @@ class RetainedSizeTest {
      */
     @Test
     void a_small_processed_context_keeps_no_copy_of_the_core() {
-        LdContexts contexts = LdContexts.builder().maxProcessedBytes(Long.MAX_VALUE / 2).maxProcessed(1 << 20).build();
+        LdContexts contexts = LdContexts.builder().limits(ContextLimits.builder().maxProcessedBytes(Long.MAX_VALUE / 2)
+                .maxProcessed(1 << 20).build()).build();
         contexts.resolve(ContextRef.body(small(-1)), 1_000);
         int many = 2_000;
         long before = heapAfterGc();
@@ -106,7 +106,7 @@ class RetainedSizeTest {
 
     @Test
     void the_implicitly_created_contexts_keep_what_their_estimate_says() {
-        LdContexts contexts = LdContexts.builder().maxImplicitBytes(Long.MAX_VALUE / 2).build();
+        LdContexts contexts = LdContexts.builder().limits(ContextLimits.builder().maxImplicitBytes(Long.MAX_VALUE / 2).build()).build();
         LdContext core = contexts.core();
         contexts.linkUrlFor(core.withOrigin(context(-1), null, new LdContext.Source[0], 0), "http://h", null);
         long before = heapAfterGc();
@@ -127,8 +127,8 @@ class RetainedSizeTest {
                 server.put("/" + n + ".jsonld", doc.toString());
                 urls.add(server.url("/" + n + ".jsonld"));
             }
-            LdContexts contexts = LdContexts.builder().client(client).maxBytes(Long.MAX_VALUE / 2).maxEntries(1 << 20)
-                    .maxProcessed(1).build();
+            LdContexts contexts = LdContexts.builder().client(client).limits(ContextLimits.builder()
+                    .maxBytes(Long.MAX_VALUE / 2).maxEntries(1 << 20).maxProcessed(1).build()).build();
             contexts.documents().get(urls.get(0), System.nanoTime() + 5_000_000_000L, new boolean[1]);
             long before = heapAfterGc();
             long counted = contexts.documentBytes();

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -28,9 +29,9 @@ import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
-import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.WriteObserver;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -214,6 +215,30 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     }
 
     // ---------------------------------------------------------------- hosted @contexts
+
+    /** This store keeps the subscriptions (and those to registrations), in its journal and snapshots. */
+    @Override
+    public Optional<SubscriptionKeeper> subscriptionKeeper() {
+        return Optional.of(this);
+    }
+
+    /** This store keeps the context source registrations. */
+    @Override
+    public Optional<RegistrationKeeper> registrationKeeper() {
+        return Optional.of(this);
+    }
+
+    /** This store keeps the Hosted {@code @context}s. */
+    @Override
+    public Optional<ContextKeeper> contextKeeper() {
+        return Optional.of(this);
+    }
+
+    /** Its journal's meters ({@link #bindTo}). */
+    @Override
+    public Optional<MeterBinder> meters() {
+        return Optional.of(this);
+    }
 
     @Override
     public List<HostedContext> attach(Supplier<Collection<HostedContext>> current) {

@@ -9,16 +9,15 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.conformance.ContextServer;
 import dev.cor.ngsild.conformance.NotificationReceiver;
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationLookup;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a restart keeps of the context source registrations: one made with a remote
@@ -92,7 +91,7 @@ class RegistrationRestartTest {
             assertEquals(defB, retrieved(http, b));
             assertTrue(defB.contains("\"registrationName\":\"fleet\"") && defB.contains("\"urn:test:speed\""), defB);
             assertEquals(404, http.get("/csourceRegistrations/" + c).statusCode());
-            List<Registration> found = again.broker.broker().registrations().matching("", new RegistrationLookup.Want(
+            List<Registration> found = again.broker.registrations().matching("", new RegistrationLookup.Want(
                     "retrieveEntity", "urn:ngsi-ld:Car:1", null, Set.of("urn:test:Car"), Set.of("urn:test:speed")),
                     System.currentTimeMillis());
             assertEquals(List.of(a, b), found.stream().map(Registration::id).toList());

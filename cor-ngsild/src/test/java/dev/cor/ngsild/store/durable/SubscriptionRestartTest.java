@@ -10,17 +10,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.conformance.ContextServer;
 import dev.cor.ngsild.conformance.NotificationReceiver;
 import dev.cor.ngsild.subscription.LiveSubscription;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a restart keeps of the subscriptions: one created with a remote {@code @context} (its
@@ -167,7 +165,7 @@ class SubscriptionRestartTest {
                 // the write queued its notices before its answer: once every subscription has sent its queue, the
                 // receiver holds all the write caused - a notification to /c among them if the deleted one notified
                 long deadline = System.nanoTime() + 10_000_000_000L;
-                for (LiveSubscription s : again.broker.broker().subscriptions().list("")) {
+                for (LiveSubscription s : again.broker.subscriptions().list("")) {
                     while (s.queued() > 0 || s.sending()) {
                         assertTrue(System.nanoTime() < deadline, "subscription " + s.definition().id() + " did not send");
                         Thread.onSpinWait();

@@ -61,10 +61,12 @@ public final class EmbeddedMain {
     /** The host's server: its application and hooks, the broker mounted inside them. */
     static CorHttpServer start(CorNgsild broker, String host, int port, int loops) {
         ShopCoroutineHook hook = new ShopCoroutineHook(broker);
-        return CorHttpServer.builder().host(host).port(port).loops(loops)
+        CorHttpServer server = CorHttpServer.builder().host(host).port(port).loops(loops)
                 .application(new ShopApp(broker))
                 .coroutineHook(hook)
                 .finishCoroutineHook(hook.finish())
                 .build().start();
+        broker.started(server.loops()); // mounted inside the host's application: its lifecycle is the host's to call
+        return server;
     }
 }
