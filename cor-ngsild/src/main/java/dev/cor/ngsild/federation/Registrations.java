@@ -16,10 +16,10 @@ import dev.cor.ngsild.store.RegistrationKeeper;
 
 /**
  * The broker's context source registrations (§ 5.9, § 5.10), per tenant, and the lookup every
- * distributed operation asks first ({@link #matching}, § 4.3.6). Each tenant's registrations sit
- * in a map by id; every change publishes a new immutable array of them in id order, so a lookup
- * reads one array and never waits, and {@link #any} is one volatile read while the broker has no
- * registration at all.
+ * distributed operation asks first ({@link #matching}, § 4.3.6, by the rules of {@link Coverage}).
+ * Each tenant's registrations sit in a map by id; every change publishes a new immutable array of
+ * them in id order, so a lookup reads one array and never waits, and {@link #any} is one volatile
+ * read while the broker has no registration at all.
  * <p>
  * A change (create, update, delete) takes the tenant's monitor for a short section: the mode's
  * conflict check against the registrations in force (§ 5.9.2.4 - two exclusive registrations of
@@ -335,7 +335,7 @@ public final class Registrations implements RegistrationLookup {
         for (Live l : t.all.get()) {
             Registration r = l.def;
             if (!l.live(nowMs) || (want.operation() != null && !r.operations().contains(want.operation()))
-                    || (temporal(r) && !TEMPORAL_OPS.contains(want.operation())) || !matches(r, want)) {
+                    || (temporal(r) && !TEMPORAL_OPS.contains(want.operation())) || !Coverage.matches(r, want)) {
                 continue;
             }
             if (out == null) {
@@ -355,64 +355,5 @@ public final class Registrations implements RegistrationLookup {
      */
     public static boolean temporal(Registration r) {
         return r.document() != null && (r.document().has("observationInterval") || r.document().has("managementInterval"));
-    }
-
-    /** Whether one of {@code r}'s RegistrationInfo covers {@code want} (§ 4.3.6, § 5.12). */
-    public static boolean matches(Registration r, Want want) {
-        for (Registration.Info info : r.information()) {
-            if (matches(info, want)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static boolean matches(Registration.Info info, Want want) {
-        if (!attrsMatch(info, want.attrs())) {
-            return false;
-        }
-        if (info.entities().isEmpty()) {
-            return true;
-        }
-        for (Registration.EntityInfo e : info.entities()) {
-            if (entityMatches(e, want)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * An EntityInfo against what a request names: the type must be one the request names (any,
-     * when it names none); the request's id must be one the EntityInfo names
-     * ({@link Registration.EntityInfo#selectsId}); the request's idPattern must be found in the
-     * EntityInfo's id - and against the EntityInfo's idPattern it matches (two patterns cannot be
-     * compared; the source filters, as Orion-LD forwards too).
-     */
-    static boolean entityMatches(Registration.EntityInfo e, Want want) {
-        Set<String> types = want.types();
-        if (types != null && !types.isEmpty() && !types.contains(e.type())) {
-            return false;
-        }
-        if (want.id() != null) {
-            return e.selectsId(want.id());
-        }
-        if (want.idPattern() != null && e.id() != null) {
-            return want.idPattern().find(e.id(), want.budget());
-        }
-        return true;
-    }
-
-    /** Registered attributes: none named covers every attribute; a request naming none wants any. */
-    static boolean attrsMatch(Registration.Info info, Set<String> attrs) {
-        if (attrs == null || attrs.isEmpty() || (info.propertyNames().isEmpty() && info.relationshipNames().isEmpty())) {
-            return true;
-        }
-        for (String a : attrs) {
-            if (info.propertyNames().contains(a) || info.relationshipNames().contains(a)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.federation.Coverage;
 import dev.cor.ngsild.federation.EntityBytes;
 import dev.cor.ngsild.federation.EntityMerge;
 import dev.cor.ngsild.federation.Forwarder;
@@ -204,15 +205,15 @@ final class DistributedOperations {
         List<Registration> asked = new ArrayList<>(regs.size());
         for (int k = 0; k < regs.size(); k++) {
             Registration r = regs.get(k);
-            Set<String> provided = provided(r, id, types);
-            Set<String> ask = narrow(provided, attrs);
+            Set<String> provided = Coverage.provided(r, id, types);
+            Set<String> ask = Coverage.narrow(provided, attrs);
             if (ask != null && ask.isEmpty()) {
                 continue; // it provides none of the attributes asked for
             }
             if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
                 local = EntityMerge.without(local, provided); // § 4.3.6.3: what it registers is never served from here
             }
-            Set<String> sendTypes = type != null ? type.types() : typesOf(r, id);
+            Set<String> sendTypes = type != null ? type.types() : Coverage.typesOf(r, id);
             StringBuilder q = new StringBuilder();
             param(q, "type", compactTypes(r, sendTypes));
             param(q, "attrs", compactNames(r, ask));
@@ -505,13 +506,13 @@ final class DistributedOperations {
         }
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         for (Registration r : regs) {
-            Set<String> provided = provided(r, null, type != null ? type.types() : Set.of());
-            Set<String> ask = narrow(provided, attrs);
+            Set<String> provided = Coverage.provided(r, null, type != null ? type.types() : Set.of());
+            Set<String> ask = Coverage.narrow(provided, attrs);
             if (ask != null && ask.isEmpty()) {
                 continue;
             }
             StringBuilder q = new StringBuilder();
-            Set<String> regTypes = typesOf(r, null);
+            Set<String> regTypes = Coverage.typesOf(r, null);
             Set<String> sendTypes = type != null ? type.types() : regTypes;
             if (type == null && idPattern == null && ids.isEmpty() && ask == null && regTypes.isEmpty()) {
                 continue; // nothing bounds what it would be asked for: a query needs a type, attrs or an id pattern
@@ -549,8 +550,8 @@ final class DistributedOperations {
             }
             for (String id : new ArrayList<>(byId.keySet())) {
                 Entity e = byId.get(id);
-                if (covers(r, e)) {
-                    Entity left = EntityMerge.without(e, provided(r, id, new LinkedHashSet<>(e.types())));
+                if (Coverage.covers(r, e)) {
+                    Entity left = EntityMerge.without(e, Coverage.provided(r, id, new LinkedHashSet<>(e.types())));
                     if (left == null) {
                         byId.remove(id);
                     } else {
@@ -573,10 +574,10 @@ final class DistributedOperations {
                 if (e == null) {
                     break; // one invalid entity: the whole answer is not used
                 }
-                if (!covers(a.registration(), e)) {
+                if (!Coverage.covers(a.registration(), e)) {
                     continue; // § 4.3.6.1: not what it registers (another id, outside its idPattern), not taken from it
                 }
-                Set<String> registered = provided(a.registration(), e.id(), new LinkedHashSet<>(e.types()));
+                Set<String> registered = Coverage.provided(a.registration(), e.id(), new LinkedHashSet<>(e.types()));
                 if (registered != null) {
                     e = EntityMerge.only(e, registered); // asked for every attribute it registers, it gives this entity its own
                 }
@@ -681,7 +682,7 @@ final class DistributedOperations {
             if (r.mode() == Registration.Mode.AUXILIARY) {
                 continue;
             }
-            Set<String> provided = provided(r, id, types);
+            Set<String> provided = Coverage.provided(r, id, types);
             Set<String> part;
             if (pathAttr != null) {
                 if (provided != null && !provided.contains(pathAttr)) {
@@ -837,7 +838,7 @@ final class DistributedOperations {
                 if (ok.contains(r.id()) || (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT)) {
                     continue;
                 }
-                Set<String> provided = provided(r, id, types);
+                Set<String> provided = Coverage.provided(r, id, types);
                 if (provided == null || provided.stream().anyMatch(attrs::contains)) {
                     throw new NgsiLdException(ErrorType.CONFLICT, "entity " + id + " is registered " + r.mode().name()
                             .toLowerCase(java.util.Locale.ROOT) + " by " + r.id() + ", whose source does not take createEntity:"
@@ -1099,10 +1100,10 @@ final class DistributedOperations {
             com.fasterxml.jackson.databind.node.ArrayNode part = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
             List<String> partIds = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                if (ids[i] == null || !coversAny(r, ids[i], types.get(i))) {
+                if (ids[i] == null || !Coverage.covers(r, ids[i], types.get(i))) {
                     continue;
                 }
-                Set<String> provided = provided(r, ids[i], types.get(i));
+                Set<String> provided = Coverage.provided(r, ids[i], types.get(i));
                 if (delete) {
                     part.add(ids[i]);
                     if (proxied && provided == null) {
@@ -1189,15 +1190,6 @@ final class DistributedOperations {
             }
         }
         return new BatchPlan(local, done, failed);
-    }
-
-    private static boolean coversAny(Registration r, String id, Set<String> types) {
-        for (Registration.Info info : r.information()) {
-            if (infoCovers(info, id, types)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // ---------------------------------------------------------------- forwarding
@@ -1400,76 +1392,7 @@ final class DistributedOperations {
         return query.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    // ---------------------------------------------------------------- what a registration provides
-
-    /**
-     * The attribute names (expanded) {@code r} provides for the entity {@code id} of
-     * {@code types} ({@code null} id: any its entities match), or {@code null}: every attribute.
-     */
-    static Set<String> provided(Registration r, String id, Set<String> types) {
-        Set<String> out = new HashSet<>();
-        for (Registration.Info info : r.information()) {
-            if (!infoCovers(info, id, types)) {
-                continue;
-            }
-            if (info.propertyNames().isEmpty() && info.relationshipNames().isEmpty()) {
-                return null;
-            }
-            out.addAll(info.propertyNames());
-            out.addAll(info.relationshipNames());
-        }
-        return out;
-    }
-
-    /** Whether {@code r} registers entity {@code e} (by id, pattern and type). */
-    private static boolean covers(Registration r, Entity e) {
-        for (Registration.Info info : r.information()) {
-            if (infoCovers(info, e.id(), new LinkedHashSet<>(e.types()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean infoCovers(Registration.Info info, String id, Set<String> types) {
-        if (info.entities().isEmpty()) {
-            return true;
-        }
-        for (Registration.EntityInfo ei : info.entities()) {
-            boolean idOk = id == null || ei.selectsId(id);
-            boolean typeOk = ei.type() == null || types.isEmpty() || types.contains(ei.type());
-            if (idOk && typeOk) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The entity types {@code r} registers for {@code id} (any id when {@code null}). */
-    private static Set<String> typesOf(Registration r, String id) {
-        Set<String> out = new LinkedHashSet<>();
-        for (Registration.Info info : r.information()) {
-            for (Registration.EntityInfo ei : info.entities()) {
-                if (ei.type() != null && (id == null || ei.id() == null || ei.id().equals(id))) {
-                    out.add(ei.type());
-                }
-            }
-        }
-        return out;
-    }
-
-    /** What to ask a source for: the attributes asked that it provides ({@code null}: all it has). */
-    private static Set<String> narrow(Set<String> provided, Set<String> asked) {
-        if (asked.isEmpty()) {
-            return provided;
-        }
-        if (provided == null) {
-            return asked;
-        }
-        Set<String> out = new LinkedHashSet<>(asked);
-        out.retainAll(provided);
-        return out;
-    }
+    // ---------------------------------------------------------------- names in a registration's terms (what it provides: Coverage)
 
     /** The request's attrs (or pick's attributes) expanded; empty: all. */
     private Set<String> expandedAttrs(Exchange x, QueryParams params) {

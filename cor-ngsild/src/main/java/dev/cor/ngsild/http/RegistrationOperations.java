@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.federation.Coverage;
 import dev.cor.ngsild.federation.OperationNames;
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationLookup;
@@ -304,7 +305,7 @@ final class RegistrationOperations {
         }
         Set<String> watched = d.watchedAttributes() == null ? Set.of() : d.watchedAttributes();
         for (Registration.Info info : r.information()) {
-            if (!Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
+            if (!Coverage.matches(new Registration(null, null, List.of(info), null, Set.of(), null, Map.of(), null,
                     0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), watched))) {
                 continue;
             }
@@ -817,7 +818,7 @@ final class RegistrationOperations {
                 attrs.addAll(info.relationshipNames());
                 for (Registration.EntityInfo ei : info.entities()) {
                     RegistrationLookup.Want want = new RegistrationLookup.Want(null, ei.id(), null, Set.of(ei.type()), attrs);
-                    if (Registrations.matches(other, want)) {
+                    if (Coverage.matches(other, want)) {
                         throw conflict(r, "registration " + o.id() + " (" + o.mode().name().toLowerCase(Locale.ROOT)
                                 + ") covers entity " + ei.id() + " already");
                     }
@@ -1014,7 +1015,7 @@ final class RegistrationOperations {
         }
 
         private boolean testInfo(Registration.Info info) {
-            if (!attrs.isEmpty() && !Registrations.matches(new Registration(null, null, List.of(info), null, Set.of(), null,
+            if (!attrs.isEmpty() && !Coverage.matches(new Registration(null, null, List.of(info), null, Set.of(), null,
                     Map.of(), null, 0, 0, -1, null, null), new RegistrationLookup.Want(null, null, null, Set.of(), attrs))) {
                 return false;
             }
@@ -1029,11 +1030,11 @@ final class RegistrationOperations {
                     return true;
                 }
                 for (String id : ids) {
-                    if (Registrations.matches(one(e), new RegistrationLookup.Want(null, id, null, Set.of(), Set.of()))) {
+                    if (Coverage.matches(one(e), new RegistrationLookup.Want(null, id, null, Set.of(), Set.of()))) {
                         return true;
                     }
                 }
-                if (idPattern != null && Registrations.matches(one(e),
+                if (idPattern != null && Coverage.matches(one(e),
                         new RegistrationLookup.Want(null, null, idPattern, Set.of(), Set.of(), budget))) {
                     return true;
                 }
