@@ -1,5 +1,9 @@
 package dev.cor.ngsild.http;
 
+import static dev.cor.ngsild.http.Forwards.compactNames;
+import static dev.cor.ngsild.http.Forwards.compactTypes;
+import static dev.cor.ngsild.http.Forwards.param;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,12 +24,9 @@ import dev.cor.ngsild.federation.Forwarder;
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationLookup;
 import dev.cor.ngsild.http.NgsildApplication.Config;
-import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.BoundedPattern;
-import dev.cor.rest.CorRestJson;
-import dev.cor.rest.CorRestState;
 import dev.cor.rest.client.CorRestClientRequest;
 
 /**
@@ -39,18 +40,17 @@ import dev.cor.rest.client.CorRestClientRequest;
  * application.
  */
 final class DistributedOperations {
-    private static final System.Logger LOG = System.getLogger(DistributedOperations.class.getName());
-    /** The NGSILD-Warning header (§ 6.3.17). */
-    static final String WARNING_HEADER = "NGSILD-Warning";
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
     private static final int SOURCE_LIMIT = 1000;
 
     private final Config config;
+    private final Forwards forwards;
     private final Forwarder forwarder;
 
-    DistributedOperations(Config config, Forwarder forwarder) {
+    DistributedOperations(Config config, Forwards forwards) {
         this.config = config;
-        this.forwarder = forwarder;
+        this.forwards = forwards;
+        this.forwarder = forwards.forwarder();
     }
 
     // ---------------------------------------------------------------- which requests
@@ -219,13 +219,13 @@ final class DistributedOperations {
             param(q, "attrs", compactNames(r, ask));
             if (k < retrievers) {
                 boolean relay = local == null && regs.size() == 1 && relayable(x, r);
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities/" + PercentEncoding.encode(id), q, null, !relay), relay));
+                outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "GET", "entities/" + PercentEncoding.encode(id), q, null, !relay), relay));
             } else if (r.operations().contains("queryEntity")) {
                 if (sendTypes.isEmpty() && ask == null) {
                     continue; // a query by id alone is not one (6.4.3.2): nothing to bound it with
                 }
                 param(q, "id", id);
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
+                outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "GET", "entities", q, null)));
             } else {
                 // queryBatch: POST /entityOperations/query with a Query of this id (5.2.23)
                 com.fasterxml.jackson.databind.node.ObjectNode query = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
@@ -243,20 +243,20 @@ final class DistributedOperations {
                         an.add(compactNames(r, Set.of(iri)));
                     }
                 }
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", new StringBuilder(),
+                outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "POST", "entityOperations/query", new StringBuilder(),
                         query.toString().getBytes(StandardCharsets.UTF_8))));
             }
             asked.add(r);
         }
         Entity merged = local;
-        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<Forwarder.Answer> answers = forwards.fanOut(x, outs);
         if (outs.size() == 1 && outs.get(0).raw()) {
             if (relayed(x, id, answers.get(0))) {
                 return null;
             }
             Forwarder.Answer parsed = forwarder.parsed(answers.get(0));
             if (parsed != answers.get(0) && parsed.warning() != null) {
-                warn(x, parsed); // the body was not JSON (a failure to answer was reported by the fan-out)
+                Forwards.warn(x, parsed); // the body was not JSON (a failure to answer was reported by the fan-out)
             }
             answers = List.of(parsed);
         }
@@ -277,10 +277,10 @@ final class DistributedOperations {
                     continue; // not there
                 }
             }
-            Entity e = entityOf(x, a, one);
+            Entity e = forwards.entityOf(x, a, one);
             if (e == null || !e.id().equals(id)) {
                 if (e != null) {
-                    warn(x, forwarder.invalid(a, "answered another entity than " + id));
+                    Forwards.warn(x, forwarder.invalid(a, "answered another entity than " + id));
                 }
                 continue;
             }
@@ -361,20 +361,6 @@ final class DistributedOperations {
         return null;
     }
 
-    /**
-     * The forward of a subscription request to {@code r} - {@code method {endpoint}/ngsi-ld/v1/{path}}
-     * with {@code body} (JSON, compacted with {@code ctx}, which the request links) - as every
-     * forward goes (tenant, contextSourceInfo, Via, the registration's timeout).
-     */
-    Forwarder.Outgoing subscriptionForward(Exchange x, Registration r, String method, String path, byte[] body, LdContext ctx) {
-        return new Forwarder.Outgoing(r, request(x, r, method, path, new StringBuilder(), body, false, ctx));
-    }
-
-    /** Sends forwards made by {@link #subscriptionForward}, all at once; their answers in order. */
-    List<Forwarder.Answer> send(Exchange x, List<Forwarder.Outgoing> outs) {
-        return fanOut(x, outs);
-    }
-
     // ---------------------------------------------------------------- discovery (§ 5.7.5, 5.7.8)
 
     /**
@@ -388,16 +374,16 @@ final class DistributedOperations {
                 new RegistrationLookup.Want(operationName(x.operation()), null, null, Set.of(), Set.of()), config.clock().millis());
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         for (Registration r : regs) {
-            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", path, new StringBuilder(), null, false)));
+            outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "GET", path, new StringBuilder(), null, false)));
         }
         Set<String> out = new java.util.TreeSet<>();
-        for (Forwarder.Answer a : fanOut(x, outs)) {
+        for (Forwarder.Answer a : forwards.fanOut(x, outs)) {
             if (!a.ok() || a.body() == null) {
                 continue;
             }
             JsonNode list = a.body().path(member);
             if (!list.isArray()) {
-                warn(x, forwarder.invalid(a, "answered no " + member));
+                Forwards.warn(x, forwarder.invalid(a, "answered no " + member));
                 continue;
             }
             LdContext ctx = a.registration().context() != null ? a.registration().context() : x.context;
@@ -436,9 +422,9 @@ final class DistributedOperations {
                 };
                 param(q, p.getKey(), value);
             }
-            outs.add(new Forwarder.Outgoing(r, request(x, r, "DELETE", "entities", q, null, false)));
+            outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "DELETE", "entities", q, null, false)));
         }
-        return fanOut(x, outs);
+        return forwards.fanOut(x, outs);
     }
 
     /**
@@ -528,8 +514,8 @@ final class DistributedOperations {
             if (!r.operations().contains("queryEntity")) {
                 StringBuilder limit = new StringBuilder();
                 param(limit, "limit", Integer.toString(SOURCE_LIMIT));
-                outs.add(new Forwarder.Outgoing(r, request(x, r, "POST", "entityOperations/query", limit,
-                        queryBody(r, sendTypes, ids, idPattern, ask, filters ? params : null))));
+                outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "POST", "entityOperations/query", limit,
+                        Forwards.queryBody(r, sendTypes, ids, idPattern, ask, filters ? params : null))));
                 continue;
             }
             if (filters) {
@@ -539,9 +525,9 @@ final class DistributedOperations {
                 }
             }
             param(q, "limit", Integer.toString(SOURCE_LIMIT));
-            outs.add(new Forwarder.Outgoing(r, request(x, r, "GET", "entities", q, null)));
+            outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "GET", "entities", q, null)));
         }
-        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<Forwarder.Answer> answers = forwards.fanOut(x, outs);
         // proxied registrations: the local copy of what they register is not served (§ 4.3.6.3)
         for (Forwarder.Answer a : answers) {
             Registration r = a.registration();
@@ -566,11 +552,11 @@ final class DistributedOperations {
                 continue;
             }
             if (!a.body().isArray()) {
-                warn(x, forwarder.invalid(a, "answered a query with no array of entities"));
+                Forwards.warn(x, forwarder.invalid(a, "answered a query with no array of entities"));
                 continue;
             }
             for (JsonNode n : a.body()) {
-                Entity e = entityOf(x, a, n);
+                Entity e = forwards.entityOf(x, a, n);
                 if (e == null) {
                     break; // one invalid entity: the whole answer is not used
                 }
@@ -707,7 +693,7 @@ final class DistributedOperations {
             outs.add(new Forwarder.Outgoing(r, writeRequest(x, r, bodyAttrs, part, pathAttr != null)));
             parts.add(part);
         }
-        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<Forwarder.Answer> answers = forwards.fanOut(x, outs);
         List<String[]> failures = new ArrayList<>();
         Set<String> taken = new HashSet<>();
         List<String[]> refused = new ArrayList<>();
@@ -869,12 +855,12 @@ final class DistributedOperations {
             Set<String> part, boolean attributePath) {
         String path = x.request.path().substring(NgsildApplication.BASE_PATH.length());
         StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
-        if (localOnly(r)) {
+        if (Forwards.localOnly(r)) {
             param(q, "local", "true");
         }
         String url = r.endpoint() + NgsildApplication.BASE_PATH + path + (q.isEmpty() ? "" : "?" + q);
         CorRestClientRequest.Builder b = CorRestClientRequest.builder(x.request.method(), url).timeoutMs(forwarder.timeoutMs(r));
-        headers(x, r, b);
+        forwards.headers(x, r, b);
         JsonNode body = x.body;
         if (body != null && !attributePath && body.isObject()) {
             com.fasterxml.jackson.databind.node.ObjectNode o = ((com.fasterxml.jackson.databind.node.ObjectNode) body).deepCopy();
@@ -885,139 +871,8 @@ final class DistributedOperations {
             }
             body = o;
         }
-        writeBody(x, r, b, body, attributePath, item -> x.context);
+        forwards.writeBody(x, r, b, body, attributePath, item -> x.context);
         return b.build();
-    }
-
-    /**
-     * A write forward's body, its Content-Type and its {@code @context}, as the registration's
-     * contextSourceInfo asks (§ 4.3.6.6): {@code jsonldContext} - the body recompacted with that
-     * context, linked, as {@code application/json} with no {@code @context} member;
-     * {@code contentType} {@code application/ld+json} - the context inline in the body, no Link;
-     * {@code application/json} - the context linked, none in the body. Otherwise as the request
-     * came: its body in its terms, its Link, its Content-Type. {@code body} may be {@code null}.
-     *
-     * <p>A batch in {@code application/ld+json} has no request context: each entity carries its own
-     * {@code @context} ({@code contextOf} gives the one an item is read with), and a batch delete's
-     * ids carry none. Such a batch goes on as it came in ld+json; in {@code application/json} no one
-     * Link could name every entity's context, so each entity is written in the core context's terms.
-     */
-    private void writeBody(Exchange x, Registration r, CorRestClientRequest.Builder b, JsonNode body, boolean attributePath,
-            java.util.function.Function<JsonNode, LdContext> contextOf) {
-        boolean ownContexts = x.context == null;
-        String jsonld = sourceInfo(r, "jsonldContext");
-        String type = sourceInfo(r, "contentType");
-        String link = x.headers().get("Link");
-        String linkOf = "<%s>; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"";
-        if (jsonld != null) {
-            b.header("Link", linkOf.formatted(jsonld));
-            if (body != null) {
-                LdContext target = config.contexts().resolve(ContextRef.link(jsonld));
-                body = attributePath ? withoutContext(body) : recompact(body, contextOf, target);
-                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
-            }
-            return;
-        }
-        boolean ld = type != null ? type.toLowerCase(java.util.Locale.ROOT).startsWith("application/ld+json")
-                : x.contentType == MediaType.LD_JSON;
-        if (ld && body != null) {
-            if (!ownContexts) {
-                JsonNode ctx = x.body != null && x.body.isObject() && x.body.has("@context") ? x.body.get("@context") : x.context.echo();
-                body = withContext(body, ctx);
-            }
-            b.header("Content-Type", "application/ld+json").body(body.toString().getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        if (ownContexts) {
-            if (body != null) {
-                body = recompact(body, contextOf, config.contexts().core());
-                b.header("Content-Type", "application/json").body(body.toString().getBytes(StandardCharsets.UTF_8));
-            }
-            return;
-        }
-        if (link != null) {
-            b.header("Link", link); // the body is written in the request's terms
-        } else if (x.body != null && x.body.isObject() && x.body.get("@context") instanceof JsonNode inline && inline.isTextual()) {
-            b.header("Link", linkOf.formatted(inline.asText()));
-        }
-        if (body != null) {
-            b.header("Content-Type", "application/json").body(withoutContext(body).toString().getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    /** A contextSourceInfo value by its key, whatever its case, or {@code null}. */
-    private static String sourceInfo(Registration r, String key) {
-        for (var kv : r.contextSourceInfo().entrySet()) {
-            if (kv.getKey().equalsIgnoreCase(key)) {
-                return kv.getValue();
-            }
-        }
-        return null;
-    }
-
-    private static JsonNode withoutContext(JsonNode body) {
-        if (body.isObject() && body.has("@context")) {
-            ObjectNode o = ((ObjectNode) body).deepCopy();
-            o.remove("@context");
-            return o;
-        }
-        if (body.isArray()) {
-            var out = JsonNodeFactory.instance.arrayNode();
-            body.forEach(e -> out.add(withoutContext(e)));
-            return out;
-        }
-        return body;
-    }
-
-    private static JsonNode withContext(JsonNode body, JsonNode ctx) {
-        if (body.isObject()) {
-            ObjectNode o = ((ObjectNode) body).deepCopy();
-            o.set("@context", ctx);
-            return o;
-        }
-        if (body.isArray()) {
-            var out = JsonNodeFactory.instance.arrayNode();
-            body.forEach(e -> out.add(withContext(e, ctx)));
-            return out;
-        }
-        return body;
-    }
-
-    /** Entities written in their own context's terms ({@code contextOf}), their attribute names and types written in {@code to}'s, without {@code @context}. */
-    private static JsonNode recompact(JsonNode body, java.util.function.Function<JsonNode, LdContext> contextOf, LdContext to) {
-        if (body.isArray()) {
-            var out = JsonNodeFactory.instance.arrayNode();
-            body.forEach(e -> out.add(recompact(e, contextOf, to)));
-            return out;
-        }
-        if (!body.isObject()) {
-            return body;
-        }
-        LdContext from = contextOf.apply(body);
-        ObjectNode out = JsonNodeFactory.instance.objectNode();
-        for (var m : body.properties()) {
-            String key = m.getKey();
-            switch (key) {
-                case "@context" -> { }
-                case "type", "@type" -> out.set(key, m.getValue().isTextual()
-                        ? JsonNodeFactory.instance.textNode(to.compactIri(expandType(from, m.getValue().asText())))
-                        : m.getValue());
-                default -> {
-                    if (dev.cor.ngsild.model.EntityParser.isEntityMember(key)) {
-                        out.set(key, m.getValue());
-                    } else {
-                        String iri = from.expand(key);
-                        out.set(iri == null ? key : to.compactName(iri), m.getValue());
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static String expandType(LdContext ctx, String term) {
-        String iri = ctx.expand(term);
-        return iri == null ? term : iri;
     }
 
 
@@ -1144,17 +999,17 @@ final class DistributedOperations {
             }
             String kind = x.request.path().substring(x.request.path().lastIndexOf('/') + 1);
             StringBuilder q = new StringBuilder(x.request.query() == null ? "" : x.request.query());
-            if (localOnly(r)) {
+            if (Forwards.localOnly(r)) {
                 param(q, "local", "true");
             }
             CorRestClientRequest.Builder b = CorRestClientRequest.builder("POST", r.endpoint() + NgsildApplication.BASE_PATH
                     + "entityOperations/" + kind + (q.isEmpty() ? "" : "?" + q)).timeoutMs(forwarder.timeoutMs(r));
-            headers(x, r, b);
-            writeBody(x, r, b, part, false, contextOf);
+            forwards.headers(x, r, b);
+            forwards.writeBody(x, r, b, part, false, contextOf);
             outs.add(new Forwarder.Outgoing(r, b.build()));
             sent.add(partIds);
         }
-        List<Forwarder.Answer> answers = fanOut(x, outs);
+        List<Forwarder.Answer> answers = forwards.fanOut(x, outs);
         Set<String> done = new HashSet<>();
         java.util.Map<String, SourceFailure> failed = new java.util.HashMap<>();
         for (int k = 0; k < answers.size(); k++) {
@@ -1194,204 +1049,6 @@ final class DistributedOperations {
 
     // ---------------------------------------------------------------- forwarding
 
-    /** Sends the forwards with the request's forward-depth guard held, and puts each failure's warning on the answer. */
-    private List<Forwarder.Answer> fanOut(Exchange x, List<Forwarder.Outgoing> outs) {
-        if (outs.isEmpty()) {
-            return List.of();
-        }
-        CorRestState state = x.request.state();
-        if (!state.enterForward(CorRestState.DEFAULT_MAX_FORWARD_DEPTH)) {
-            List<Forwarder.Answer> none = new ArrayList<>(outs.size());
-            for (Forwarder.Outgoing o : outs) {
-                Forwarder.Answer a = new Forwarder.Answer(o.registration(), 0, null,
-                        forwarder.warning(199, o.registration(), "not asked: forwards nested too deep (a loop)"));
-                warn(x, a);
-                none.add(a);
-            }
-            return none;
-        }
-        try {
-            List<Forwarder.Answer> answers = forwarder.send(outs);
-            for (Forwarder.Answer a : answers) {
-                if (a.warning() != null) {
-                    warn(x, a);
-                }
-            }
-            return answers;
-        } finally {
-            state.exitForward();
-        }
-    }
-
-    private static void warn(Exchange x, Forwarder.Answer a) {
-        x.request.responseHeaders().add(WARNING_HEADER, a.warning());
-    }
-
-    /** A source's entity read with its registration's context; {@code null} (and a 111 warning) if it is none. */
-    private Entity entityOf(Exchange x, Forwarder.Answer a, JsonNode json) {
-        try {
-            return EntityMerge.fromSource(json, a.registration().context(), config.limits());
-        } catch (NgsiLdException | IllegalArgumentException | NullPointerException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: the source of registration " + a.registration().id()
-                    + " answered what is not an NGSI-LD entity: " + e.getMessage());
-            warn(x, forwarder.invalid(a, "answered what is not an NGSI-LD entity"));
-            return null;
-        }
-    }
-
-    /**
-     * The forward of a read to {@code r}: {@code GET {endpoint}/ngsi-ld/v1/{path}?{query}} with
-     * the system attributes (§ 4.5.5.3 compares them), {@code local=true} when the registration
-     * is {@code localOnly} (§ 5.2.34), the registration's {@code contextSourceInfo} as headers
-     * (§ 4.3.6.5), its tenant, the {@code @context} it was made with, and {@code Via}.
-     */
-    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
-            byte[] body) {
-        return request(x, r, method, path, query, body, true);
-    }
-
-    /** {@link #request}, asking for the system attributes only when {@code sysAttrs}: a merge compares them, a relay does not. */
-    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
-            byte[] body, boolean sysAttrs) {
-        return request(x, r, method, path, query, body, sysAttrs, r.context());
-    }
-
-    /** {@link #request} with the {@code @context} {@code ctx} linked instead of the registration's. */
-    private CorRestClientRequest request(Exchange x, Registration r, String method, String path, StringBuilder query,
-            byte[] body, boolean sysAttrs, LdContext ctx) {
-        if (sysAttrs) {
-            param(query, "options", "sysAttrs");
-        }
-        if (localOnly(r)) {
-            param(query, "local", "true");
-        }
-        String url = r.endpoint() + NgsildApplication.BASE_PATH + path + (query.isEmpty() ? "" : "?" + query);
-        CorRestClientRequest.Builder b = CorRestClientRequest.builder(method, url).timeoutMs(forwarder.timeoutMs(r));
-        headers(x, r, b);
-        if (body != null) {
-            b.header("Content-Type", "application/json").body(body);
-        }
-        String accept = sourceInfo(r, "accept");
-        // § 4.3.6.6: the registered format - when it is one this broker reads back (JSON or JSON-LD)
-        b.header("Accept", accept != null && (accept.startsWith("application/json") || accept.startsWith("application/ld+json"))
-                ? accept : "application/json");
-        if (ctx != null && !ctx.isCore()) {
-            b.header("Link", "<" + config.contexts().linkUrlFor(ctx, x.baseUrl(), x.tenantGiven ? x.tenant : null)
-                    + ">; rel=\"" + ContextRef.LINK_REL + "\"; type=\"application/ld+json\"");
-        }
-        return b.build();
-    }
-
-    /** What every forward carries: contextSourceInfo (§ 4.3.6.5), the source's tenant, and Via (§ 4.3.6.4). */
-    private void headers(Exchange x, Registration r, CorRestClientRequest.Builder b) {
-        for (var kv : r.contextSourceInfo().entrySet()) {
-            String key = kv.getKey();
-            String value = kv.getValue();
-            if (key.equalsIgnoreCase("jsonldContext") || key.equalsIgnoreCase("contentType")
-                    || key.equalsIgnoreCase("accept") || key.equalsIgnoreCase("Content-Length")
-                    || key.equalsIgnoreCase("Host") || key.equalsIgnoreCase(Exchange.TENANT_HEADER)
-                    || key.equalsIgnoreCase("Via") || key.equalsIgnoreCase("Link")) {
-                continue; // § 4.3.6.5: what sets up the connection, or the tenant, is not theirs to set
-            }
-            if (value.equals("urn:ngsi-ld:request")) {
-                value = x.headers().get(key); // § 4.3.6.5: taken from the request that caused the forward
-                if (value == null) {
-                    continue;
-                }
-            }
-            if (key.equalsIgnoreCase("Content-Type")) {
-                continue; // the body's type is the forward's (contentType, § 4.3.6.6)
-            }
-            b.header(key, value);
-        }
-        if (r.sourceTenant() != null) {
-            b.header(Exchange.TENANT_HEADER, r.sourceTenant());
-        }
-        b.header("Via", forwarder.via(x.headers().getAll("Via")));
-    }
-
-    /** {@code management.localOnly} of the registration as given (§ 5.2.34), under either spelling of its names. */
-    private static boolean localOnly(Registration r) {
-        JsonNode doc = r.document();
-        if (doc == null) {
-            return false;
-        }
-        for (String m : List.of("management", "https://uri.etsi.org/ngsi-ld/management")) {
-            JsonNode mg = doc.get(m);
-            if (mg != null) {
-                for (String l : List.of("localOnly", "https://uri.etsi.org/ngsi-ld/localOnly")) {
-                    JsonNode v = mg.get(l);
-                    if (v != null && (v.asBoolean(false) || v.path("@value").asBoolean(false))) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    private static void param(StringBuilder q, String name, String value) {
-        if (value == null || value.isEmpty()) {
-            return;
-        }
-        if (!q.isEmpty()) {
-            q.append('&');
-        }
-        q.append(name).append('=').append(PercentEncoding.encode(value));
-    }
-
-    /**
-     * The Query (5.2.23) of a forward to a source that takes only {@code POST /entityOperations/query}:
-     * an EntitySelector per id (or one of the pattern, or of the types alone), the attributes, and -
-     * {@code filters} non-null when the registration's context is the request's - q, scopeQ and the geo-query.
-     */
-    private static byte[] queryBody(Registration r, Set<String> types, List<String> ids, String idPattern,
-            Set<String> attrs, QueryParams filters) {
-        ObjectNode query = JsonNodeFactory.instance.objectNode();
-        query.put("type", "Query");
-        String type = compactTypes(r, types);
-        if (type != null) {
-            var entities = query.putArray("entities");
-            if (ids.isEmpty()) {
-                ObjectNode sel = entities.addObject().put("type", type);
-                if (idPattern != null) {
-                    sel.put("idPattern", idPattern);
-                }
-            } else {
-                for (String id : ids) {
-                    entities.addObject().put("id", id).put("type", type);
-                }
-            }
-        }
-        if (attrs != null) {
-            var an = query.putArray("attrs");
-            for (String iri : attrs) {
-                an.add(compactNames(r, Set.of(iri)));
-            }
-        }
-        if (filters != null) {
-            for (String p : List.of("q", "scopeQ")) {
-                if (filters.get(p) != null) {
-                    query.put(p, filters.get(p));
-                }
-            }
-            if (filters.get("georel") != null) {
-                ObjectNode geo = query.putObject("geoQ");
-                geo.put("georel", filters.get("georel"));
-                geo.put("geometry", filters.get("geometry"));
-                try {
-                    geo.set("coordinates", CorRestJson.mapper().readTree(filters.get("coordinates")));
-                } catch (java.io.IOException | RuntimeException e) {
-                    geo.put("coordinates", filters.get("coordinates"));
-                }
-                if (filters.get("geoproperty") != null) {
-                    geo.put("geoproperty", filters.get("geoproperty"));
-                }
-            }
-        }
-        return query.toString().getBytes(StandardCharsets.UTF_8);
-    }
-
     // ---------------------------------------------------------------- names in a registration's terms (what it provides: Coverage)
 
     /** The request's attrs (or pick's attributes) expanded; empty: all. */
@@ -1402,29 +1059,6 @@ final class DistributedOperations {
             out.add(parser.attributeName(a));
         }
         return out;
-    }
-
-    private static String compactTypes(Registration r, Set<String> types) {
-        return compact(r, types, true);
-    }
-
-    private static String compactNames(Registration r, Set<String> iris) {
-        return compact(r, iris, false);
-    }
-
-    /** Names or types as the registration's context writes them (the forward carries that context). */
-    private static String compact(Registration r, Set<String> iris, boolean types) {
-        if (iris == null || iris.isEmpty()) {
-            return null;
-        }
-        StringBuilder b = new StringBuilder();
-        for (String iri : iris) {
-            if (!b.isEmpty()) {
-                b.append(',');
-            }
-            b.append(r.context() == null ? iri : types ? r.context().compactIri(iri) : r.context().compactName(iri));
-        }
-        return b.toString();
     }
 
     private static boolean sameContext(LdContext a, LdContext b) {

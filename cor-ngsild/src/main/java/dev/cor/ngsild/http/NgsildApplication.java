@@ -87,7 +87,8 @@ public final class NgsildApplication implements CorRestApplication {
             meters[op.ordinal()] = config.metrics().operation(op.metricName());
         }
         meters[ops.length] = config.metrics().operation("unknown");
-        this.distributed = forwarder == null ? null : new DistributedOperations(config, forwarder);
+        Forwards forwards = forwarder == null ? null : new Forwards(config, forwarder);
+        this.distributed = forwards == null ? null : new DistributedOperations(config, forwards);
         this.entities = new EntityOperations(config, distributed);
         this.batches = new BatchOperations(config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
@@ -100,7 +101,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.csourceSubscriptionOps = new SubscriptionOperations(config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
         if (distributed != null) {
-            subscriptionOps.distribute(distributed, csourceSubscriptionOps);
+            subscriptionOps.distribute(distributed, forwards, csourceSubscriptionOps);
         }
     }
 

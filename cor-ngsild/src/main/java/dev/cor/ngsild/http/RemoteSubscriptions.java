@@ -65,6 +65,7 @@ final class RemoteSubscriptions {
 
     private final Config config;
     private final DistributedOperations distributed;
+    private final Forwards forwards;
     private final Subscriptions subs;
     private final Resource resource;
     /** A copy's id at its source -> {tenant, the local subscription's id}. */
@@ -79,9 +80,11 @@ final class RemoteSubscriptions {
     /** Unique over restarts: it starts from the clock. */
     private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis());
 
-    RemoteSubscriptions(Config config, DistributedOperations distributed, Subscriptions subs, Resource resource) {
+    RemoteSubscriptions(Config config, DistributedOperations distributed, Forwards forwards, Subscriptions subs,
+            Resource resource) {
         this.config = config;
         this.distributed = distributed;
+        this.forwards = forwards;
         this.subs = subs;
         this.resource = resource;
     }
@@ -173,14 +176,14 @@ final class RemoteSubscriptions {
                 continue;
             }
             String remoteId = d.id() + ":" + sequence.incrementAndGet();
-            outs.add(distributed.subscriptionForward(x, r, "POST", "subscriptions", copy(live, slice, remoteId, callback),
+            outs.add(forwards.subscriptionForward(x, r, "POST", "subscriptions", copy(live, slice, remoteId, callback),
                     d.context()));
             remoteIds.add(remoteId);
         }
         if (outs.isEmpty()) {
             return;
         }
-        List<Forwarder.Answer> answers = distributed.send(x, outs);
+        List<Forwarder.Answer> answers = forwards.send(x, outs);
         List<String[]> made = new ArrayList<>();
         for (int i = 0; i < answers.size(); i++) {
             Forwarder.Answer a = answers.get(i);
@@ -293,13 +296,13 @@ final class RemoteSubscriptions {
                         + " stays at its source: registration " + c.path("registrationId").asText() + " is gone");
                 continue;
             }
-            outs.add(distributed.subscriptionForward(x, r, "DELETE", "subscriptions/" + PercentEncoding.encode(remoteId),
+            outs.add(forwards.subscriptionForward(x, r, "DELETE", "subscriptions/" + PercentEncoding.encode(remoteId),
                     null, r.context()));
         }
         if (outs.isEmpty()) {
             return;
         }
-        for (Forwarder.Answer a : distributed.send(x, outs)) {
+        for (Forwarder.Answer a : forwards.send(x, outs)) {
             if (!a.ok() && a.status() != 404) {
                 LOG.log(System.Logger.Level.WARNING, () -> "cor-ngsild: a copy of subscription " + d.id()
                         + " was not deleted at the source of registration " + a.registration().id() + ": "
@@ -345,14 +348,14 @@ final class RemoteSubscriptions {
         for (JsonNode c : d.document().path(COPIES)) {
             Registration r = distributed.registration(d.tenant(), c.path("registrationId").asText());
             if (r != null) {
-                outs.add(distributed.subscriptionForward(x, r, "PATCH",
+                outs.add(forwards.subscriptionForward(x, r, "PATCH",
                         "subscriptions/" + PercentEncoding.encode(c.path("remoteId").asText()), body, x.context));
             }
         }
         if (outs.isEmpty()) {
             return;
         }
-        for (Forwarder.Answer a : distributed.send(x, outs)) {
+        for (Forwarder.Answer a : forwards.send(x, outs)) {
             if (!a.ok()) {
                 LOG.log(System.Logger.Level.WARNING, () -> "cor-ngsild: a copy of subscription " + d.id()
                         + " was not updated at the source of registration " + a.registration().id() + ": "
