@@ -46,140 +46,13 @@ final class DistributedOperations {
     private final Config config;
     private final Forwards forwards;
     private final Forwarder forwarder;
+    private final DistributedPlan plan;
 
-    DistributedOperations(Config config, Forwards forwards) {
+    DistributedOperations(Config config, Forwards forwards, DistributedPlan plan) {
         this.config = config;
         this.forwards = forwards;
         this.forwarder = forwards.forwarder();
-    }
-
-    // ---------------------------------------------------------------- which requests
-
-    /** § 4.20's name of an operation that registrations can be asked about, or {@code null}. */
-    static String operationName(Operation op) {
-        return switch (op) {
-            case RETRIEVE_ENTITY -> "retrieveEntity";
-            case QUERY_ENTITIES -> "queryEntity";
-            case QUERY_ENTITIES_POST -> "queryBatch";
-            case CREATE_ENTITY -> "createEntity";
-            case UPDATE_ATTRIBUTES -> "updateEntity";
-            case APPEND_ATTRIBUTES -> "appendAttrs";
-            case PARTIAL_ATTRIBUTE_UPDATE -> "updateAttrs";
-            case DELETE_ATTRIBUTE -> "deleteAttrs";
-            case DELETE_ENTITY -> "deleteEntity";
-            case MERGE_ENTITY -> "mergeEntity";
-            case REPLACE_ENTITY -> "replaceEntity";
-            case REPLACE_ATTRIBUTE -> "replaceAttrs";
-            case BATCH_CREATE -> "createBatch";
-            case BATCH_UPSERT -> "upsertBatch";
-            case BATCH_UPDATE -> "updateBatch";
-            case BATCH_DELETE -> "deleteBatch";
-            case BATCH_MERGE -> "mergeBatch";
-            case PURGE_ENTITIES -> "purgeEntity";
-            case CREATE_SUBSCRIPTION -> "createSubscription";
-            case LIST_TYPES -> "retrieveEntityTypes";
-            case LIST_ATTRIBUTES -> "retrieveAttrTypes";
-            default -> null;
-        };
-    }
-
-    /** Whether the request writes one entity (§ 5.6.1-5.6.6, 5.6.17-5.6.19): what the modes forward besides reads. */
-    static boolean isEntityWrite(Operation op) {
-        return !op.isRead() && operationName(op) != null && !isBatch(op) && op != Operation.PURGE_ENTITIES
-                && op != Operation.CREATE_SUBSCRIPTION;
-    }
-
-    static boolean isBatch(Operation op) {
-        return switch (op) {
-            case BATCH_CREATE, BATCH_UPSERT, BATCH_UPDATE, BATCH_DELETE, BATCH_MERGE -> true;
-            default -> false;
-        };
-    }
-
-    /**
-     * On the loop, before the dispatch: the registrations the request may reach, or {@code null}
-     * - answered here alone. A tenant with no registration pays one map look-up; a request with
-     * {@code local=true}, or whose {@code Via} names this broker (a loop, § 4.3.6.4), is local.
-     * Types and attributes are not narrowed yet (the context may still have to be downloaded):
-     * the handler asks again, precisely ({@link #reach}).
-     */
-    List<Registration> plan(Exchange x) {
-        String op = operationName(x.operation());
-        if (op == null || !config.registrations().any(x.tenant) || localOnly(x)) {
-            return null;
-        }
-        String id = x.route.entityId() != null ? x.route.entityId()
-                : x.operation() == Operation.CREATE_ENTITY && x.body != null ? x.body.path("id").asText(null) : null;
-        List<Registration> regs = config.registrations().matching(x.tenant,
-                new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis());
-        if (regs.isEmpty() && (x.operation() == Operation.RETRIEVE_ENTITY || x.operation() == Operation.QUERY_ENTITIES
-                || x.operation() == Operation.QUERY_ENTITIES_POST)) {
-            // a source that only answers queries serves a retrieve too; one that takes only GET or only POST queries, both
-            regs = queryServers(x, id, null, Set.of(), Set.of(), List.of());
-        }
-        if (regs.isEmpty() && x.operation() == Operation.PURGE_ENTITIES && proxiedElsewhere(x, null)) {
-            return List.of(); // no source takes it, but one holds what it may select: purge() reports the Conflict
-        }
-        if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
-            return List.of(); // no source takes it, but one holds it: write() answers the Conflict
-        }
-        if (regs.isEmpty()) {
-            return null;
-        }
-        if (forwarder.seenIn(x.headers().getAll("Via"))) {
-            // came round a loop: a read is answered from here alone. A write: § 6.3.17 gives 508 "in the
-            // case of an exclusive or redirect registration" (its data is held only outside, so it would
-            // go round again); an inclusive one drops out of the matching (§ 6.3.18, Via) and the write is
-            // done here - the suite's D018_01 registers mode=redirect for its 508 (testsuite-doubts 75)
-            if (x.operation().isRead() || regs.stream().noneMatch(r -> r.mode() == Registration.Mode.EXCLUSIVE
-                    || r.mode() == Registration.Mode.REDIRECT)) {
-                return null;
-            }
-            throw new NgsiLdException(ErrorType.LOOP_DETECTED, "the request's Via names this broker ("
-                    + forwarder.brokerId() + "): forwarding its write again would loop");
-        }
-        return regs;
-    }
-
-    private static boolean localOnly(Exchange x) {
-        if (x.params == null) {
-            return true;
-        }
-        try {
-            return x.params.bool("local", false) || "*".equals(x.params.get("type"));
-        } catch (NgsiLdException e) {
-            return true; // the operation answers the malformed parameter itself
-        }
-    }
-
-    /**
-     * The registrations that serve {@code queryEntity} or {@code queryBatch} but not
-     * {@code retrieveEntity} for the entity: a retrieve asks them with a query by id (the suite's
-     * D010_03), leaving out those in {@code already}.
-     */
-    private List<Registration> queryServers(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs,
-            List<Registration> already) {
-        List<Registration> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (Registration r : already) {
-            seen.add(r.id());
-        }
-        BoundedPattern pattern = BoundedPattern.compileOrNull(idPattern, "idPattern");
-        for (String op : List.of("queryEntity", "queryBatch")) {
-            for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, id, pattern, types, attrs), config.clock().millis())) {
-                if (seen.add(r.id())) {
-                    out.add(r);
-                }
-            }
-        }
-        return out;
-    }
-
-    /** The registrations a request reaches, its types and attributes expanded: the handler's precise look. */
-    private List<Registration> reach(Exchange x, String id, String idPattern, Set<String> types, Set<String> attrs) {
-        return config.registrations().matching(x.tenant, new RegistrationLookup.Want(operationName(x.operation()), id,
-                BoundedPattern.compileOrNull(idPattern, "idPattern"), types, attrs), config.clock().millis());
+        this.plan = plan;
     }
 
     // ---------------------------------------------------------------- Retrieve Entity (§ 5.7.1.4)
@@ -198,9 +71,9 @@ final class DistributedOperations {
         }
         Set<String> attrs = expandedAttrs(x, x.params);
         Set<String> types = type != null ? type.types() : local != null ? new LinkedHashSet<>(local.types()) : Set.of();
-        List<Registration> regs = new ArrayList<>(reach(x, id, null, types, attrs));
+        List<Registration> regs = new ArrayList<>(plan.reach(x, id, null, types, attrs));
         int retrievers = regs.size();
-        regs.addAll(queryServers(x, id, null, types, attrs, regs));
+        regs.addAll(plan.queryServers(x, id, null, types, attrs, regs));
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         List<Registration> asked = new ArrayList<>(regs.size());
         for (int k = 0; k < regs.size(); k++) {
@@ -342,25 +215,6 @@ final class DistributedOperations {
         return true;
     }
 
-    // ---------------------------------------------------------------- distributed subscriptions (§ 5.8.1.4)
-
-    /** The registrations of the request's tenant that take {@code createSubscription} for one of {@code types}. */
-    List<Registration> subscriptionSources(Exchange x, Set<String> types) {
-        return config.registrations().matching(x.tenant,
-                new RegistrationLookup.Want("createSubscription", null, null, types, Set.of()), config.clock().millis());
-    }
-
-    /** The registration of that id in the request's tenant, in force, or {@code null}. */
-    Registration registration(String tenant, String id) {
-        for (Registration r : config.registrations().matching(tenant,
-                new RegistrationLookup.Want("createSubscription", null, null, Set.of(), Set.of()), config.clock().millis())) {
-            if (r.id().equals(id)) {
-                return r;
-            }
-        }
-        return null;
-    }
-
     // ---------------------------------------------------------------- discovery (§ 5.7.5, 5.7.8)
 
     /**
@@ -371,7 +225,7 @@ final class DistributedOperations {
      */
     Set<String> names(Exchange x, String path, String member, boolean types) {
         List<Registration> regs = config.registrations().matching(x.tenant,
-                new RegistrationLookup.Want(operationName(x.operation()), null, null, Set.of(), Set.of()), config.clock().millis());
+                new RegistrationLookup.Want(DistributedPlan.operationName(x.operation()), null, null, Set.of(), Set.of()), config.clock().millis());
         List<Forwarder.Outgoing> outs = new ArrayList<>(regs.size());
         for (Registration r : regs) {
             outs.add(new Forwarder.Outgoing(r, forwards.request(x, r, "GET", path, new StringBuilder(), null, false)));
@@ -407,7 +261,7 @@ final class DistributedOperations {
      */
     List<Forwarder.Answer> purge(Exchange x, Set<String> types, Set<String> attrs) {
         List<Forwarder.Outgoing> outs = new ArrayList<>();
-        List<Registration> regs = reach(x, null, x.params.get("idPattern"), types, attrs);
+        List<Registration> regs = plan.reach(x, null, x.params.get("idPattern"), types, attrs);
         for (Registration r : regs) {
             if (r.mode() == Registration.Mode.AUXILIARY) {
                 continue;
@@ -434,7 +288,7 @@ final class DistributedOperations {
      */
     List<Forwarder.Answer> purgeRefusals(Exchange x, Set<String> types, Set<String> attrs) {
         Set<String> taking = new HashSet<>();
-        reach(x, null, x.params.get("idPattern"), types, attrs).forEach(r -> taking.add(r.id()));
+        plan.reach(x, null, x.params.get("idPattern"), types, attrs).forEach(r -> taking.add(r.id()));
         List<Forwarder.Answer> out = new ArrayList<>();
         BoundedPattern pattern = BoundedPattern.compileOrNull(x.params.get("idPattern"), "idPattern");
         for (String op : List.of("retrieveEntity", "queryEntity")) {
@@ -476,7 +330,7 @@ final class DistributedOperations {
         Set<String> attrs = expandedAttrs(x, params);
         // Query Entities is one operation with two bindings (§ 4.20: queryEntity GET, queryBatch POST): a source
         // serving either is asked, by the binding it registered (the suite's D011_02_red, D011_03_inc, D011_04_inc)
-        List<Registration> regs = queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
+        List<Registration> regs = plan.queryServers(x, ids.size() == 1 ? ids.get(0) : null, idPattern,
                 type != null ? type.types() : Set.of(), attrs, List.of());
         if (params.get("csf") != null) {
             // § 5.7.2.4: only the registrations whose Context Source Properties the filter matches are asked
@@ -653,7 +507,7 @@ final class DistributedOperations {
                 }
             }
         }
-        List<Registration> regs = reach(x, id, null, types,
+        List<Registration> regs = plan.reach(x, id, null, types,
                 pathAttr != null ? Set.of(pathAttr) : new LinkedHashSet<>(bodyAttrs.keySet()));
         if (x.operation() == Operation.CREATE_ENTITY) {
             conflicts(x, id, types, bodyAttrs.keySet(), regs);
@@ -834,22 +688,6 @@ final class DistributedOperations {
         }
     }
 
-    /**
-     * Whether a create may meet a proxied registration that does not take it: such a create is
-     * handled by {@link #write}, which answers Conflict (§ 5.6.1.4).
-     */
-    private boolean proxiedElsewhere(Exchange x, String id) {
-        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs")) {
-            for (Registration r : config.registrations().matching(x.tenant,
-                    new RegistrationLookup.Want(op, id, null, Set.of(), Set.of()), config.clock().millis())) {
-                if (r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     /** The forward of a write: the request's method, path and parameters, its context, only {@code part} of its body. */
     private CorRestClientRequest writeRequest(Exchange x, Registration r, java.util.Map<String, String> bodyAttrs,
             Set<String> part, boolean attributePath) {
@@ -947,7 +785,7 @@ final class DistributedOperations {
         }
         List<Forwarder.Outgoing> outs = new ArrayList<>();
         List<List<String>> sent = new ArrayList<>();
-        for (Registration r : reach(x, null, null, Set.of(), Set.of())) {
+        for (Registration r : plan.reach(x, null, null, Set.of(), Set.of())) {
             if (r.mode() == Registration.Mode.AUXILIARY) {
                 continue;
             }

@@ -61,6 +61,7 @@ public final class NgsildApplication implements CorRestApplication {
     private final ContextOperations contextOps;
     private final DiscoveryOperations discovery;
     private final SubscriptionOperations subscriptionOps;
+    private final DistributedPlan distributedPlan;
     private final DistributedOperations distributed;
     private final RegistrationOperations registrationOps;
     private final SubscriptionOperations csourceSubscriptionOps;
@@ -88,7 +89,8 @@ public final class NgsildApplication implements CorRestApplication {
         }
         meters[ops.length] = config.metrics().operation("unknown");
         Forwards forwards = forwarder == null ? null : new Forwards(config, forwarder);
-        this.distributed = forwards == null ? null : new DistributedOperations(config, forwards);
+        this.distributedPlan = forwarder == null ? null : new DistributedPlan(config, forwarder);
+        this.distributed = forwards == null ? null : new DistributedOperations(config, forwards, distributedPlan);
         this.entities = new EntityOperations(config, distributed);
         this.batches = new BatchOperations(config, distributed);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
@@ -101,7 +103,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.csourceSubscriptionOps = new SubscriptionOperations(config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
         if (distributed != null) {
-            subscriptionOps.distribute(distributed, forwards, csourceSubscriptionOps);
+            subscriptionOps.distribute(distributedPlan, forwards, csourceSubscriptionOps);
         }
     }
 
@@ -249,7 +251,7 @@ public final class NgsildApplication implements CorRestApplication {
     }
 
     private void run(Exchange x) {
-        if (x.forwards != null && DistributedOperations.isEntityWrite(x.operation())) {
+        if (x.forwards != null && DistributedPlan.isEntityWrite(x.operation())) {
             distributedWrite(x);
             return;
         }
@@ -518,8 +520,8 @@ public final class NgsildApplication implements CorRestApplication {
             x.body = x.parseBody();
         }
         x.contextRef = contextRef(x);
-        if (distributed != null) {
-            x.forwards = distributed.plan(x);
+        if (distributedPlan != null) {
+            x.forwards = distributedPlan.plan(x);
             if (x.forwards == null && (op == Operation.REMOTE_NOTIFY
                     || ((op == Operation.DELETE_SUBSCRIPTION || op == Operation.UPDATE_SUBSCRIPTION)
                             && subscriptionOps.hasRemoteCopies(x))

@@ -64,7 +64,7 @@ final class RemoteSubscriptions {
     }
 
     private final Config config;
-    private final DistributedOperations distributed;
+    private final DistributedPlan plan;
     private final Forwards forwards;
     private final Subscriptions subs;
     private final Resource resource;
@@ -80,10 +80,9 @@ final class RemoteSubscriptions {
     /** Unique over restarts: it starts from the clock. */
     private final AtomicLong sequence = new AtomicLong(System.currentTimeMillis());
 
-    RemoteSubscriptions(Config config, DistributedOperations distributed, Forwards forwards, Subscriptions subs,
-            Resource resource) {
+    RemoteSubscriptions(Config config, DistributedPlan plan, Forwards forwards, Subscriptions subs, Resource resource) {
         this.config = config;
-        this.distributed = distributed;
+        this.plan = plan;
         this.forwards = forwards;
         this.subs = subs;
         this.resource = resource;
@@ -109,14 +108,14 @@ final class RemoteSubscriptions {
      */
     void created(Exchange x, LiveSubscription live) {
         Subscription d = live.definition();
-        if (distributed == null || x.forwards == null || d.document().path("localOnly").asBoolean(false)) {
+        if (plan == null || x.forwards == null || d.document().path("localOnly").asBoolean(false)) {
             return;
         }
         Set<String> types = new LinkedHashSet<>();
         for (Subscription.Selector sel : d.entities()) {
             types.addAll(sel.types());
         }
-        copyTo(x, live, distributed.subscriptionSources(x, types));
+        copyTo(x, live, plan.subscriptionSources(x, types));
         resource.createSourcesSubscription(x, sourcesSubscription(x, d));
     }
 
@@ -126,7 +125,7 @@ final class RemoteSubscriptions {
      * not a source was registered when the subscription was made.
      */
     void registered(Exchange x, String id) {
-        Registration r = distributed == null ? null : distributed.registration(x.tenant, id);
+        Registration r = plan == null ? null : plan.registration(x.tenant, id);
         if (r == null) {
             return; // gone, expired, or it takes no createSubscription
         }
@@ -290,7 +289,7 @@ final class RemoteSubscriptions {
         for (JsonNode c : d.document().path(COPIES)) {
             String remoteId = c.path("remoteId").asText();
             byRemoteId.remove(remoteId);
-            Registration r = distributed == null ? null : distributed.registration(d.tenant(), c.path("registrationId").asText());
+            Registration r = plan == null ? null : plan.registration(d.tenant(), c.path("registrationId").asText());
             if (r == null) {
                 LOG.log(System.Logger.Level.WARNING, () -> "cor-ngsild: the copy " + remoteId + " of subscription " + d.id()
                         + " stays at its source: registration " + c.path("registrationId").asText() + " is gone");
@@ -319,7 +318,7 @@ final class RemoteSubscriptions {
      */
     void updated(Exchange x, LiveSubscription live, JsonNode fragment) {
         Subscription d = live.definition();
-        if (distributed == null || !fragment.isObject() || d.document().path(COPIES).isEmpty()) {
+        if (plan == null || !fragment.isObject() || d.document().path(COPIES).isEmpty()) {
             return;
         }
         ObjectNode f = ((ObjectNode) fragment).deepCopy();
@@ -346,7 +345,7 @@ final class RemoteSubscriptions {
         }
         List<Forwarder.Outgoing> outs = new ArrayList<>();
         for (JsonNode c : d.document().path(COPIES)) {
-            Registration r = distributed.registration(d.tenant(), c.path("registrationId").asText());
+            Registration r = plan.registration(d.tenant(), c.path("registrationId").asText());
             if (r != null) {
                 outs.add(forwards.subscriptionForward(x, r, "PATCH",
                         "subscriptions/" + PercentEncoding.encode(c.path("remoteId").asText()), body, x.context));
@@ -415,7 +414,7 @@ final class RemoteSubscriptions {
         List<Registration> regs = new ArrayList<>();
         String tenant = x.tenant;
         for (JsonNode reg : data) {
-            Registration r = distributed == null ? null : distributed.registration(tenant, reg.path("id").asText());
+            Registration r = plan == null ? null : plan.registration(tenant, reg.path("id").asText());
             if (r != null) {
                 regs.add(r);
             }

@@ -74,8 +74,8 @@ final class SubscriptionOperations {
      * take {@code createSubscription}, each with a subscription to registrations in
      * {@code sources}. Called once, by the application as it is built.
      */
-    void distribute(DistributedOperations distributed, Forwards forwards, SubscriptionOperations sources) {
-        this.remote = new RemoteSubscriptions(config, distributed, forwards, subs, new RemoteSubscriptions.Resource() {
+    void distribute(DistributedPlan plan, Forwards forwards, SubscriptionOperations sources) {
+        this.remote = new RemoteSubscriptions(config, plan, forwards, subs, new RemoteSubscriptions.Resource() {
             @Override
             public ObjectNode render(LiveSubscription s, LdContext ctx) {
                 return SubscriptionOperations.this.render(s, ctx, false);
