@@ -29,9 +29,9 @@ import dev.cor.rest.CorRestJson;
  */
 final class BatchOperations {
     private final Config config;
-    private final DistributedOperations distributed;
+    private final DistributedBatches distributed;
 
-    BatchOperations(Config config, DistributedOperations distributed) {
+    BatchOperations(Config config, DistributedBatches distributed) {
         this.config = config;
         this.distributed = distributed;
     }
@@ -75,7 +75,7 @@ final class BatchOperations {
             throw NgsiLdException.invalid("options replace and update exclude each other");
         }
         // registered entities: the sources take their parts first (§ 5.6.7.4 ff.), this broker does the rest
-        DistributedOperations.BatchPlan plan = x.forwards != null && distributed != null
+        DistributedBatches.BatchPlan plan = x.forwards != null && distributed != null
                 ? distributed.batch(x, body, item -> context(x, item)) : null;
         List<Outcome> outcomes = new ArrayList<>(body.size());
         long now = config.clock().millis();
@@ -95,7 +95,7 @@ final class BatchOperations {
                     o = remote && e.type() == ErrorType.RESOURCE_NOT_FOUND ? new Outcome(id, false, null) : new Outcome(id, false, e);
                 }
             }
-            DistributedOperations.SourceFailure failed = plan == null || id == null ? null : plan.failed().get(id);
+            DistributedBatches.SourceFailure failed = plan == null || id == null ? null : plan.failed().get(id);
             outcomes.add(failed != null ? new Outcome(id, false, failed.error(), failed.registrationId()) : o);
         }
         answer(x, op, outcomes);

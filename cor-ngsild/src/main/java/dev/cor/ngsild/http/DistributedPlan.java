@@ -7,7 +7,6 @@ import java.util.Set;
 
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
-import dev.cor.ngsild.federation.Coverage;
 import dev.cor.ngsild.federation.Forwarder;
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationLookup;
@@ -22,9 +21,10 @@ import dev.cor.ngsild.query.BoundedPattern;
  * types and attributes expanded ({@link #reach}, {@link #queryServers}), and the copies of
  * subscriptions ask which sources take {@code createSubscription} (§ 5.8.1.4). The operations'
  * § 4.20 names live here. The matching itself is the registry's ({@link RegistrationLookup}, by
- * the rules of {@link Coverage}). Called by {@link NgsildApplication} (the plan, kept on the
- * request's {@link Exchange} as {@code forwards}), {@link DistributedOperations} and
- * {@link RemoteSubscriptions}. Stateless; one per application, shared by every loop and worker.
+ * the rules of {@link dev.cor.ngsild.federation.Coverage}). Called by {@link NgsildApplication}
+ * (the plan, kept on the request's {@link Exchange} as {@code forwards}), the distributed reads,
+ * writes and batches, and {@link RemoteSubscriptions}. Stateless; one per application, shared by
+ * every loop and worker.
  */
 final class DistributedPlan {
     private final Config config;
@@ -166,7 +166,7 @@ final class DistributedPlan {
 
     /**
      * Whether a create may meet a proxied registration that does not take it: such a create is
-     * handled by {@link DistributedOperations#write}, which answers Conflict (§ 5.6.1.4).
+     * handled by {@link DistributedWrites#write}, which answers Conflict (§ 5.6.1.4).
      */
     private boolean proxiedElsewhere(Exchange x, String id) {
         for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs")) {

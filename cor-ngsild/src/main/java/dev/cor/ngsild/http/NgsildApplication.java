@@ -4,7 +4,6 @@ import java.time.InstantSource;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.federation.Forwarder;
@@ -63,6 +62,7 @@ public final class NgsildApplication implements CorRestApplication {
     private final SubscriptionOperations subscriptionOps;
     private final DistributedPlan distributedPlan;
     private final DistributedOperations distributed;
+    private final DistributedWrites distributedWrites;
     private final RegistrationOperations registrationOps;
     private final SubscriptionOperations csourceSubscriptionOps;
     private final Subscriptions csourceSubscriptions;
@@ -91,8 +91,9 @@ public final class NgsildApplication implements CorRestApplication {
         Forwards forwards = forwarder == null ? null : new Forwards(config, forwarder);
         this.distributedPlan = forwarder == null ? null : new DistributedPlan(config, forwarder);
         this.distributed = forwards == null ? null : new DistributedOperations(config, forwards, distributedPlan);
+        this.distributedWrites = forwards == null ? null : new DistributedWrites(config, forwards, distributedPlan);
         this.entities = new EntityOperations(config, distributed);
-        this.batches = new BatchOperations(config, distributed);
+        this.batches = new BatchOperations(config, forwards == null ? null : new DistributedBatches(config, forwards, distributedPlan));
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(config, distributed);
         this.subscriptionOps = new SubscriptionOperations(config);
@@ -252,132 +253,10 @@ public final class NgsildApplication implements CorRestApplication {
 
     private void run(Exchange x) {
         if (x.forwards != null && DistributedPlan.isEntityWrite(x.operation())) {
-            distributedWrite(x);
+            distributedWrites.distributedWrite(x, this::runHere);
             return;
         }
         runHere(x);
-    }
-
-    /**
-     * A write of one entity that registrations match (§ 5.6.x.4): the sources take their parts,
-     * this broker does the rest; a part a source did not take makes the answer a 207 whose
-     * UpdateResult names it (§ 5.2.18, with the registration, § 5.2.19). When only sources held
-     * the entity, its absence here is no error.
-     */
-    private void distributedWrite(Exchange x) {
-        DistributedOperations.WriteOutcome o = distributed.write(x);
-        Operation op = x.operation();
-        if (!o.answers().isEmpty() && (op == Operation.CREATE_ENTITY || op == Operation.DELETE_ENTITY
-                || op == Operation.REPLACE_ENTITY || op == Operation.MERGE_ENTITY)) {
-            wholeEntityWrite(x, o);
-            return;
-        }
-        // one UpdateResult for every part: what was asked, less what a source did not take - and what this broker did not
-        UpdateResult result = new UpdateResult();
-        var parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());
-        if (x.route.attribute() != null) {
-            result.updated(parser.attributeName(x.route.attribute()));
-        } else if (x.body != null && x.body.isObject()) {
-            for (var m : x.body.properties()) {
-                if (!dev.cor.ngsild.model.EntityParser.isEntityMember(m.getKey())) {
-                    result.updated(parser.attributeName(m.getKey()));
-                }
-            }
-        }
-        for (String[] f : o.failures()) {
-            result.notUpdated(f[0], f[1], f[2]);
-        }
-        x.updateResult = result;
-        boolean ranHere = false;
-        // here too: what the sources did not take, a whole-entity write, or - nobody having taken any of it - the
-        // local operation's own answer (a 404, say)
-        if (o.localToo() && (o.hasLocalAttributes() || (o.forwarded() == 0 && o.failures().isEmpty())
-                || x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY)) {
-            x.body = o.localBody();
-            try {
-                runHere(x); // an update or append of attributes adds its own part to the result and answers it
-                ranHere = true;
-            } catch (NgsiLdException e) {
-                if (o.forwarded() == 0 || e.type() != ErrorType.RESOURCE_NOT_FOUND) {
-                    throw e;
-                }
-                // the entity is only at the sources, which took the write
-            }
-        }
-        if (result.partial()) {
-            result.answer(x);
-            return;
-        }
-        if (!ranHere) {
-            if (o.forwarded() == 0) {
-                throw NgsiLdException.notFound("no entity " + x.route.entityId() + " here nor at the sources registered for it");
-            }
-            if (x.operation() == Operation.CREATE_ENTITY) {
-                x.created("entities", x.body.path("id").asText());
-            } else {
-                x.noContent();
-            }
-        }
-    }
-
-    /**
-     * A write of a whole entity that went to sources (the suite's D001_03, D002_02): each part -
-     * here, and each source - succeeds or fails on its own; when one fails and another succeeded,
-     * or several failed, the answer is a 207 BatchOperationResult ({@code success}: the entity id,
-     * {@code errors}: one per failed part, a source's with its {@code registrationId}); a single
-     * failure of the only part is that part's own error.
-     */
-    private void wholeEntityWrite(Exchange x, DistributedOperations.WriteOutcome o) {
-        String id = x.route.entityId() != null ? x.route.entityId() : x.body.path("id").asText();
-        int successes = 0;
-        BatchResult result = new BatchResult();
-        ObjectNode onlyError = null;
-        int failures = 0;
-        for (Forwarder.Answer a : o.answers()) {
-            if (a.warning() == null && a.status() >= 200 && a.status() < 300) {
-                successes++;
-            } else {
-                onlyError = BatchResult.sourceProblem(a);
-                result.entityError(id, a.registration().id(), onlyError);
-                failures++;
-            }
-        }
-        boolean ranHere = false;
-        if (o.localToo() && (o.hasLocalAttributes() || x.operation() == Operation.DELETE_ENTITY
-                || x.operation() == Operation.CREATE_ENTITY)) {
-            x.body = o.localBody();
-            try {
-                runHere(x);
-                ranHere = true;
-                successes++;
-            } catch (NgsiLdException e) {
-                if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && failures == 0
-                        && x.operation() != Operation.DELETE_ENTITY)) {
-                    onlyError = Exchange.problem(e);
-                    result.entityError(id, null, onlyError);
-                    failures++;
-                }
-            }
-        }
-        if (failures == 0) {
-            if (!ranHere) {
-                if (x.operation() == Operation.CREATE_ENTITY) {
-                    x.created("entities", id);
-                } else {
-                    x.noContent();
-                }
-            }
-            return;
-        }
-        if (successes == 0 && failures == 1) {
-            x.request.responseHeaders().remove("Location");
-            x.answerPlain(onlyError.path("status").asInt(500), onlyError);
-            return;
-        }
-        if (successes > 0) {
-            result.success(id);
-        }
-        result.answer(x);
     }
 
     private void runHere(Exchange x) {
