@@ -36,9 +36,9 @@ import dev.cor.rest.CorRestJson;
  */
 final class DiscoveryOperations {
     private final Config config;
-    private final DistributedOperations distributed;
+    private final DistributedReads distributed;
 
-    DiscoveryOperations(Config config, DistributedOperations distributed) {
+    DiscoveryOperations(Config config, DistributedReads distributed) {
         this.config = config;
         this.distributed = distributed;
     }

@@ -60,7 +60,7 @@ final class DistributedWrites {
      * @param failures  the attributes a source did not take: name (as the request wrote it) and why
      * @param answers   every forward's answer
      */
-    record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures,
+    private record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures,
             List<Forwarder.Answer> answers) {
         /** Whether the body has attributes left for this broker (a write of the path's entity or attribute always has). */
         boolean hasLocalAttributes() {
@@ -84,7 +84,7 @@ final class DistributedWrites {
      * (its body is written in them); the attributes of exclusive and redirect registrations are
      * taken out of what this broker does itself.
      */
-    WriteOutcome write(Exchange x) {
+    private WriteOutcome write(Exchange x) {
         String id = x.route.entityId() != null ? EntityOperations.entityId(x)
                 : x.body != null && x.body.path("id").isTextual() ? x.body.path("id").asText() : null;
         dev.cor.ngsild.model.EntityParser parser = new dev.cor.ngsild.model.EntityParser(x.context, config.limits());

@@ -33,9 +33,9 @@ import dev.cor.rest.CorRestJson;
  */
 final class EntityOperations {
     private final Config config;
-    private final DistributedOperations distributed;
+    private final DistributedReads distributed;
 
-    EntityOperations(Config config, DistributedOperations distributed) {
+    EntityOperations(Config config, DistributedReads distributed) {
         this.config = config;
         this.distributed = distributed;
     }

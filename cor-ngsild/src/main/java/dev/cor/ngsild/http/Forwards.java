@@ -29,9 +29,10 @@ import dev.cor.rest.client.CorRestClientRequest;
  * asks for (§ 4.3.6.6) - and the fan-out that sends them all at once through the {@link Forwarder}
  * (started together, awaited together), with the request's forward-depth guard held and each
  * failing source's NGSILD-Warning put on the answer (§ 6.3.17). A source's entity is read here too
- * ({@link #entityOf}). Used by {@link DistributedOperations} and, for the copies of subscriptions
- * at their sources (§ 5.8.1.4), by {@link RemoteSubscriptions}. Stateless; one per application,
- * shared by every loop and worker: what a request learns (its warnings) goes on its {@link Exchange}.
+ * ({@link #entityOf}). Used by {@link DistributedReads}, {@link DistributedWrites},
+ * {@link DistributedBatches} and, for the copies of subscriptions at their sources (§ 5.8.1.4),
+ * {@link RemoteSubscriptions}. Stateless; one per application, shared by every loop and worker:
+ * what a request learns (its warnings) goes on its {@link Exchange}.
  */
 final class Forwards {
     private static final System.Logger LOG = System.getLogger(Forwards.class.getName());

@@ -61,7 +61,6 @@ public final class NgsildApplication implements CorRestApplication {
     private final DiscoveryOperations discovery;
     private final SubscriptionOperations subscriptionOps;
     private final DistributedPlan distributedPlan;
-    private final DistributedOperations distributed;
     private final DistributedWrites distributedWrites;
     private final RegistrationOperations registrationOps;
     private final SubscriptionOperations csourceSubscriptionOps;
@@ -88,14 +87,16 @@ public final class NgsildApplication implements CorRestApplication {
             meters[op.ordinal()] = config.metrics().operation(op.metricName());
         }
         meters[ops.length] = config.metrics().operation("unknown");
+        // without a forwarder nothing is distributed: every one of these is null, and x.forwards always is
         Forwards forwards = forwarder == null ? null : new Forwards(config, forwarder);
         this.distributedPlan = forwarder == null ? null : new DistributedPlan(config, forwarder);
-        this.distributed = forwards == null ? null : new DistributedOperations(config, forwards, distributedPlan);
+        DistributedReads reads = forwards == null ? null : new DistributedReads(config, forwards, distributedPlan);
         this.distributedWrites = forwards == null ? null : new DistributedWrites(config, forwards, distributedPlan);
-        this.entities = new EntityOperations(config, distributed);
-        this.batches = new BatchOperations(config, forwards == null ? null : new DistributedBatches(config, forwards, distributedPlan));
+        DistributedBatches batchForwards = forwards == null ? null : new DistributedBatches(config, forwards, distributedPlan);
+        this.entities = new EntityOperations(config, reads);
+        this.batches = new BatchOperations(config, batchForwards);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
-        this.discovery = new DiscoveryOperations(config, distributed);
+        this.discovery = new DiscoveryOperations(config, reads);
         this.subscriptionOps = new SubscriptionOperations(config);
         this.registrationOps = new RegistrationOperations(config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
@@ -103,7 +104,7 @@ public final class NgsildApplication implements CorRestApplication {
         csourceSubscriptions.periodicData(registrationOps::matchingNow);
         this.csourceSubscriptionOps = new SubscriptionOperations(config, csourceSubscriptions,
                 "csourceSubscriptions", registrationOps::initialNotification);
-        if (distributed != null) {
+        if (forwards != null) {
             subscriptionOps.distribute(distributedPlan, forwards, csourceSubscriptionOps);
         }
     }

@@ -28,16 +28,20 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.BoundedPattern;
 
 /**
- * Retrieve Entity and Query Entities across this broker and the context sources registered for
- * them (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4, § 5.7.2.4): which registrations a request reaches,
- * the forwards (started together, awaited together: {@link Forwarder}), and the answers merged
- * with what this broker holds ({@link EntityMerge}) before the usual representation is applied.
- * Inclusive sources are merged with the local data; exclusive and redirect ones replace the local
- * copy of what they register; auxiliary ones only fill in attributes nobody else gave. A source
- * that fails leaves its NGSILD-Warning on the answer (§ 6.3.17), never a 500. Stateless; one per
- * application.
+ * The distributed reads, and the purge (ETSI GS CIM 009 § 4.3.6): Retrieve Entity (§ 5.7.1.4),
+ * Query Entities (§ 5.7.2.4), the entity types and attributes of discovery (§ 5.7.5, § 5.7.8) and
+ * Purge Entities (§ 5.6.21.4) across this broker and the context sources registered for them:
+ * each registration the request reaches ({@link DistributedPlan#reach}) is asked for what it
+ * provides, the forwards are started together and awaited together ({@link Forwards#fanOut}), and
+ * the answers are merged with what this broker holds ({@link EntityMerge}) before the usual
+ * representation is applied. Inclusive sources are merged with the local data; exclusive and
+ * redirect ones replace the local copy of what they register; auxiliary ones only fill in
+ * attributes nobody else gave. A source that fails leaves its NGSILD-Warning on the answer
+ * (§ 6.3.17), never a 500. Called by {@link EntityOperations} (retrieve, query, purge) and
+ * {@link DiscoveryOperations} (names). Stateless; one per application, shared by every loop and
+ * worker; a request's state lives in its {@link Exchange}.
  */
-final class DistributedOperations {
+final class DistributedReads {
     /** How many entities a query asks each source for: its page is cut here, after the merge. */
     private static final int SOURCE_LIMIT = 1000;
 
@@ -46,7 +50,7 @@ final class DistributedOperations {
     private final Forwarder forwarder;
     private final DistributedPlan plan;
 
-    DistributedOperations(Config config, Forwards forwards, DistributedPlan plan) {
+    DistributedReads(Config config, Forwards forwards, DistributedPlan plan) {
         this.config = config;
         this.forwards = forwards;
         this.forwarder = forwards.forwarder();
@@ -442,9 +446,7 @@ final class DistributedOperations {
                 (long) asked.offset() + asked.limit() < all.size());
     }
 
-    // ---------------------------------------------------------------- forwarding
-
-    // ---------------------------------------------------------------- names in a registration's terms (what it provides: Coverage)
+    // ---------------------------------------------------------------- the request's terms
 
     /** The request's attrs (or pick's attributes) expanded; empty: all. */
     private Set<String> expandedAttrs(Exchange x, QueryParams params) {
