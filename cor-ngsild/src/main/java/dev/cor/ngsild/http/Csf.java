@@ -50,7 +50,7 @@ record Csf(List<List<String[]>> anyOf) {
                         value = value.substring(1, value.length() - 1);
                     }
                 }
-                String iri = RegistrationOperations.MEMBERS.contains(name) ? name : ctx.expand(name);
+                String iri = RegistrationReader.MEMBERS.contains(name) ? name : ctx.expand(name);
                 all.add(new String[] {iri == null ? name : iri, cmp, value});
             }
             any.add(all);
