@@ -23,7 +23,6 @@ import dev.cor.ngsild.http.NgsildApplication.Config;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityParser;
-import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.MatchBudget;
@@ -32,7 +31,6 @@ import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.subscription.LiveSubscription;
 import dev.cor.ngsild.subscription.Subscription;
 import dev.cor.ngsild.subscription.Subscriptions;
-import dev.cor.rest.CorRestJson;
 
 /**
  * The context source registration resource (ETSI GS CIM 009 § 5.9, § 5.10, § 6.8-6.9): register,
@@ -40,12 +38,11 @@ import dev.cor.rest.CorRestJson;
  * per tenant. {@link RegistrationReader} reads a CSourceRegistration (§ 5.2.9) into its expanded
  * form - entity types, property and relationship names and the registrant's own members as IRIs,
  * operation groups resolved (§ 4.20) - and checks every member; here the mode's rules are checked
- * against what the broker holds (§ 5.9.2.4), and a retrieval is answered compacted with the
- * request's context. Runs inline on the loop, or in a coroutine when the request's context must
- * be downloaded.
+ * against what the broker holds (§ 5.9.2.4), and {@link RegistrationRenderer} answers a retrieval
+ * compacted with the request's context. Runs inline on the loop, or in a coroutine when the
+ * request's context must be downloaded.
  */
 final class RegistrationOperations {
-
     private final Config config;
     private final Registrations regs;
     private final RegistrationReader reader;
@@ -89,7 +86,8 @@ final class RegistrationOperations {
 
     void retrieve(Exchange x) {
         Registrations.Live l = existing(x);
-        x.answer(200, x.accept, write(render(l, x.context, x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
+        x.answer(200, x.accept, RegistrationRenderer.write(RegistrationRenderer.render(l, x.context,
+                x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
     }
 
     void list(Exchange x) {
@@ -106,12 +104,12 @@ final class RegistrationOperations {
         }
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
         for (int i = page.offset(); i < hits.size() && out.size() < page.limit(); i++) {
-            out.add(render(hits.get(i), x.context, ld, sysAttrs));
+            out.add(RegistrationRenderer.render(hits.get(i), x.context, ld, sysAttrs));
         }
         if (page.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
         }
-        x.answer(200, x.accept, write(out), x.context);
+        x.answer(200, x.accept, RegistrationRenderer.write(out), x.context);
         if (page.limit() > 0) {
             // 4.12, 6.3.10: the previous and the next page, as a query of entities links them
             if (page.offset() > 0) {
@@ -244,7 +242,7 @@ final class RegistrationOperations {
      * suite reads it (Table 5.2.8-1 allows both).
      */
     private static ObjectNode notified(Registration r, Subscription d) {
-        ObjectNode out = render(r, null, d.context(), false, false);
+        ObjectNode out = RegistrationRenderer.render(r, null, d.context(), false, false);
         if (!(out.get("information") instanceof ArrayNode all)) {
             return out;
         }
@@ -271,7 +269,7 @@ final class RegistrationOperations {
     }
 
     private static String text(ObjectNode n) {
-        return new String(write(n), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(RegistrationRenderer.write(n), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**
@@ -485,88 +483,6 @@ final class RegistrationOperations {
     private static NgsiLdException conflict(Registration r, String why) {
         return new NgsiLdException(ErrorType.CONFLICT, "a " + r.mode().name().toLowerCase(Locale.ROOT)
                 + " registration cannot be made here: " + why + " (§ 5.9.2.4)");
-    }
-
-    // ---------------------------------------------------------------- answering
-
-    /** The registration compacted with {@code ctx}, with what the broker keeps of it (Table 5.2.9-2). */
-    private ObjectNode render(Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
-        return render(l.definition(), l, ctx, ldJson, sysAttrs);
-    }
-
-    /** As above; {@code l} null: a registration that is gone (a notification of its deletion), without status. */
-    private static ObjectNode render(Registration r, Registrations.Live l, LdContext ctx, boolean ldJson, boolean sysAttrs) {
-        ObjectNode out = JsonNodeFactory.instance.objectNode();
-        out.put("id", r.id());
-        out.put("type", RegistrationReader.TYPE);
-        for (Map.Entry<String, JsonNode> m : r.document().properties()) {
-            String k = m.getKey();
-            if (k.equals("information")) {
-                out.set(k, compactInformation((ArrayNode) m.getValue(), ctx));
-            } else if (RegistrationReader.MEMBERS.contains(k)) {
-                out.set(k, m.getValue());
-            } else {
-                out.set(ctx.compactName(k), m.getValue());
-            }
-        }
-        String status = l == null ? null : l.status();
-        if (status != null) {
-            out.put("status", status);
-            out.put("timesSent", l.timesSent());
-            out.put("timesFailed", l.timesFailed());
-            if (l.lastSuccess() >= 0) {
-                out.put("lastSuccess", EntityRenderer.time(l.lastSuccess()));
-            }
-            if (l.lastFailure() >= 0) {
-                out.put("lastFailure", EntityRenderer.time(l.lastFailure()));
-            }
-        }
-        if (sysAttrs && l != null) {
-            out.put("createdAt", EntityRenderer.time(l.createdAt()));
-            out.put("modifiedAt", EntityRenderer.time(l.modifiedAt()));
-        }
-        if (ldJson) {
-            out.set("@context", ctx.echo());
-        }
-        return out;
-    }
-
-    private static ArrayNode compactInformation(ArrayNode information, LdContext ctx) {
-        ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        for (JsonNode item : information) {
-            ObjectNode info = JsonNodeFactory.instance.objectNode();
-            if (item.get("entities") instanceof ArrayNode es) {
-                ArrayNode entities = info.putArray("entities");
-                for (JsonNode e : es) {
-                    ObjectNode ei = e.deepCopy();
-                    JsonNode t = e.get("type");
-                    if (t.isArray()) {
-                        ArrayNode types = JsonNodeFactory.instance.arrayNode();
-                        t.forEach(one -> types.add(ctx.compactIri(one.asText())));
-                        ei.set("type", types);
-                    } else {
-                        ei.put("type", ctx.compactIri(t.asText()));
-                    }
-                    entities.add(ei);
-                }
-            }
-            for (String member : List.of("propertyNames", "relationshipNames")) {
-                if (item.get(member) instanceof ArrayNode names) {
-                    ArrayNode compact = info.putArray(member);
-                    names.forEach(n -> compact.add(ctx.compactName(n.asText())));
-                }
-            }
-            out.add(info);
-        }
-        return out;
-    }
-
-    private static byte[] write(JsonNode n) {
-        try {
-            return CorRestJson.mapper().writeValueAsBytes(n);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     // ---------------------------------------------------------------- querying (§ 5.10.2)
