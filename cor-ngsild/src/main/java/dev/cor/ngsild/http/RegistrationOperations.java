@@ -3,7 +3,6 @@ package dev.cor.ngsild.http;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -17,6 +16,7 @@ import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.federation.Coverage;
 import dev.cor.ngsild.federation.OperationNames;
 import dev.cor.ngsild.federation.Registration;
+import dev.cor.ngsild.federation.RegistrationConflicts;
 import dev.cor.ngsild.federation.RegistrationLookup;
 import dev.cor.ngsild.federation.Registrations;
 import dev.cor.ngsild.http.NgsildApplication.Config;
@@ -37,10 +37,10 @@ import dev.cor.ngsild.subscription.Subscriptions;
  * retrieve, query, update (a merge of the fragment's members, the whole checked again) and delete,
  * per tenant. {@link RegistrationReader} reads a CSourceRegistration (§ 5.2.9) into its expanded
  * form - entity types, property and relationship names and the registrant's own members as IRIs,
- * operation groups resolved (§ 4.20) - and checks every member; here the mode's rules are checked
- * against what the broker holds (§ 5.9.2.4), and {@link RegistrationRenderer} answers a retrieval
- * compacted with the request's context. Runs inline on the loop, or in a coroutine when the
- * request's context must be downloaded.
+ * operation groups resolved (§ 4.20) - and checks every member; {@link RegistrationConflicts}
+ * checks the mode's rules against what the broker holds (§ 5.9.2.4), and
+ * {@link RegistrationRenderer} answers a retrieval compacted with the request's context. Runs
+ * inline on the loop, or in a coroutine when the request's context must be downloaded.
  */
 final class RegistrationOperations {
     private final Config config;
@@ -76,8 +76,8 @@ final class RegistrationOperations {
         checkType(body.get("type"), true);
         ObjectNode doc = reader.expand(body, x.context, true);
         Registration r = reader.build(regId, x.tenant, doc, x.context, false);
-        conflictsWithEntities(r);
-        if (regs.add(r, existing -> conflictsWithRegistrations(r, existing)) == null) {
+        RegistrationConflicts.conflictsWithEntities(r, config.store());
+        if (regs.add(r, existing -> RegistrationConflicts.conflictsWithRegistrations(r, existing)) == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "registration " + regId + " exists already");
         }
         x.created("csourceRegistrations", regId);
@@ -146,8 +146,8 @@ final class RegistrationOperations {
         }
         // the registration keeps the context it was made with: forwards are compacted with it
         Registration r = reader.build(old.id(), x.tenant, merged, old.context(), false);
-        conflictsWithEntities(r);
-        if (!regs.update(l, r, existing -> conflictsWithRegistrations(r, existing))) {
+        RegistrationConflicts.conflictsWithEntities(r, config.store());
+        if (!regs.update(l, r, existing -> RegistrationConflicts.conflictsWithRegistrations(r, existing))) {
             throw NgsiLdException.notFound("no registration " + old.id());
         }
         x.noContent();
@@ -393,96 +393,6 @@ final class RegistrationOperations {
             throw NgsiLdException.badData("a registration is a JSON object");
         }
         return (ObjectNode) body;
-    }
-
-    // ---------------------------------------------------------------- the mode's conflicts (§ 5.9.2.4)
-
-    /**
-     * An exclusive registration over an entity that holds one of its attributes here, a redirect
-     * one over an entity it matches: 409 Conflict - the broker would hold what it may not.
-     */
-    private void conflictsWithEntities(Registration r) {
-        if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
-            return;
-        }
-        for (Registration.Info info : r.information()) {
-            Set<String> attrs = new LinkedHashSet<>(info.propertyNames());
-            attrs.addAll(info.relationshipNames());
-            if (info.entities().isEmpty()) {
-                continue; // attributes alone: no one entity to check without a scan of the tenant
-            }
-            for (Registration.EntityInfo ei : info.entities()) {
-                if (ei.id() != null) {
-                    Entity e = config.store().get(r.tenant(), ei.id());
-                    if (e != null && e.types().contains(ei.type()) && holdsAny(e, attrs)) {
-                        throw conflict(r, "entity " + ei.id() + " is held here");
-                    }
-                } else {
-                    String[] hit = {null};
-                    config.store().forEach(r.tenant(), ei.type(), e -> {
-                        if (hit[0] == null && ei.selectsId(e.id()) && holdsAny(e, attrs)) {
-                            hit[0] = e.id();
-                        }
-                    });
-                    if (hit[0] != null) {
-                        throw conflict(r, "entity " + hit[0] + " is held here");
-                    }
-                }
-            }
-        }
-    }
-
-    private static boolean holdsAny(Entity e, Set<String> attrs) {
-        if (attrs.isEmpty()) {
-            return true;
-        }
-        for (String a : attrs) {
-            if (e.attributes().containsKey(a)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * An exclusive registration whose entity and attributes an exclusive or redirect one covers
-     * already (§ 5.9.2.4), or - the other way round - an exclusive one covering what a new redirect
-     * one would: 409 Conflict. Auxiliary and inclusive registrations never conflict (§ 4.3.6.2).
-     */
-    private static void conflictsWithRegistrations(Registration r, Registrations.Live[] existing) {
-        if (r.mode() != Registration.Mode.EXCLUSIVE && r.mode() != Registration.Mode.REDIRECT) {
-            return;
-        }
-        for (Registrations.Live l : existing) {
-            Registration o = l.definition();
-            if (o.id().equals(r.id())) {
-                continue;
-            }
-            boolean check = (r.mode() == Registration.Mode.EXCLUSIVE
-                    && (o.mode() == Registration.Mode.EXCLUSIVE || o.mode() == Registration.Mode.REDIRECT))
-                    || (r.mode() == Registration.Mode.REDIRECT && o.mode() == Registration.Mode.EXCLUSIVE);
-            if (!check) {
-                continue;
-            }
-            Registration exclusive = r.mode() == Registration.Mode.EXCLUSIVE ? r : o;
-            Registration other = exclusive == r ? o : r;
-            for (Registration.Info info : exclusive.information()) {
-                Set<String> attrs = new LinkedHashSet<>(info.propertyNames());
-                attrs.addAll(info.relationshipNames());
-                for (Registration.EntityInfo ei : info.entities()) {
-                    RegistrationLookup.Want want = new RegistrationLookup.Want(null, ei.id(), null, Set.of(ei.type()), attrs);
-                    if (Coverage.matches(other, want)) {
-                        throw conflict(r, "registration " + o.id() + " (" + o.mode().name().toLowerCase(Locale.ROOT)
-                                + ") covers entity " + ei.id() + " already");
-                    }
-                }
-            }
-        }
-    }
-
-    private static NgsiLdException conflict(Registration r, String why) {
-        return new NgsiLdException(ErrorType.CONFLICT, "a " + r.mode().name().toLowerCase(Locale.ROOT)
-                + " registration cannot be made here: " + why + " (§ 5.9.2.4)");
     }
 
     // ---------------------------------------------------------------- querying (§ 5.10.2)
