@@ -98,12 +98,12 @@ public final class NgsildApplication implements CorRestApplication {
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(config, reads);
         this.subscriptionOps = new SubscriptionOperations(config);
-        this.registrationOps = new RegistrationOperations(config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
-        registrationOps.notifyTo(csourceSubscriptions);
-        csourceSubscriptions.periodicData(registrationOps::matchingNow);
+        CsourceNotifications csourceNotifications = new CsourceNotifications(config, csourceSubscriptions);
+        this.registrationOps = new RegistrationOperations(config, csourceNotifications);
+        csourceSubscriptions.periodicData(csourceNotifications::matchingNow);
         this.csourceSubscriptionOps = new SubscriptionOperations(config, csourceSubscriptions,
-                "csourceSubscriptions", registrationOps::initialNotification);
+                "csourceSubscriptions", csourceNotifications::initialNotification);
         if (forwards != null) {
             subscriptionOps.distribute(distributedPlan, forwards, csourceSubscriptionOps);
         }
