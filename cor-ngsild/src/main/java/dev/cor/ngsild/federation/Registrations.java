@@ -190,7 +190,8 @@ public final class Registrations implements RegistrationLookup {
     /**
      * Adds a registration unless its id is taken. {@code admit} runs just before it is put in
      * force, under the tenant's monitor, with the tenant's registrations as they are then (the
-     * exclusive/redirect conflict checks, § 5.9.2.4); it throws to refuse.
+     * exclusive/redirect conflict checks of {@link RegistrationConflicts}, § 5.9.2.4); it throws to
+     * refuse.
      *
      * @return the registration, or {@code null} when its id is taken (409)
      */
