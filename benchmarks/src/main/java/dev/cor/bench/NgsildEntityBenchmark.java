@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.examples.gateway.BenchEntities;
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
@@ -14,6 +12,7 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.rest.CorRestJson;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -3,13 +3,12 @@ package dev.cor.bench;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.rest.CorRestJson;

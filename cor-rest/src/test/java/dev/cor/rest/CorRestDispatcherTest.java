@@ -1,7 +1,5 @@
 package dev.cor.rest;
 
-import dev.cor.base.testing.LogCapture;
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -23,9 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LogCapture;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,5 @@
 package dev.cor.rest;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,9 +16,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.Test;
 
 class CorRestTest {

@@ -4,9 +4,8 @@ import java.nio.charset.StandardCharsets;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.error.ErrorType;
+import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;

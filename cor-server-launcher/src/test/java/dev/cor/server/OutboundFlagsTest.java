@@ -12,15 +12,13 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 
+import dev.cor.base.testing.TestCa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.testing.TestCa;
 
 /**
  * {@code --trustStore}: a PEM bundle or a PKCS12 store, its CAs added to the JDK's default ones -

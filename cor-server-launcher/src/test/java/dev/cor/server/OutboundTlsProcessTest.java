@@ -15,14 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.base.testing.TestCa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.base.testing.TestCa;
 
 /**
  * The broker's outbound TLS through the jar: an https context server, notification receiver and

@@ -3,7 +3,6 @@ package dev.cor.server;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.KeyStore;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 

@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeList;
@@ -18,6 +16,7 @@ import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityInput;
 import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.policy.NgsildLimits;
 
 /**
  * The pieces of one entity from this broker and its sources put together (ETSI GS CIM 009

@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.client.CorRestCall;
 import dev.cor.rest.client.CorRestClient;

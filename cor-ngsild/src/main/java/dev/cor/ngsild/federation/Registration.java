@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.query.StandingPattern;
 

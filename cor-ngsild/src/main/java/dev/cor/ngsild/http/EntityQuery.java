@@ -7,16 +7,15 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
-import org.locationtech.jts.geom.Envelope;
-
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
-import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityStore.Index;
+import dev.cor.ngsild.store.EntityStore;
+import org.locationtech.jts.geom.Envelope;
 
 /**
  * One Query Entities request's selection (ETSI GS CIM 009 § 5.7.2, 5.2.23) - entity selectors

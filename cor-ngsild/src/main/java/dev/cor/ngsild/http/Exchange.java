@@ -3,19 +3,19 @@ package dev.cor.ngsild.http;
 import java.nio.charset.StandardCharsets;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.http.NgsildApplication.Config;
 import dev.cor.ngsild.ld.ContextRef;
 import dev.cor.ngsild.ld.LdContext;
-import dev.cor.ngsild.store.EntityStore;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.cor.ngsild.http.NgsildApplication.Config;
 import dev.cor.ngsild.store.EntityChange;
+import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
-import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestException;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.CorRestJson;
 
 /**
  * One request on its way through the broker: what {@link NgsildApplication} learned of it before

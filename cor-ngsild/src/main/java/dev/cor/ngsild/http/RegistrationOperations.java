@@ -11,8 +11,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
-import dev.cor.ngsild.federation.Coverage;
-import dev.cor.ngsild.federation.OperationNames;
 import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.RegistrationConflicts;
 import dev.cor.ngsild.federation.Registrations;

@@ -7,7 +7,6 @@ import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.rest.CorRestJson;
 

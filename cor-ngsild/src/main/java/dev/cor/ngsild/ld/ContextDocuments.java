@@ -14,11 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
-import dev.cor.base.CorCoTimeoutException;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.CorCoTimeoutException;
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;

@@ -6,7 +6,6 @@ import java.util.Locale;
 import java.util.Objects;
 
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.error.NgsiLdException;
 
 /**

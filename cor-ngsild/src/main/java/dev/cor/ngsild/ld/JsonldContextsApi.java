@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;

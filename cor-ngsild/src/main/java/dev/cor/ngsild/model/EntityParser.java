@@ -12,10 +12,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.policy.NgsildLimits;
 
 /**
  * Reads entities, fragments and attributes from a request body - normalized or concise

@@ -5,10 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
-import org.locationtech.jts.geom.Geometry;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Attribute;
@@ -17,6 +14,7 @@ import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.rest.CorRestJson;
+import org.locationtech.jts.geom.Geometry;
 
 /**
  * A parsed {@code orderBy} (ETSI GS CIM 009 V1.9.1 § 4.23): terms separated by {@code ,}, each

@@ -1,5 +1,15 @@
 package dev.cor.ngsild.query;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.rest.CorRestJson;
 import org.locationtech.jts.geom.Coordinate;
 import org.locationtech.jts.geom.Envelope;
 import org.locationtech.jts.geom.Geometry;
@@ -10,18 +20,6 @@ import org.locationtech.jts.geom.Polygon;
 import org.locationtech.jts.geom.prep.PreparedGeometry;
 import org.locationtech.jts.geom.prep.PreparedGeometryFactory;
 import org.locationtech.jts.operation.distance.DistanceOp;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-
-import dev.cor.ngsild.error.NgsiLdException;
-import dev.cor.ngsild.ld.LdContext;
-import dev.cor.ngsild.model.Attribute;
-import dev.cor.ngsild.model.AttributeKind;
-import dev.cor.ngsild.model.AttributeList;
-import dev.cor.ngsild.model.Entity;
-import dev.cor.ngsild.model.Syntax;
-import dev.cor.rest.CorRestJson;
 
 /**
  * A parsed geo-query (ETSI GS CIM 009 § 4.10): a relation ({@code near;maxDistance==m},

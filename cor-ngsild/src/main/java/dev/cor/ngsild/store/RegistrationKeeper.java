@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.ld.LdContexts;
 
 /**

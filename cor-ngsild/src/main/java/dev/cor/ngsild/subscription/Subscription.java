@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;

@@ -8,12 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.Test;
 
 /**
  * Distributed batch operations (ETSI GS CIM 009 § 5.6.7-5.6.10, each one's distributed clause)

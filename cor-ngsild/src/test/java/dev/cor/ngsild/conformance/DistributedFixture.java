@@ -8,13 +8,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterEach;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.AfterEach;
 
 /**
  * What the distributed operations' tests share ({@link DistributedReadTest},

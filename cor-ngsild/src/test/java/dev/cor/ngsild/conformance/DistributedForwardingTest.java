@@ -9,14 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.Test;
 
 /**
  * The forwards themselves (ETSI GS CIM 009 § 4.3.6, § 6.3.17) between real brokers and misbehaving

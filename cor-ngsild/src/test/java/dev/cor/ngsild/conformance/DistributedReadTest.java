@@ -8,13 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.Test;
 
 /**
  * Distributed Retrieve Entity (ETSI GS CIM 009 § 4.3.6, § 5.7.1.4) and discovery (§ 5.7.5,

@@ -8,13 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.Test;
 
 /**
  * Distributed subscriptions (ETSI GS CIM 009 § 5.8.1.4, § 5.8.5.4, § 5.8.6) between real brokers

@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.federation.Registration.Mode;
+import org.junit.jupiter.api.Test;
 
 /**
  * Distributed writes of one entity (ETSI GS CIM 009 § 5.6.1-5.6.6, 5.6.17-5.6.19, each one's

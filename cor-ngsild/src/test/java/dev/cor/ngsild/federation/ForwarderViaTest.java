@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.InstantSource;
 import java.util.List;
 
+import dev.cor.rest.client.CorRestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.rest.client.CorRestClient;
 
 /**
  * How a forward reads and writes {@code Via} (RFC 9110 § 7.6.3, NGSI-LD § 4.3.6.4): an entry is

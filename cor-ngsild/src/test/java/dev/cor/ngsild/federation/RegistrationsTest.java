@@ -9,10 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import dev.cor.ngsild.ManualClock;
 import dev.cor.ngsild.federation.RegistrationLookup.Want;
+import org.junit.jupiter.api.Test;
 
 /**
  * The lookup's matching rules (§ 4.3.6, § 5.12): an EntityInfo by type and by id or idPattern,

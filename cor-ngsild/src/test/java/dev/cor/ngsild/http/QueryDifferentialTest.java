@@ -8,22 +8,20 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityEditor;
 import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.rest.CorRestJson;
+import org.junit.jupiter.api.Test;
 
 /**
  * Differential test of the query planner: on seeded random entities (random types, attributes,

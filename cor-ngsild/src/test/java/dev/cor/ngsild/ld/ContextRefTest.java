@@ -7,11 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;
+import org.junit.jupiter.api.Test;
 
 /**
  * What a request names as its {@code @context} through the {@code Link} header (ETSI GS CIM 009

@@ -12,16 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import com.fasterxml.jackson.databind.JsonNode;
-
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.client.CorRestClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The context-source API (ETSI GS CIM 009 § 5.13; HTTP binding § 6.29 - 6.30 of V1.9.1) as the

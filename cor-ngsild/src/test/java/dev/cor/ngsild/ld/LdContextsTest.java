@@ -11,16 +11,14 @@ import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.Test;
-
 import com.apicatalog.jsonld.JsonLdError;
 import com.apicatalog.jsonld.context.ActiveContext;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-
 import dev.cor.ngsild.error.ErrorType;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.rest.CorRestJson;
+import org.junit.jupiter.api.Test;
 
 /**
  * The NGSI-LD rules on top of JSON-LD (ETSI GS CIM 009 § 4.4, § 5.5.5, § 5.5.7), what an answer

@@ -1,6 +1,5 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.coroutine;
 import static dev.cor.base.testing.LoopTesting.get;
 import static dev.cor.base.testing.LoopTesting.inCoroutine;
@@ -18,11 +17,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** The client inside coroutines: many at once on one loop, the fan-out, keep-alive per loop. */
 class CorRestClientCoroutineTest {

@@ -1,6 +1,5 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.inCoroutine;
 import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,12 +14,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
+import dev.cor.rest.client.CorRestClientException.Kind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.CorCoLoop;
-import dev.cor.rest.client.CorRestClientException.Kind;
 
 /**
  * Every way a peer can fail a request ends in a typed error - and leaves no busy connection in

@@ -1,16 +1,15 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.inCoroutine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.CorCoLoop;
 
 /** Every way HTTP/1.1 frames a response body is read whole, and keep-alive follows the framing. */
 class CorRestClientFramingTest {

@@ -1,6 +1,5 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.coroutine;
 import static dev.cor.base.testing.LoopTesting.onLoop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,12 +12,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
+import dev.cor.rest.CorRest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.CorCoLoop;
-import dev.cor.rest.CorRest;
 
 /** The client never blocks a loop: every wait goes through CorRest.waitFd, every socket is non-blocking. */
 class CorRestClientNeverBlocksALoopTest {

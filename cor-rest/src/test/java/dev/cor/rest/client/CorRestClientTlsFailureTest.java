@@ -6,16 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 
+import dev.cor.base.testing.TestCa;
+import dev.cor.rest.client.CorRestClientException.Kind;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.testing.TestCa;
-import dev.cor.rest.client.CorRestClientException.Kind;
 
 /**
  * A TLS failure says which: certificates made by a CA of the test, served over real sockets, each

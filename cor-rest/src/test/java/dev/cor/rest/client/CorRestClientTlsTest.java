@@ -1,6 +1,5 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.coroutine;
 import static dev.cor.base.testing.LoopTesting.inCoroutine;
 import static dev.cor.base.testing.LoopTesting.onLoop;
@@ -16,21 +15,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLServerSocket;
 
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
+import dev.cor.rest.client.CorRestClientException.Kind;
+import dev.cor.rest.tls.TestCertificate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.cor.base.CorCo;
-import dev.cor.base.CorCoLoop;
-import dev.cor.rest.client.CorRestClientException.Kind;
-import dev.cor.rest.tls.TestCertificate;
 
 /** https through SSLEngine on the loop and on a plain thread, with a certificate made for the test. */
 class CorRestClientTlsTest {

@@ -1,6 +1,5 @@
 package dev.cor.rest.client;
 
-import dev.cor.base.testing.LoopTesting;
 import static dev.cor.base.testing.LoopTesting.coroutine;
 import static dev.cor.base.testing.LoopTesting.inCoroutine;
 import static dev.cor.base.testing.LoopTesting.onLoop;
@@ -20,12 +19,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.cor.base.CorCo;
-import dev.cor.base.CorCoLoop;
 
 /** Names are looked up off the loop, once per time to live; addresses and localhost never. */
 class CorRestResolverTest {

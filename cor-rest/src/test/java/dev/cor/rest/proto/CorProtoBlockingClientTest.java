@@ -1,6 +1,5 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestJson;
 import org.junit.jupiter.api.AfterEach;

@@ -1,11 +1,10 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
+import static dev.cor.rest.proto.ProtoFixture.readFrame;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static dev.cor.rest.proto.ProtoFixture.readFrame;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -16,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

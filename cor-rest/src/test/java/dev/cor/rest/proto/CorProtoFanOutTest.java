@@ -1,6 +1,5 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +7,7 @@ import java.util.List;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

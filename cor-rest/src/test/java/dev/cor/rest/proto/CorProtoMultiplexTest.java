@@ -1,6 +1,5 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,19 +7,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRest;
-import dev.cor.rest.CorRestJson;
 import dev.cor.rest.CorRestHeaders;
+import dev.cor.rest.CorRestJson;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

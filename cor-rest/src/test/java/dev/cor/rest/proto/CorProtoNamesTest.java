@@ -1,14 +1,13 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRestHeaders;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -2,10 +2,9 @@ package dev.cor.rest.proto;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import org.junit.jupiter.api.Test;
-
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.testing.LoopTesting;
+import org.junit.jupiter.api.Test;
 
 /**
  * The loop's contract with a handler whose {@code onReady} threw: it calls {@code failed}, and a

@@ -21,14 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
@@ -38,6 +32,10 @@ import dev.cor.rest.client.CorRestClient;
 import dev.cor.rest.client.CorRestClientException;
 import dev.cor.rest.client.CorRestClientRequest;
 import dev.cor.rest.tls.TestCertificate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code cors://}: the protocol inside TLS (spec § 4.4), over real sockets, with certificates made for the test. */
 class CorProtoTlsTest {

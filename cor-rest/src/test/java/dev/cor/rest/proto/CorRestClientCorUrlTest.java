@@ -1,6 +1,5 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.client.CorRestCall;
 import dev.cor.rest.client.CorRestClient;

@@ -1,6 +1,5 @@
 package dev.cor.rest.proto;
 
-import dev.cor.base.testing.LoopTesting;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,6 +13,7 @@ import java.util.function.UnaryOperator;
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoLoop;
 import dev.cor.base.CorCoTask;
+import dev.cor.base.testing.LoopTesting;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
 import dev.cor.rest.CorRestDispatcher;

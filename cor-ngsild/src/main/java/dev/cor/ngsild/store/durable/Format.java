@@ -9,7 +9,6 @@ import java.util.zip.CRC32C;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.ld.HostedContext;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;

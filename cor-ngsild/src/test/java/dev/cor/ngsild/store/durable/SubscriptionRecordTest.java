@@ -8,15 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The subscription records on their own, through the store's {@link SubscriptionKeeper} side:
