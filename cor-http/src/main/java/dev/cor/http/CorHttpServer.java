@@ -108,6 +108,7 @@ public final class CorHttpServer {
         }
     }
 
+    /** A builder with the defaults {@link Builder} lists; an application (or a service) is required. */
     public static Builder builder() {
         return new Builder();
     }
@@ -348,6 +349,7 @@ public final class CorHttpServer {
         return port;
     }
 
+    /** How many loops serve the connections. */
     public int loopCount() {
         return loops.size();
     }
@@ -399,14 +401,17 @@ public final class CorHttpServer {
         return answered.sum();
     }
 
+    /** Requests run inline on their loop so far. */
     public long inlineCount() {
         return dispatcher.inlineCount();
     }
 
+    /** Requests run as coroutines of their loop so far. */
     public long coroutineCount() {
         return dispatcher.coroutineCount();
     }
 
+    /** Requests run on a worker so far (the hop). */
     public long hopCount() {
         return dispatcher.hopCount();
     }
@@ -477,6 +482,7 @@ public final class CorHttpServer {
             return this;
         }
 
+        /** The address to listen on (default {@code 0.0.0.0}: every one). */
         public Builder host(String host) {
             this.host = Objects.requireNonNull(host, "host");
             return this;
@@ -574,21 +580,25 @@ public final class CorHttpServer {
             return this;
         }
 
+        /** The largest header section (default 8 KiB): past it, 431. */
         public Builder maxHeaderBytes(int bytes) {
             this.maxHeaderBytes = positive(bytes, "max header bytes");
             return this;
         }
 
+        /** The longest request target (default 8 KiB): past it, 414. */
         public Builder maxRequestTargetBytes(int bytes) {
             this.maxRequestTargetBytes = positive(bytes, "max request target bytes");
             return this;
         }
 
+        /** The most header fields a request may have (default 100): past it, 431. */
         public Builder maxHeaderCount(int n) {
             this.maxHeaderCount = positive(n, "max header fields");
             return this;
         }
 
+        /** The largest request body (default 1 MiB): past it, 413. */
         public Builder maxBodyBytes(int bytes) {
             this.maxBodyBytes = positive(bytes, "max body bytes");
             return this;
@@ -629,6 +639,7 @@ public final class CorHttpServer {
             return this;
         }
 
+        /** How long {@link CorHttpServer#stop()} lets requests in flight finish (default 5 000 ms; 0: none). */
         public Builder stopGraceMs(long ms) {
             if (ms < 0) {
                 throw new IllegalArgumentException("stop grace must be >= 0: " + ms);
@@ -637,6 +648,7 @@ public final class CorHttpServer {
             return this;
         }
 
+        /** The server, not started yet ({@link CorHttpServer#start()}). */
         public CorHttpServer build() {
             Objects.requireNonNull(application, "application");
             return new CorHttpServer(this);

@@ -75,10 +75,12 @@ public enum ErrorType {
         return uri;
     }
 
+    /** The HTTP status it is answered with. */
     public int status() {
         return status;
     }
 
+    /** The ProblemDetails {@code title}. */
     public String title() {
         return title;
     }

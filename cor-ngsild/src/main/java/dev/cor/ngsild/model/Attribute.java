@@ -25,6 +25,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 public record Attribute(AttributeKind kind, JsonNode value, String datasetId, String observedAt, String unitCode,
         JsonNode valueType, JsonNode objectType, Map<String, AttributeList> sub, long createdAt, long modifiedAt) {
 
+    /** Kind and value are required; a missing {@code sub} is none. */
     public Attribute {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(value, "value");

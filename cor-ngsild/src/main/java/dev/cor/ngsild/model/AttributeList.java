@@ -16,6 +16,7 @@ public final class AttributeList {
         this.instances = instances;
     }
 
+    /** One instance. */
     public static AttributeList of(Attribute one) {
         return new AttributeList(List.of(one));
     }
@@ -28,10 +29,12 @@ public final class AttributeList {
         return new AttributeList(List.copyOf(instances));
     }
 
+    /** Every instance, the default one among them if there is one. Unmodifiable. */
     public List<Attribute> instances() {
         return instances;
     }
 
+    /** How many instances. */
     public int size() {
         return instances.size();
     }

@@ -33,6 +33,7 @@ public final class Entity {
         this.modifiedAt = modifiedAt;
     }
 
+    /** The entity's id (a URI). */
     public String id() {
         return id;
     }
@@ -42,6 +43,7 @@ public final class Entity {
         return types;
     }
 
+    /** Its scopes (ETSI GS CIM 009 § 4.18), empty when none. Unmodifiable. */
     public List<String> scopes() {
         return scopes;
     }
@@ -51,10 +53,12 @@ public final class Entity {
         return attributes;
     }
 
+    /** When the broker created it (epoch milliseconds). */
     public long createdAt() {
         return createdAt;
     }
 
+    /** When the broker last changed it (epoch milliseconds). */
     public long modifiedAt() {
         return modifiedAt;
     }

@@ -59,6 +59,7 @@ public final class EntityParser {
     private final LdContext context;
     private final NgsildLimits limits;
 
+    /** A parser that expands names with {@code context} and refuses what exceeds {@code limits}. */
     public EntityParser(LdContext context, NgsildLimits limits) {
         this.context = context;
         this.limits = limits;

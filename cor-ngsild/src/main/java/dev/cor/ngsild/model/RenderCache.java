@@ -18,6 +18,7 @@ public final class RenderCache {
         return s != null && s.key.equals(key) ? s.bytes : null;
     }
 
+    /** Keeps {@code bytes} as rendered for {@code key}, in place of what was there. */
     public void put(Object key, byte[] bytes) {
         slot = new Slot(key, bytes);
     }

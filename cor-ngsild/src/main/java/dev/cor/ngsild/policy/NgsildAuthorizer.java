@@ -67,6 +67,7 @@ public interface NgsildAuthorizer {
 
     /** 401 with a {@code WWW-Authenticate} challenge. */
     record Unauthorized(String challenge, String detail) implements Decision {
+        /** Both are required: the challenge goes to {@code WWW-Authenticate}, the detail to the ProblemDetails. */
         public Unauthorized {
             Objects.requireNonNull(challenge, "challenge");
             Objects.requireNonNull(detail, "detail");
@@ -75,6 +76,7 @@ public interface NgsildAuthorizer {
 
     /** 403. */
     record Forbidden(String detail) implements Decision {
+        /** The detail is required: it goes to the ProblemDetails. */
         public Forbidden {
             Objects.requireNonNull(detail, "detail");
         }

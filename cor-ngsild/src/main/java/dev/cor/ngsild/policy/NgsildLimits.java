@@ -16,6 +16,7 @@ package dev.cor.ngsild.policy;
 public record NgsildLimits(int maxAttributes, int maxInstances, int maxDepth, int maxBatch, int maxIdLength,
         int defaultLimit, int maxLimit) {
 
+    /** Every bound at least 1, and {@code defaultLimit} no greater than {@code maxLimit}. */
     public NgsildLimits {
         positive("maxAttributes", maxAttributes);
         positive("maxInstances", maxInstances);
@@ -29,6 +30,7 @@ public record NgsildLimits(int maxAttributes, int maxInstances, int maxDepth, in
         }
     }
 
+    /** 1 000 attributes, 100 instances, a depth of 64, 1 000 entities a batch, ids of 2 048 characters, pages of 20 by default and 1 000 at most. */
     public static NgsildLimits defaults() {
         return new NgsildLimits(1_000, 100, 64, 1_000, 2_048, 20, 1_000);
     }

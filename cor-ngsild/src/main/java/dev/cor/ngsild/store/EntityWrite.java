@@ -7,10 +7,12 @@ import dev.cor.ngsild.model.Entity;
  * Both are immutable snapshots.
  */
 public record EntityWrite(Entity before, Entity after) {
+    /** Whether the write made the entity (there was none before). */
     public boolean created() {
         return before == null && after != null;
     }
 
+    /** Whether the write removed the entity. */
     public boolean deleted() {
         return before != null && after == null;
     }

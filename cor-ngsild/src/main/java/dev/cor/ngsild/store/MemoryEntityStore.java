@@ -31,6 +31,7 @@ public final class MemoryEntityStore implements EntityStore {
     private static final System.Logger LOG = System.getLogger(MemoryEntityStore.class.getName());
     private final Map<String, TenantData> tenants = new ConcurrentHashMap<>();
 
+    /** An empty store with the default tenant. */
     public MemoryEntityStore() {
         tenants.put(DEFAULT_TENANT, new TenantData());
     }

@@ -10,10 +10,12 @@ package dev.cor.ngsild.store;
 public final class StoreUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** {@code message} says what failed, for the 503's detail and the log. */
     public StoreUnavailableException(String message) {
         super(message, null, false, false);
     }
 
+    /** As {@link #StoreUnavailableException(String)}, with the I/O failure behind it. */
     public StoreUnavailableException(String message, Throwable cause) {
         super(message, cause, false, false);
     }

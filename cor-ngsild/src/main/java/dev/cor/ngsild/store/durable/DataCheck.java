@@ -28,10 +28,12 @@ public final class DataCheck {
     public record Report(boolean ok, List<String> lines) {
     }
 
+    /** Checks {@code dir} on the real file system; never throws for what it finds, the report says it. */
     public static Report run(Path dir) {
         return run(dir, DataFiles.system());
     }
 
+    /** Checks {@code dir} through {@code files} (a test's layer). */
     public static Report run(Path dir, DataFiles files) {
         List<String> lines = new ArrayList<>();
         if (!Files.isDirectory(dir)) {

@@ -106,6 +106,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         snapshotter.start();
     }
 
+    /** A builder of a store over {@code dataDir} (made if missing); {@code open()} recovers what it holds. */
     public static Builder builder(Path dataDir) {
         return new Builder(dataDir);
     }
@@ -369,6 +370,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         return dir;
     }
 
+    /** When the journal makes its appends durable, as the store was opened with. */
     public FsyncPolicy policy() {
         return journal.policy();
     }

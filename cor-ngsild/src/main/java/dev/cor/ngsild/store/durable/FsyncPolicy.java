@@ -23,20 +23,24 @@ public record FsyncPolicy(Mode mode, long intervalMs) {
         ALWAYS, INTERVAL, OFF
     }
 
+    /** An interval of 1 ms to 1 h for {@code INTERVAL}, none for the others. */
     public FsyncPolicy {
         if (mode == Mode.INTERVAL ? intervalMs < 1 || intervalMs > 3_600_000 : intervalMs != 0) {
             throw new IllegalArgumentException("an fsync interval is 1 to 3600000 ms (interval only): " + intervalMs);
         }
     }
 
+    /** Every answer waits for the fsync that covers its record (the default). */
     public static FsyncPolicy always() {
         return new FsyncPolicy(Mode.ALWAYS, 0);
     }
 
+    /** The journal is forced every {@code ms}; an answer waits for its write, not for the force. */
     public static FsyncPolicy interval(long ms) {
         return new FsyncPolicy(Mode.INTERVAL, ms);
     }
 
+    /** The operating system decides when the journal reaches the disk. */
     public static FsyncPolicy off() {
         return new FsyncPolicy(Mode.OFF, 0);
     }
