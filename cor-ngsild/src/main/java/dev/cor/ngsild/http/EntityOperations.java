@@ -503,9 +503,6 @@ final class EntityOperations {
 
     /** Answers with one page of a query's entities, its count and its prev/next links (§ 5.7.2, 4.12). */
     private void answerPage(Exchange x, Representation rep, Page asked, EntityQuery.Page page) {
-        int limit = asked.limit();
-        int offset = asked.offset();
-        boolean count = asked.count();
         List<Entity> entities = page.entities();
         if (rep.selectsInstances()) {
             entities = new ArrayList<>(entities.size());
@@ -518,18 +515,12 @@ final class EntityOperations {
         byte[] bytes = geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
                 : joined(entities, x.context, new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext));
-        if (count) {
+        if (asked.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(page.count()));
         }
         x.answer(200, x.accept, bytes, x.context);
-        if (x.operation() == Operation.QUERY_ENTITIES && limit > 0) {
-            // 4.12, 6.3.10: links to the previous and the next page, beside the context's
-            if (offset > 0) {
-                x.request.responseHeaders().add("Link", pageLink(x, "entities", limit, Math.max(0, offset - limit), "prev"));
-            }
-            if (page.more()) {
-                x.request.responseHeaders().add("Link", pageLink(x, "entities", limit, offset + limit, "next"));
-            }
+        if (x.operation() == Operation.QUERY_ENTITIES) {
+            asked.links(x, "entities", page.more()); // 4.12, 6.3.10: beside the context's Link
         }
     }
 
@@ -563,21 +554,6 @@ final class EntityOperations {
         }
         out[at] = ']';
         return out;
-    }
-
-    /** The request's own path and parameters (sorted by name, as given) with {@code offset} moved. */
-    /** The Link to another page of a listing of {@code resource} (4.12, 6.3.10): the request's parameters, paged. */
-    static String pageLink(Exchange x, String resource, int limit, int offset, String rel) {
-        java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
-        params.put("limit", Integer.toString(limit));
-        params.put("offset", Integer.toString(offset));
-        StringBuilder b = new StringBuilder("<").append(NgsildApplication.BASE_PATH).append(resource);
-        char sep = '?';
-        for (java.util.Map.Entry<String, String> p : params.entrySet()) {
-            b.append(sep).append(p.getKey()).append('=').append(PercentEncoding.encode(p.getValue()));
-            sep = '&';
-        }
-        return b.append(">; rel=\"").append(rel).append("\"; type=\"").append(x.accept.mediaType()).append('"').toString();
     }
 
     /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */

@@ -23,4 +23,37 @@ record Page(int limit, int offset, boolean count) {
         }
         return new Page(limit, offset, count);
     }
+
+    /**
+     * Adds the {@code Link}s to the previous page (when this one does not start at 0) and to the
+     * next one (when {@code more} is left) of a listing of {@code resource} (§ 5.5.9, § 6.3.10):
+     * the request's parameters, sorted by name, with {@code limit} and {@code offset} moved. Every
+     * listing links its pages here - entities, subscriptions, registrations and the subscriptions
+     * to them. None when the page is empty by request ({@code limit=0}).
+     */
+    void links(Exchange x, String resource, boolean more) {
+        if (limit == 0) {
+            return;
+        }
+        if (offset > 0) {
+            x.request.responseHeaders().add("Link", link(x, resource, Math.max(0, offset - limit), "prev"));
+        }
+        if (more) {
+            x.request.responseHeaders().add("Link", link(x, resource, offset + limit, "next"));
+        }
+    }
+
+    /** {@code </ngsi-ld/v1/RESOURCE?...>;rel="REL";type="MEDIA TYPE"}, written as the specification's examples write it. */
+    private String link(Exchange x, String resource, int at, String rel) {
+        java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
+        params.put("limit", Integer.toString(limit));
+        params.put("offset", Integer.toString(at));
+        StringBuilder b = new StringBuilder("<").append(NgsildApplication.BASE_PATH).append(resource);
+        char sep = '?';
+        for (java.util.Map.Entry<String, String> p : params.entrySet()) {
+            b.append(sep).append(p.getKey()).append('=').append(PercentEncoding.encode(p.getValue()));
+            sep = '&';
+        }
+        return b.append(">;rel=\"").append(rel).append("\";type=\"").append(x.accept.mediaType()).append('"').toString();
+    }
 }

@@ -106,17 +106,7 @@ final class RegistrationOperations {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
         }
         x.answer(200, x.accept, RegistrationRenderer.write(out), x.context);
-        if (page.limit() > 0) {
-            // 4.12, 6.3.10: the previous and the next page, as a query of entities links them
-            if (page.offset() > 0) {
-                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
-                        Math.max(0, page.offset() - page.limit()), "prev"));
-            }
-            if (page.offset() + page.limit() < hits.size()) {
-                x.request.responseHeaders().add("Link", EntityOperations.pageLink(x, "csourceRegistrations", page.limit(),
-                        page.offset() + page.limit(), "next"));
-            }
-        }
+        page.links(x, "csourceRegistrations", page.offset() + page.limit() < hits.size()); // 4.12, 6.3.10
     }
 
     void update(Exchange x) {

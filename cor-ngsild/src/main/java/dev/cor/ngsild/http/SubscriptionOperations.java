@@ -181,6 +181,7 @@ final class SubscriptionOperations {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(all.size()));
         }
         x.answer(200, x.accept, write(out), x.context);
+        page.links(x, resource, offset + limit < all.size()); // 5.8.4, 5.11.4: paged as every listing
     }
 
     void update(Exchange x) {

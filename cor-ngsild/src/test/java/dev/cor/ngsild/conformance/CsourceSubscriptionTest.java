@@ -318,4 +318,19 @@ class CsourceSubscriptionTest extends ConformanceTest {
         assertEquals(1, information.size(), information.toString());
         assertEquals("Building", information.path(0).path("entities").path(0).path("type").path(0).asText());
     }
+
+    /** § 5.11.4 (as § 5.5.9 pages every listing): the listing of csourceSubscriptions links its pages too. */
+    @Test
+    void the_listing_links_the_previous_and_the_next_page() {
+        for (int i = 0; i < 3; i++) {
+            Checks.status(subscribe(subscription(SubscriptionResourceTest.subscriptionId(), "Vehicle")), 201);
+        }
+        Answer middle = api.get("/csourceSubscriptions").tenant(tenant).query("limit", "1").query("offset", "1")
+                .accept("application/ld+json").send();
+        Checks.status(middle, 200);
+        assertEquals(1, middle.json().size());
+        assertEquals(List.of("</ngsi-ld/v1/csourceSubscriptions?limit=1&offset=0>;rel=\"prev\";type=\"application/ld+json\"",
+                "</ngsi-ld/v1/csourceSubscriptions?limit=1&offset=2>;rel=\"next\";type=\"application/ld+json\""),
+                middle.headerValues("Link"));
+    }
 }

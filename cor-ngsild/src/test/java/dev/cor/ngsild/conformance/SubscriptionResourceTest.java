@@ -224,6 +224,33 @@ class SubscriptionResourceTest extends ConformanceTest {
         Checks.problem(api.get("/subscriptions").tenant(Entities.tenant()).send(), 404, "NonexistentTenant");
     }
 
+    /**
+     * § 5.5.9, § 6.3.10: a listing links its previous and next pages, the request's parameters
+     * with limit and offset moved, as the suite's 031_02 reads them (with an ld+json answer the
+     * page links are the only Link).
+     */
+    @Test
+    void a_page_of_the_listing_links_the_previous_and_the_next_page_031_02() {
+        String tenant = Entities.tenant();
+        for (int i = 0; i < 3; i++) {
+            Checks.status(api.post("/subscriptions").tenant(tenant).ldJson(vehicles("urn:ngsi-ld:Subscription:page" + i)).send(), 201);
+        }
+        String prev = "</ngsi-ld/v1/subscriptions?limit=1&offset=0>;rel=\"prev\";type=\"application/ld+json\"";
+        String next = "</ngsi-ld/v1/subscriptions?limit=1&offset=2>;rel=\"next\";type=\"application/ld+json\"";
+        Answer middle = api.get("/subscriptions").tenant(tenant).query("limit", "1").query("offset", "1")
+                .accept("application/ld+json").send();
+        Checks.status(middle, 200);
+        assertEquals(1, middle.json().size());
+        assertEquals(List.of(prev, next), middle.headerValues("Link"));
+        Answer last = api.get("/subscriptions").tenant(tenant).query("limit", "1").query("offset", "2")
+                .accept("application/ld+json").send();
+        assertEquals(List.of(prev.replace("offset=0", "offset=1")), last.headerValues("Link"));
+        Answer all = api.get("/subscriptions").tenant(tenant).query("limit", "15").accept("application/ld+json").send();
+        Checks.status(all, 200);
+        assertEquals(3, all.json().size());
+        assertEquals(List.of(), all.headerValues("Link"));
+    }
+
     @Test
     void subscriptions_belong_to_their_tenant() {
         String tenant = Entities.tenant();
