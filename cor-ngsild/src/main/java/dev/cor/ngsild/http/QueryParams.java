@@ -107,4 +107,22 @@ final class QueryParams {
             throw NgsiLdException.badData("the query parameter '" + name + "' is a non-negative integer, not '" + v + "'");
         }
     }
+
+    /**
+     * {@code options} of a resource that is no entity - a subscription, a registration, the
+     * subscriptions to them: whether it asks for {@code sysAttrs}, the system-generated
+     * {@code createdAt} and {@code modifiedAt} (§ 6.3.11, § 5.10.1.4). The representation options
+     * mean nothing here and pass; any other is a 400.
+     */
+    boolean sysAttrsOption() {
+        boolean sysAttrs = false;
+        for (String o : list("options")) {
+            switch (o) {
+                case "sysAttrs" -> sysAttrs = true;
+                case "keyValues", "concise", "normalized", "count" -> { }
+                default -> throw NgsiLdException.badData("options: '" + o + "' is not an option here (sysAttrs)");
+            }
+        }
+        return sysAttrs;
+    }
 }

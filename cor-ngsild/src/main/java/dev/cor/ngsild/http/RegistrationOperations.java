@@ -83,14 +83,14 @@ final class RegistrationOperations {
     void retrieve(Exchange x) {
         Registrations.Live l = existing(x);
         x.answer(200, x.accept, RegistrationRenderer.write(RegistrationRenderer.render(l, x.context,
-                x.accept == MediaType.LD_JSON, sysAttrs(x))), x.context);
+                x.accept == MediaType.LD_JSON, x.params.sysAttrsOption())), x.context);
     }
 
     void list(Exchange x) {
         Page page = Page.of(x.params, config.limits());
         RegistrationQuery query = RegistrationQuery.of(x.params, x.context, config.limits());
         boolean ld = x.accept == MediaType.LD_JSON;
-        boolean sysAttrs = sysAttrs(x);
+        boolean sysAttrs = x.params.sysAttrsOption();
         List<Registrations.Live> hits = new ArrayList<>();
         long now = config.clock().millis();
         for (Registrations.Live l : regs.list(x.tenant)) {
@@ -176,19 +176,6 @@ final class RegistrationOperations {
         if ((type == null && required) || (type != null && !RegistrationReader.TYPE.equals(type.asText()))) {
             throw NgsiLdException.badData("a registration's type is \"" + RegistrationReader.TYPE + "\"");
         }
-    }
-
-    /** {@code options=sysAttrs}: createdAt and modifiedAt too (§ 5.10.1.4); no other option applies here. */
-    private static boolean sysAttrs(Exchange x) {
-        boolean sysAttrs = false;
-        for (String o : x.params.list("options")) {
-            switch (o) {
-                case "sysAttrs" -> sysAttrs = true;
-                case "keyValues", "concise", "normalized", "count" -> { }
-                default -> throw NgsiLdException.badData("options: '" + o + "' is not an option here (sysAttrs)");
-            }
-        }
-        return sysAttrs;
     }
 
     private Registrations.Live existing(Exchange x) {

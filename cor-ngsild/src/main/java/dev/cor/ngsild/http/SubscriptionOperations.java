@@ -78,7 +78,7 @@ final class SubscriptionOperations {
         this.remote = new RemoteSubscriptions(config, plan, forwards, subs, new RemoteSubscriptions.Resource() {
             @Override
             public ObjectNode render(LiveSubscription s, LdContext ctx) {
-                return SubscriptionOperations.this.render(s, ctx, false);
+                return SubscriptionOperations.this.render(s, ctx, false, true); // a copy's body, as it always was
             }
 
             @Override
@@ -162,7 +162,7 @@ final class SubscriptionOperations {
 
     void retrieve(Exchange x) {
         LiveSubscription s = existing(x);
-        byte[] bytes = write(render(s, x.context, x.accept == MediaType.LD_JSON));
+        byte[] bytes = write(render(s, x.context, x.accept == MediaType.LD_JSON, x.params.sysAttrsOption()));
         x.answer(200, x.accept, bytes, x.context);
     }
 
@@ -174,8 +174,9 @@ final class SubscriptionOperations {
         List<LiveSubscription> all = subs.list(x.tenant);
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
         boolean ld = x.accept == MediaType.LD_JSON;
+        boolean sysAttrs = x.params.sysAttrsOption();
         for (int i = offset; i < all.size() && out.size() < limit; i++) {
-            out.add(render(all.get(i), x.context, ld));
+            out.add(render(all.get(i), x.context, ld, sysAttrs));
         }
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(all.size()));
@@ -672,7 +673,12 @@ final class SubscriptionOperations {
     // ---------------------------------------------------------------- answering
 
     /** The subscription compacted with {@code ctx}, with the status the broker keeps (§ 5.2.12-2, § 5.2.14). */
-    private ObjectNode render(LiveSubscription s, LdContext ctx, boolean ldJson) {
+    /**
+     * A subscription as it is given back (§ 5.8.3, 5.8.4): what the subscriber wrote, names
+     * compacted with {@code ctx}, with its status and its notification's counters;
+     * {@code createdAt} and {@code modifiedAt} only with {@code sysAttrs} (§ 6.3.11).
+     */
+    private ObjectNode render(LiveSubscription s, LdContext ctx, boolean ldJson, boolean sysAttrs) {
         Subscription d = s.definition();
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         out.put("id", d.id());
@@ -702,8 +708,10 @@ final class SubscriptionOperations {
             time(notification, "lastSuccess", s.lastSuccess());
             time(notification, "lastFailure", s.lastFailure());
         }
-        out.put("createdAt", EntityRenderer.time(s.createdAt()));
-        out.put("modifiedAt", EntityRenderer.time(s.modifiedAt()));
+        if (sysAttrs) {
+            out.put("createdAt", EntityRenderer.time(s.createdAt()));
+            out.put("modifiedAt", EntityRenderer.time(s.modifiedAt()));
+        }
         if (ldJson) {
             out.set("@context", ctx.echo());
         }

@@ -1,6 +1,7 @@
 package dev.cor.ngsild.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -332,5 +333,17 @@ class CsourceSubscriptionTest extends ConformanceTest {
         assertEquals(List.of("</ngsi-ld/v1/csourceSubscriptions?limit=1&offset=0>;rel=\"prev\";type=\"application/ld+json\"",
                 "</ngsi-ld/v1/csourceSubscriptions?limit=1&offset=2>;rel=\"next\";type=\"application/ld+json\""),
                 middle.headerValues("Link"));
+    }
+
+    /** § 6.3.11 for /csourceSubscriptions too: createdAt and modifiedAt with options=sysAttrs only. */
+    @Test
+    void created_and_modified_at_come_back_with_options_sysAttrs_only() {
+        String sub = SubscriptionResourceTest.subscriptionId();
+        Checks.status(subscribe(subscription(sub, "Vehicle")), 201);
+        JsonNode plain = Checks.okJson(api.get("/csourceSubscriptions/" + sub).tenant(tenant).link(model).send());
+        assertFalse(plain.has("createdAt"), plain::toString);
+        JsonNode sys = Checks.okJson(api.get("/csourceSubscriptions/" + sub).tenant(tenant).query("options", "sysAttrs")
+                .link(model).send());
+        assertTrue(sys.has("createdAt") && sys.has("modifiedAt"), sys::toString);
     }
 }

@@ -251,6 +251,29 @@ class SubscriptionResourceTest extends ConformanceTest {
         assertEquals(List.of(), all.headerValues("Link"));
     }
 
+    /**
+     * § 6.3.11: createdAt and modifiedAt are system-generated, given back with
+     * {@code options=sysAttrs} only - retrieval and listing alike (the suite's 030_03 and 031_01
+     * compare a retrieved subscription without them); another option is a 400.
+     */
+    @Test
+    void created_and_modified_at_come_back_with_options_sysAttrs_only_6_3_11_030_03() {
+        String tenant = Entities.tenant();
+        String id = subscriptionId();
+        Checks.status(api.post("/subscriptions").tenant(tenant).ldJson(vehicles(id)).send(), 201);
+        JsonNode plain = Checks.okJson(api.get(path(id)).tenant(tenant).link(model).send());
+        assertFalse(plain.has("createdAt") || plain.has("modifiedAt"), plain::toString);
+        assertEquals("active", plain.path("status").asText());
+        JsonNode sys = Checks.okJson(api.get(path(id)).tenant(tenant).query("options", "sysAttrs").link(model).send());
+        assertTrue(sys.path("createdAt").asText().matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z"), sys::toString);
+        assertEquals(sys.path("createdAt"), sys.path("modifiedAt"));
+        JsonNode listed = Checks.okJson(api.get("/subscriptions").tenant(tenant).link(model).send());
+        assertFalse(listed.path(0).has("createdAt"), listed::toString);
+        JsonNode listedSys = Checks.okJson(api.get("/subscriptions").tenant(tenant).query("options", "sysAttrs").link(model).send());
+        assertEquals(sys.path("createdAt"), listedSys.path(0).path("createdAt"));
+        Checks.problem(api.get(path(id)).tenant(tenant).query("options", "nonsense").send(), 400, "BadRequestData");
+    }
+
     @Test
     void subscriptions_belong_to_their_tenant() {
         String tenant = Entities.tenant();
