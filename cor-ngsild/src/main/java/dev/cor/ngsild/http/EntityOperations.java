@@ -75,6 +75,7 @@ final class EntityOperations {
         // the parameters first: a wrong format, option or attrs is a 400 whether the entity exists
         // or not (§ 6.3.7; ETSI 018_16 retrieves an id nobody created), and is never forwarded
         Representation rep = representation(x);
+        join(x, x.accept == MediaType.GEO_JSON);
         if (x.forwards != null) {
             Entity merged = distributed.retrieve(x);
             if (merged != null) { // null: answered already, with a source's entity relayed
@@ -110,6 +111,13 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
+        LinkedEntities.Join join = join(x, geo);
+        if (join != null) {
+            Entity shown = rep.selectsInstances() ? rep.instances(e) : e;
+            x.answer(200, x.accept, LinkedEntities.render(List.of(shown), true, join, config.store(), x.tenant, x.context,
+                    rep.options, bodyContext ? x.context.echo() : null), x.context);
+            return;
+        }
         RenderKey key = new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext);
         if (rep.selectsInstances()) {
             e = rep.instances(e); // a copy narrowed to some instances: its bytes are its own, not the record's
@@ -495,6 +503,7 @@ final class EntityOperations {
         EntityParser parser = parser(x);
         checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
+        join(x, x.accept == MediaType.GEO_JSON); // a wrong join is a 400 before anything is read
         Page asked = Page.of(params, config.limits());
         EntityQuery.Page page = x.forwards != null ? distributed.query(x, params, query, asked)
                 : query.run(config.store(), x.tenant, asked.offset(), asked.limit(), asked.count());
@@ -512,7 +521,11 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
-        byte[] bytes = geo || rep.selectsInstances()
+        LinkedEntities.Join join = join(x, geo);
+        byte[] bytes = join != null
+                ? LinkedEntities.render(entities, false, join, config.store(), x.tenant, x.context, rep.options,
+                        bodyContext ? x.context.echo() : null)
+                : geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
                 : joined(entities, x.context, new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext));
         if (asked.count()) {
@@ -554,6 +567,15 @@ final class EntityOperations {
         }
         out[at] = ']';
         return out;
+    }
+
+    /** The linked entity retrieval the request asks for (§ 4.5.23), or {@code null}; not with a GeoJSON answer. */
+    private static LinkedEntities.Join join(Exchange x, boolean geo) {
+        LinkedEntities.Join join = LinkedEntities.Join.of(x.params);
+        if (join != null && geo) {
+            throw NgsiLdException.badData("join applies to NGSI-LD entities, not to a GeoJSON answer");
+        }
+        return join;
     }
 
     /** geometryProperty names the geometry of a GeoJSON answer: with another one it is an error (5.7.1.4, 5.7.2.4). */

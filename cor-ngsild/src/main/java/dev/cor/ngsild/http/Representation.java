@@ -218,7 +218,7 @@ final class Representation {
 
     /**
      * The members of a projection (§ 4.21): names separated by {@code ,} or {@code |}. A braced
-     * projection of a linked entity is refused: linked entity retrieval (join) is not served.
+     * projection of a linked entity is refused: a join shows linked entities whole (not served yet).
      */
     static Set<String> projection(String param, String value) {
         Set<String> members = new LinkedHashSet<>();
@@ -233,7 +233,7 @@ final class Representation {
                 name.setLength(0);
             } else if (c == '{' || c == '}') {
                 throw NgsiLdException.badData(param + ": '" + c + "' at character " + (i + 1) + " of '" + value
-                        + "' projects a linked entity, which needs join (not served by this broker)");
+                        + "' projects a linked entity, which this broker does not serve (a join shows them whole)");
             } else if (Character.isLetterOrDigit(c) || c == '_' || c == ':' || c == '/' || c == '.' || c == '-' || c == '#') {
                 if (name.isEmpty() && !Character.isLetter(c)) {
                     throw NgsiLdException.badData(param + ": a member cannot start with '" + c + "' (character " + (i + 1)

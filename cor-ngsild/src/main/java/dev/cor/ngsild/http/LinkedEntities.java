@@ -1,0 +1,255 @@
+package dev.cor.ngsild.http;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.ld.LdContext;
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.store.EntityStore;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * Linked entity retrieval (ETSI GS CIM 009 V1.8 § 4.5.23; Retrieve Entity § 5.7.1, Query
+ * Entities § 5.7.2): with {@code join=inline} each Relationship of an entity carries the entity it
+ * points to - as the member {@code entity} of the relationship in the normalized and concise
+ * representations, as the relationship's value in the simplified one; with {@code join=flat} the
+ * answer is an array of the entities asked for followed by the entities they point to, each once.
+ * {@code joinLevel} (default 1) is how many hops are followed; an entity already in the answer's
+ * chain, or named in {@code containedBy} (the ids the asker already holds), is not followed again,
+ * so a cycle of relationships ends. Linked entities are the tenant's, read from the store; one that
+ * does not exist is left out. Pick and omit apply to the entities asked for, not to the linked
+ * ones. Stateless; any thread (it reads immutable records).
+ */
+final class LinkedEntities {
+    /** How many linked entities one answer may gather: past it, the rest are left out. */
+    static final int MAX_LINKED = 1_000;
+
+    /** What the request asks: {@code inline} or {@code flat}, how many hops, what the asker holds already. */
+    record Join(boolean inline, int level, Set<String> containedBy) {
+        /** The request's join, or {@code null} when it asks none ({@code join} absent or {@code @none}); 400 when one is wrong. */
+        static Join of(QueryParams p) {
+            String join = p.get("join");
+            if (join == null || join.equals("@none")) {
+                return null;
+            }
+            if (!join.equals("inline") && !join.equals("flat")) {
+                throw NgsiLdException.badData("join is inline, flat or @none, not '" + join + "'");
+            }
+            int level = p.integer("joinLevel", 1);
+            if (level < 1) {
+                throw NgsiLdException.badData("joinLevel is a positive integer, not " + level);
+            }
+            Set<String> containedBy = new LinkedHashSet<>();
+            for (String id : p.list("containedBy")) {
+                if (!Syntax.isUri(id)) {
+                    throw NgsiLdException.badData("containedBy lists entity ids (URIs), and '" + id + "' is none");
+                }
+                containedBy.add(id);
+            }
+            return new Join(join.equals("inline"), level, containedBy);
+        }
+    }
+
+    private final EntityStore store;
+    private final String tenant;
+    private final LdContext ctx;
+    private final EntityRenderer.Options rootOptions;
+    private final EntityRenderer.Options linkedOptions;
+    private final Join join;
+    private final JsonNode bodyContext;
+    private int linked;
+
+    private LinkedEntities(EntityStore store, String tenant, LdContext ctx, EntityRenderer.Options options, Join join,
+            JsonNode bodyContext) {
+        this.store = store;
+        this.tenant = tenant;
+        this.ctx = ctx;
+        this.rootOptions = options;
+        // a linked entity is shown whole (pick and omit name the entities asked for), in the same representation
+        this.linkedOptions = new EntityRenderer.Options(options.format(), options.sysAttrs(), null, null, true, true, true,
+                options.lang(), null);
+        this.join = join;
+        this.bodyContext = bodyContext;
+    }
+
+    /**
+     * The answer's bytes: {@code roots} with their linked entities, an object for a retrieval of
+     * one entity ({@code single}) with {@code join=inline}, else an array. {@code bodyContext}: the
+     * {@code @context} each top-level entity carries (application/ld+json), or {@code null}.
+     */
+    static byte[] render(List<Entity> roots, boolean single, Join join, EntityStore store, String tenant, LdContext ctx,
+            EntityRenderer.Options options, JsonNode bodyContext) {
+        return new LinkedEntities(store, tenant, ctx, options, join, bodyContext).render(roots, single);
+    }
+
+    private byte[] render(List<Entity> roots, boolean single) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        if (join.inline()) {
+            for (Entity e : roots) {
+                Set<String> chain = new LinkedHashSet<>(join.containedBy());
+                chain.add(e.id());
+                out.add(withContext(inline(e, rootOptions, chain, 1)));
+            }
+            return write(single && out.size() == 1 ? out.get(0) : out);
+        }
+        Map<String, ObjectNode> flat = new LinkedHashMap<>();
+        for (Entity e : roots) {
+            flat.put(e.id(), withContext(tree(e, rootOptions)));
+        }
+        Set<String> seen = new LinkedHashSet<>(join.containedBy());
+        seen.addAll(flat.keySet());
+        List<Entity> level = roots;
+        for (int hop = 1; hop <= join.level() && !level.isEmpty(); hop++) {
+            List<Entity> next = new ArrayList<>();
+            for (Entity e : level) {
+                for (String target : targets(e)) {
+                    if (seen.add(target) && linked < MAX_LINKED) {
+                        Entity t = store.get(tenant, target);
+                        if (t != null) {
+                            linked++;
+                            flat.put(t.id(), withContext(tree(t, linkedOptions)));
+                            next.add(t);
+                        }
+                    }
+                }
+            }
+            level = next;
+        }
+        flat.values().forEach(out::add);
+        return write(out);
+    }
+
+    /** {@code e} rendered with its relationships carrying their targets, {@code hop} hops from the root. */
+    private ObjectNode inline(Entity e, EntityRenderer.Options options, Set<String> chain, int hop) {
+        ObjectNode tree = tree(e, options);
+        if (hop > join.level()) {
+            return tree;
+        }
+        for (Map.Entry<String, AttributeList> a : e.attributes().entrySet()) {
+            String name = ctx.compactName(a.getKey());
+            JsonNode shown = tree.get(name);
+            if (shown == null || !relationship(a.getValue())) {
+                continue;
+            }
+            List<Attribute> instances = a.getValue().instances();
+            boolean simplified = options.format() == EntityRenderer.Format.SIMPLIFIED;
+            for (int i = 0; i < instances.size(); i++) {
+                Attribute instance = instances.get(i);
+                if (instance.kind() != AttributeKind.RELATIONSHIP) {
+                    continue;
+                }
+                List<ObjectNode> linkedTrees = new ArrayList<>();
+                for (String target : ids(instance.value())) {
+                    if (chain.contains(target) || linked >= MAX_LINKED) {
+                        continue;
+                    }
+                    Entity t = store.get(tenant, target);
+                    if (t != null) {
+                        linked++;
+                        Set<String> deeper = new LinkedHashSet<>(chain);
+                        deeper.add(target);
+                        linkedTrees.add(inline(t, linkedOptions, deeper, hop + 1));
+                    }
+                }
+                if (linkedTrees.isEmpty()) {
+                    continue;
+                }
+                // one instance: the attribute is it; several (datasetIds): an array of them, in order
+                boolean several = instances.size() > 1 && shown.isArray();
+                JsonNode holder = several ? shown.get(i) : shown;
+                JsonNode value = linkedTrees.size() == 1 ? linkedTrees.get(0) : arrayOf(linkedTrees);
+                if (simplified) {
+                    if (several) {
+                        ((ArrayNode) shown).set(i, value);
+                    } else {
+                        tree.set(name, value); // the relationship's value is the entity it points to
+                    }
+                } else if (holder instanceof ObjectNode o) {
+                    o.set("entity", value);
+                }
+            }
+        }
+        return tree;
+    }
+
+    private static boolean relationship(AttributeList list) {
+        for (Attribute a : list.instances()) {
+            if (a.kind() == AttributeKind.RELATIONSHIP) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The ids {@code e}'s relationships point to, in attribute order. */
+    private static List<String> targets(Entity e) {
+        List<String> out = new ArrayList<>();
+        for (AttributeList list : e.attributes().values()) {
+            for (Attribute a : list.instances()) {
+                if (a.kind() == AttributeKind.RELATIONSHIP) {
+                    out.addAll(ids(a.value()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A relationship's object: one id, or an array of them. */
+    private static List<String> ids(JsonNode object) {
+        List<String> out = new ArrayList<>();
+        if (object.isTextual()) {
+            out.add(object.asText());
+        } else if (object.isArray()) {
+            object.forEach(o -> {
+                if (o.isTextual()) {
+                    out.add(o.asText());
+                }
+            });
+        }
+        return out;
+    }
+
+    private ObjectNode tree(Entity e, EntityRenderer.Options options) {
+        try {
+            return (ObjectNode) CorRestJson.mapper().readTree(EntityRenderer.render(e, ctx, options, null));
+        } catch (IOException impossible) {
+            throw new IllegalStateException("the renderer wrote JSON the mapper cannot read", impossible);
+        }
+    }
+
+    private ObjectNode withContext(ObjectNode entity) {
+        if (bodyContext != null) {
+            entity.set("@context", bodyContext);
+        }
+        return entity;
+    }
+
+    private static ArrayNode arrayOf(List<ObjectNode> trees) {
+        ArrayNode a = JsonNodeFactory.instance.arrayNode();
+        trees.forEach(a::add);
+        return a;
+    }
+
+    private static byte[] write(JsonNode n) {
+        try {
+            return CorRestJson.mapper().writeValueAsBytes(n);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
