@@ -75,7 +75,7 @@ final class EntityOperations {
         // the parameters first: a wrong format, option or attrs is a 400 whether the entity exists
         // or not (§ 6.3.7; ETSI 018_16 retrieves an id nobody created), and is never forwarded
         Representation rep = representation(x);
-        join(x, x.accept == MediaType.GEO_JSON);
+        join(x, rep, x.accept == MediaType.GEO_JSON);
         if (x.forwards != null) {
             Entity merged = distributed.retrieve(x);
             if (merged != null) { // null: answered already, with a source's entity relayed
@@ -111,11 +111,11 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
-        LinkedEntities.Join join = join(x, geo);
+        LinkedEntities.Join join = join(x, rep, geo);
         if (join != null) {
             Entity shown = rep.selectsInstances() ? rep.instances(e) : e;
             x.answer(200, x.accept, LinkedEntities.render(List.of(shown), true, join, config.store(), x.tenant, x.context,
-                    rep.options, bodyContext ? x.context.echo() : null), x.context);
+                    rep, bodyContext ? x.context.echo() : null), x.context);
             return;
         }
         RenderKey key = new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext);
@@ -503,7 +503,7 @@ final class EntityOperations {
         EntityParser parser = parser(x);
         checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
-        join(x, x.accept == MediaType.GEO_JSON); // a wrong join is a 400 before anything is read
+        join(x, rep, x.accept == MediaType.GEO_JSON); // a wrong join is a 400 before anything is read
         Page asked = Page.of(params, config.limits());
         EntityQuery.Page page = x.forwards != null ? distributed.query(x, params, query, asked)
                 : query.run(config.store(), x.tenant, asked.offset(), asked.limit(), asked.count());
@@ -521,9 +521,9 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
-        LinkedEntities.Join join = join(x, geo);
+        LinkedEntities.Join join = join(x, rep, geo);
         byte[] bytes = join != null
-                ? LinkedEntities.render(entities, false, join, config.store(), x.tenant, x.context, rep.options,
+                ? LinkedEntities.render(entities, false, join, config.store(), x.tenant, x.context, rep,
                         bodyContext ? x.context.echo() : null)
                 : geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
@@ -570,10 +570,14 @@ final class EntityOperations {
     }
 
     /** The linked entity retrieval the request asks for (§ 4.5.23), or {@code null}; not with a GeoJSON answer. */
-    private static LinkedEntities.Join join(Exchange x, boolean geo) {
+    private static LinkedEntities.Join join(Exchange x, Representation rep, boolean geo) {
         LinkedEntities.Join join = LinkedEntities.Join.of(x.params);
         if (join != null && geo) {
             throw NgsiLdException.badData("join applies to NGSI-LD entities, not to a GeoJSON answer");
+        }
+        if (join == null && !rep.linked.isEmpty()) {
+            // TP 5711_01_03: braces shape the entities a join brings, and there is none
+            throw NgsiLdException.badData("a braced pick or omit projects linked entities, which needs join=inline or flat");
         }
         return join;
     }

@@ -32,8 +32,10 @@ import dev.cor.rest.CorRestJson;
  * {@code joinLevel} (default 1) is how many hops are followed; an entity already in the answer's
  * chain, or named in {@code containedBy} (the ids the asker already holds), is not followed again,
  * so a cycle of relationships ends. Linked entities are the tenant's, read from the store; one that
- * does not exist is left out. Pick and omit apply to the entities asked for, not to the linked
- * ones. Stateless; any thread (it reads immutable records).
+ * does not exist is left out. Only a relationship that is shown is followed; pick and omit shape
+ * the entities asked for, and - with braces, {@code locatedAt{id,name}} - the entities reached
+ * through a relationship (§ 4.21); a relationship they do not brace shows its entities whole. One
+ * instance per answer, touched by the thread that runs the request.
  */
 final class LinkedEntities {
     /** How many linked entities one answer may gather: past it, the rest are left out. */
@@ -65,26 +67,40 @@ final class LinkedEntities {
         }
     }
 
+    /**
+     * How entities at one place of the answer are shown: the render options, and for each
+     * relationship (expanded name) the shape of the entities it reaches; one it does not name shows
+     * them whole.
+     */
+    record Shape(EntityRenderer.Options options, Map<String, Shape> via) {
+    }
+
     private final EntityStore store;
     private final String tenant;
     private final LdContext ctx;
-    private final EntityRenderer.Options rootOptions;
-    private final EntityRenderer.Options linkedOptions;
+    private final Shape root;
+    /** A linked entity nothing braces: shown whole, in the representation of the answer. */
+    private final Shape whole;
     private final Join join;
     private final JsonNode bodyContext;
     private int linked;
 
-    private LinkedEntities(EntityStore store, String tenant, LdContext ctx, EntityRenderer.Options options, Join join,
+    private LinkedEntities(EntityStore store, String tenant, LdContext ctx, Representation rep, Join join,
             JsonNode bodyContext) {
         this.store = store;
         this.tenant = tenant;
         this.ctx = ctx;
-        this.rootOptions = options;
-        // a linked entity is shown whole (pick and omit name the entities asked for), in the same representation
-        this.linkedOptions = new EntityRenderer.Options(options.format(), options.sysAttrs(), null, null, true, true, true,
-                options.lang(), null);
+        EntityRenderer.Options o = rep.options;
+        this.root = new Shape(o, rep.linked);
+        this.whole = new Shape(new EntityRenderer.Options(o.format(), o.sysAttrs(), null, null, true, true, true, o.lang(),
+                null), Map.of());
         this.join = join;
         this.bodyContext = bodyContext;
+    }
+
+    private Shape through(Shape s, String relationship) {
+        Shape nested = s.via().get(relationship);
+        return nested != null ? nested : whole;
     }
 
     /**
@@ -94,8 +110,8 @@ final class LinkedEntities {
      * {@code @context} each top-level entity carries (application/ld+json), or {@code null}.
      */
     static byte[] render(List<Entity> roots, boolean single, Join join, EntityStore store, String tenant, LdContext ctx,
-            EntityRenderer.Options options, JsonNode bodyContext) {
-        return new LinkedEntities(store, tenant, ctx, options, join, bodyContext).render(roots, single);
+            Representation rep, JsonNode bodyContext) {
+        return new LinkedEntities(store, tenant, ctx, rep, join, bodyContext).render(roots, single);
     }
 
     private byte[] render(List<Entity> roots, boolean single) {
@@ -104,27 +120,36 @@ final class LinkedEntities {
             for (Entity e : roots) {
                 Set<String> chain = new LinkedHashSet<>(join.containedBy());
                 chain.add(e.id());
-                out.add(withContext(inline(e, rootOptions, chain, 1)));
+                out.add(withContext(inline(e, root, chain, 1)));
             }
             return write(single && out.size() == 1 ? out.get(0) : out);
         }
+        record Reached(Entity entity, Shape shape) {
+        }
         Map<String, ObjectNode> flat = new LinkedHashMap<>();
+        List<Reached> level = new ArrayList<>();
         for (Entity e : roots) {
-            flat.put(e.id(), withContext(tree(e, rootOptions)));
+            flat.put(e.id(), withContext(tree(e, root.options())));
+            level.add(new Reached(e, root));
         }
         Set<String> seen = new LinkedHashSet<>(join.containedBy());
         seen.addAll(flat.keySet());
-        List<Entity> level = roots;
         for (int hop = 1; hop <= join.level() && !level.isEmpty(); hop++) {
-            List<Entity> next = new ArrayList<>();
-            for (Entity e : level) {
-                for (String target : targets(e)) {
-                    if (seen.add(target) && linked < MAX_LINKED) {
-                        Entity t = store.get(tenant, target);
-                        if (t != null) {
-                            linked++;
-                            flat.put(t.id(), withContext(tree(t, linkedOptions)));
-                            next.add(t);
+            List<Reached> next = new ArrayList<>();
+            for (Reached r : level) {
+                for (Map.Entry<String, AttributeList> a : r.entity().attributes().entrySet()) {
+                    if (!r.shape().options().shows(a.getKey())) {
+                        continue; // a relationship left out of the answer is not followed
+                    }
+                    Shape shape = through(r.shape(), a.getKey());
+                    for (String target : targets(a.getValue())) {
+                        if (seen.add(target) && linked < MAX_LINKED) {
+                            Entity t = store.get(tenant, target);
+                            if (t != null) {
+                                linked++;
+                                flat.put(t.id(), withContext(tree(t, shape.options())));
+                                next.add(new Reached(t, shape));
+                            }
                         }
                     }
                 }
@@ -138,9 +163,9 @@ final class LinkedEntities {
         return write(out);
     }
 
-    /** {@code e} rendered with its relationships carrying their targets, {@code hop} hops from the root. */
-    private ObjectNode inline(Entity e, EntityRenderer.Options options, Set<String> chain, int hop) {
-        ObjectNode tree = tree(e, options);
+    /** {@code e} rendered as {@code shape} says, its relationships carrying their targets, {@code hop} hops from the root. */
+    private ObjectNode inline(Entity e, Shape shape, Set<String> chain, int hop) {
+        ObjectNode tree = tree(e, shape.options());
         if (hop > join.level()) {
             return tree;
         }
@@ -150,8 +175,9 @@ final class LinkedEntities {
             if (shown == null || !relationship(a.getValue())) {
                 continue;
             }
+            Shape next = through(shape, a.getKey());
             List<Attribute> instances = a.getValue().instances();
-            boolean simplified = options.format() == EntityRenderer.Format.SIMPLIFIED;
+            boolean simplified = shape.options().format() == EntityRenderer.Format.SIMPLIFIED;
             for (int i = 0; i < instances.size(); i++) {
                 Attribute instance = instances.get(i);
                 if (instance.kind() != AttributeKind.RELATIONSHIP) {
@@ -167,7 +193,7 @@ final class LinkedEntities {
                         linked++;
                         Set<String> deeper = new LinkedHashSet<>(chain);
                         deeper.add(target);
-                        linkedTrees.add(inline(t, linkedOptions, deeper, hop + 1));
+                        linkedTrees.add(inline(t, next, deeper, hop + 1));
                     }
                 }
                 if (linkedTrees.isEmpty()) {
@@ -200,14 +226,12 @@ final class LinkedEntities {
         return false;
     }
 
-    /** The ids {@code e}'s relationships point to, in attribute order. */
-    private static List<String> targets(Entity e) {
+    /** The ids an attribute's Relationship instances point to, in instance order. */
+    private static List<String> targets(AttributeList list) {
         List<String> out = new ArrayList<>();
-        for (AttributeList list : e.attributes().values()) {
-            for (Attribute a : list.instances()) {
-                if (a.kind() == AttributeKind.RELATIONSHIP) {
-                    out.addAll(ids(a.value()));
-                }
+        for (Attribute a : list.instances()) {
+            if (a.kind() == AttributeKind.RELATIONSHIP) {
+                out.addAll(ids(a.value()));
             }
         }
         return out;

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.cor.ngsild.error.NgsiLdException;
@@ -33,12 +34,16 @@ final class Representation {
     private final boolean omits;
     /** The instances {@code datasetId} keeps ({@code null} in it: the default instance), or {@code null}: all. */
     private final Set<String> datasetIds;
+    /** How a join shows the entities reached through a relationship (by its expanded name) that pick or omit brace. */
+    final Map<String, LinkedEntities.Shape> linked;
 
-    private Representation(EntityRenderer.Options options, Set<String> picked, boolean omits, Set<String> datasetIds) {
+    private Representation(EntityRenderer.Options options, Set<String> picked, boolean omits, Set<String> datasetIds,
+            Map<String, LinkedEntities.Shape> linked) {
         this.options = options;
         this.picked = picked;
         this.omits = omits;
         this.datasetIds = datasetIds;
+        this.linked = linked;
     }
 
     /** Whether {@code datasetId} narrows the instances shown: the rendered bytes are then not the record's own. */
@@ -134,8 +139,15 @@ final class Representation {
                 attrs.add(parser.attributeName(a));
             }
         }
-        Set<String> pick = p.has("pick") ? projection("pick", p.get("pick")) : null;
-        Set<String> omit = p.has("omit") ? projection("omit", p.get("omit")) : null;
+        Projection pickTree = p.has("pick") ? parseProjection("pick", p.get("pick")) : null;
+        Projection omitTree = p.has("omit") ? parseProjection("omit", p.get("omit")) : null;
+        Set<String> pick = pickTree == null ? null : pickTree.members();
+        Set<String> omit = null;
+        if (omitTree != null) {
+            // a braced member is omitted inside the entities it links to, not itself (the suite's 019_21_03)
+            omit = new LinkedHashSet<>(omitTree.members());
+            omit.removeAll(omitTree.nested().keySet());
+        }
         if (pick != null && omit != null) {
             for (String m : pick) {
                 if (omit.contains(m)) {
@@ -155,7 +167,7 @@ final class Representation {
             attrs = pickedAttrs;
         }
         Set<String> omitted = null;
-        if (omit != null) {
+        if (omit != null && !omit.isEmpty()) {
             showId &= !omit.contains("id");
             showType &= !omit.contains("type");
             showScope &= !omit.contains("scope");
@@ -172,8 +184,39 @@ final class Representation {
                 }
             }
         }
-        return new Representation(new EntityRenderer.Options(format, sysAttrs, attrs, omitted, showId, showType,
-                showScope, lang, geometry), picked, omit != null, datasetIds(p));
+        EntityRenderer.Options options = new EntityRenderer.Options(format, sysAttrs, attrs, omitted, showId, showType,
+                showScope, lang, geometry);
+        return new Representation(options, picked, omit != null, datasetIds(p),
+                linked(pickTree == null ? Map.of() : pickTree.nested(), omitTree == null ? Map.of() : omitTree.nested(),
+                        options, parser));
+    }
+
+    /**
+     * How the entities a join reaches through each relationship are shown (§ 4.21 with § 4.5.23):
+     * by relationship (expanded name), the nested pick and omit of that relationship's member; a
+     * relationship neither names shows its entities whole. Empty without braces.
+     */
+    private static Map<String, LinkedEntities.Shape> linked(Map<String, Projection> picks, Map<String, Projection> omits,
+            EntityRenderer.Options outer, EntityParser parser) {
+        Map<String, LinkedEntities.Shape> out = new java.util.HashMap<>();
+        Set<String> names = new LinkedHashSet<>(picks.keySet());
+        names.addAll(omits.keySet());
+        for (String n : names) {
+            Projection pick = picks.get(n);
+            Projection omit = omits.get(n);
+            Set<String> attrs = pick == null ? null : names(pick.members(), parser);
+            Set<String> omitted = omit == null ? null : names(omit.members(), parser);
+            boolean showId = (pick == null || pick.members().contains("id")) && (omit == null || !omit.members().contains("id"));
+            boolean showType = (pick == null || pick.members().contains("type"))
+                    && (omit == null || !omit.members().contains("type"));
+            boolean showScope = (pick == null || pick.members().contains("scope"))
+                    && (omit == null || !omit.members().contains("scope"));
+            EntityRenderer.Options o = new EntityRenderer.Options(outer.format(), outer.sysAttrs(), attrs, omitted, showId,
+                    showType, showScope, outer.lang(), null);
+            out.put(parser.attributeName(n), new LinkedEntities.Shape(o, linked(pick == null ? Map.of() : pick.nested(),
+                    omit == null ? Map.of() : omit.nested(), outer, parser)));
+        }
+        return out;
     }
 
     /**
@@ -217,35 +260,79 @@ final class Representation {
     }
 
     /**
-     * The members of a projection (§ 4.21): names separated by {@code ,} or {@code |}. A braced
-     * projection of a linked entity is refused: a join shows linked entities whole (not served yet).
+     * A parsed projection (§ 4.21): its members, and for a member followed by braces the
+     * projection of the entities it links to ({@code locatedAt{id,name}}, applied with a join).
      */
+    record Projection(Set<String> members, Map<String, Projection> nested) {
+    }
+
+    /** The top-level members of a projection (§ 4.21): names separated by {@code ,} or {@code |}. */
     static Set<String> projection(String param, String value) {
-        Set<String> members = new LinkedHashSet<>();
-        StringBuilder name = new StringBuilder();
-        for (int i = 0; i <= value.length(); i++) {
-            char c = i < value.length() ? value.charAt(i) : ',';
-            if (c == ',' || c == '|') {
-                if (name.isEmpty()) {
-                    throw NgsiLdException.badData(param + ": an empty member at character " + (i + 1) + " of '" + value + "'");
-                }
-                members.add(name.toString());
-                name.setLength(0);
-            } else if (c == '{' || c == '}') {
-                throw NgsiLdException.badData(param + ": '" + c + "' at character " + (i + 1) + " of '" + value
-                        + "' projects a linked entity, which this broker does not serve (a join shows them whole)");
-            } else if (Character.isLetterOrDigit(c) || c == '_' || c == ':' || c == '/' || c == '.' || c == '-' || c == '#') {
-                if (name.isEmpty() && !Character.isLetter(c)) {
-                    throw NgsiLdException.badData(param + ": a member cannot start with '" + c + "' (character " + (i + 1)
-                            + " of '" + value + "')");
-                }
-                name.append(c);
-            } else {
-                throw NgsiLdException.badData(param + ": '" + c + "' at character " + (i + 1) + " of '" + value
-                        + "' is not allowed in a projection");
-            }
+        return parseProjection(param, value).members();
+    }
+
+    /**
+     * Parses a projection: {@code list := member ((',' | '|') member)*}, {@code member := name
+     * ['{' list '}']}. An empty member, a brace that does not close or closes nothing, braces not
+     * after a name, or a character outside a name is a BadRequestData naming where it is.
+     */
+    static Projection parseProjection(String param, String value) {
+        int[] at = {0};
+        Projection p = list(param, value, at, 0);
+        if (at[0] < value.length()) {
+            throw NgsiLdException.badData(param + ": '" + value.charAt(at[0]) + "' at character " + (at[0] + 1) + " of '"
+                    + value + "' closes nothing");
         }
-        return members;
+        return p;
+    }
+
+    private static Projection list(String param, String value, int[] at, int depth) {
+        if (depth > 8) {
+            throw NgsiLdException.badData(param + ": projections nest 8 deep at most ('" + value + "')");
+        }
+        Set<String> members = new LinkedHashSet<>();
+        Map<String, Projection> nested = new java.util.LinkedHashMap<>();
+        while (true) {
+            StringBuilder name = new StringBuilder();
+            int start = at[0];
+            while (at[0] < value.length()) {
+                char c = value.charAt(at[0]);
+                if (Character.isLetterOrDigit(c) || c == '_' || c == ':' || c == '/' || c == '.' || c == '-' || c == '#') {
+                    if (name.isEmpty() && !Character.isLetter(c)) {
+                        throw NgsiLdException.badData(param + ": a member cannot start with '" + c + "' (character "
+                                + (at[0] + 1) + " of '" + value + "')");
+                    }
+                    name.append(c);
+                    at[0]++;
+                } else if (c == ',' || c == '|' || c == '{' || c == '}') {
+                    break;
+                } else {
+                    throw NgsiLdException.badData(param + ": '" + c + "' at character " + (at[0] + 1) + " of '" + value
+                            + "' is not allowed in a projection");
+                }
+            }
+            if (name.isEmpty()) {
+                throw NgsiLdException.badData(param + ": an empty member at character " + (start + 1) + " of '" + value + "'");
+            }
+            members.add(name.toString());
+            if (at[0] < value.length() && value.charAt(at[0]) == '{') {
+                at[0]++;
+                nested.put(name.toString(), list(param, value, at, depth + 1));
+                if (at[0] >= value.length() || value.charAt(at[0]) != '}') {
+                    throw NgsiLdException.badData(param + ": the '{' after '" + name + "' does not close in '" + value + "'");
+                }
+                at[0]++;
+            }
+            if (at[0] >= value.length() || value.charAt(at[0]) == '}') {
+                return new Projection(members, nested);
+            }
+            char sep = value.charAt(at[0]);
+            if (sep != ',' && sep != '|') {
+                throw NgsiLdException.badData(param + ": '" + sep + "' at character " + (at[0] + 1) + " of '" + value
+                        + "' follows a member without a separator");
+            }
+            at[0]++;
+        }
     }
 
     /** The language ranges of {@code lang} (§ 4.15), highest quality first, {@code q=0} dropped. */

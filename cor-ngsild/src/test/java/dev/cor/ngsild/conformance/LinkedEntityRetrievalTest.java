@@ -173,4 +173,53 @@ class LinkedEntityRetrievalTest extends ConformanceTest {
         JsonNode none = Checks.okJson(retrieve(tenant, "urn:ngsi-ld:Building:bad", "join", "@none"));
         assertFalse(none.path("locatedAt").has("entity"));
     }
+
+    /** § 4.21 with § 4.5.23: braces shape the linked entities; only a relationship shown is followed (019_20). */
+    @Test
+    void pick_with_braces_shapes_the_linked_entities_and_a_relationship_not_picked_is_not_followed_019_20() {
+        String tenant = Entities.tenant();
+        List<String> ids = buildingCityCountry(tenant, "pick");
+        JsonNode inline = Checks.okJson(retrieve(tenant, ids.get(0), "join", "inline", "pick", "id,locatedAt{id,name}"));
+        assertFalse(inline.has("type"), inline::toString);
+        JsonNode city = inline.path("locatedAt").path("entity");
+        assertEquals(ids.get(1), city.path("id").asText(), inline::toString);
+        assertEquals("Paris", city.path("name").path("value").asText(), inline::toString);
+        assertFalse(city.has("type") || city.has("isInCountry"), inline::toString);
+        JsonNode flat = Checks.okJson(retrieve(tenant, ids.get(0), "join", "flat", "pick", "id,locatedAt{id,name}"));
+        assertEquals(2, flat.size(), flat::toString);
+        assertFalse(flat.path(1).has("type"), flat::toString);
+        // locatedAt not picked: nothing to follow (019_20_02)
+        JsonNode none = Checks.okJson(api.get("/entities").tenant(tenant).query("type", "Building").query("join", "flat")
+                .query("pick", "id").send());
+        assertEquals(1, none.size(), none::toString);
+        // two levels of braces (019_22_03)
+        JsonNode deep = Checks.okJson(retrieve(tenant, ids.get(0), "join", "inline", "joinLevel", "2",
+                "pick", "id,locatedAt{id,isInCountry{id}}"));
+        JsonNode country = deep.path("locatedAt").path("entity").path("isInCountry").path("entity");
+        assertEquals(ids.get(2), country.path("id").asText(), deep::toString);
+        assertFalse(country.has("name") || country.has("type"), deep::toString);
+    }
+
+    @Test
+    void omit_with_braces_leaves_members_out_of_the_linked_entities_019_21() {
+        String tenant = Entities.tenant();
+        List<String> ids = buildingCityCountry(tenant, "omit");
+        JsonNode inline = Checks.okJson(retrieve(tenant, ids.get(0), "join", "inline", "omit", "locatedAt{name}"));
+        assertEquals("Building", inline.path("type").asText(), inline::toString);
+        JsonNode city = inline.path("locatedAt").path("entity");
+        assertEquals("City", city.path("type").asText(), inline::toString);
+        assertFalse(city.has("name"), inline::toString);
+        assertTrue(city.has("isInCountry"), inline::toString);
+    }
+
+    /** § 4.21's grammar: each malformed projection is a 400 (019_18_04-019_18_09). */
+    @Test
+    void a_malformed_projection_is_400_019_18() {
+        String tenant = Entities.tenant();
+        List<String> ids = buildingCityCountry(tenant, "malformed");
+        for (String bad : List.of("id,locatedAt{id", "locatedAt{{id}}", "id,,name", "{id}", "locatedAt{id}}", "locatedAt{}",
+                "id;name", "locatedAt{id}name")) {
+            Checks.problem(retrieve(tenant, ids.get(0), "join", "inline", "pick", bad), 400, "BadRequestData");
+        }
+    }
 }
