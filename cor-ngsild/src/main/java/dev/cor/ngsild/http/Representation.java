@@ -266,11 +266,6 @@ final class Representation {
     record Projection(Set<String> members, Map<String, Projection> nested) {
     }
 
-    /** The top-level members of a projection (§ 4.21): names separated by {@code ,} or {@code |}. */
-    static Set<String> projection(String param, String value) {
-        return parseProjection(param, value).members();
-    }
-
     /**
      * Parses a projection: {@code list := member ((',' | '|') member)*}, {@code member := name
      * ['{' list '}']}. An empty member, a brace that does not close or closes nothing, braces not
