@@ -75,11 +75,11 @@ final class EntityOperations {
         // the parameters first: a wrong format, option or attrs is a 400 whether the entity exists
         // or not (§ 6.3.7; ETSI 018_16 retrieves an id nobody created), and is never forwarded
         Representation rep = representation(x);
-        join(x, rep, x.accept == MediaType.GEO_JSON);
+        LinkedEntities.Join join = join(x.params, rep, x.accept == MediaType.GEO_JSON);
         if (x.forwards != null) {
             Entity merged = distributed.retrieve(x);
             if (merged != null) { // null: answered already, with a source's entity relayed
-                answerEntity(x, merged, rep);
+                answerEntity(x, merged, rep, join);
             }
             return;
         }
@@ -92,7 +92,7 @@ final class EntityOperations {
         if (type != null && !type.matches(e.types())) {
             throw NgsiLdException.notFound("entity " + e.id() + " is not of type " + x.params.get("type"));
         }
-        answerEntity(x, e, rep);
+        answerEntity(x, e, rep, join);
     }
 
     /** The representation the request's parameters ask for (its geometryProperty checked too); 400 when one is wrong. */
@@ -105,13 +105,12 @@ final class EntityOperations {
      * Answers with {@code e} in the representation the request asks for: the record's render
      * cache serves the bytes of an unchanged entity (a merged one has a cache of its own).
      */
-    private void answerEntity(Exchange x, Entity e, Representation rep) {
+    private void answerEntity(Exchange x, Entity e, Representation rep, LinkedEntities.Join join) {
         if (!rep.showsAnything(e)) {
             throw NgsiLdException.notFound("nothing of entity " + e.id() + " is left after pick and omit");
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
-        LinkedEntities.Join join = join(x, rep, geo);
         if (join != null) {
             Entity shown = rep.selectsInstances() ? rep.instances(e) : e;
             x.answer(200, x.accept, LinkedEntities.render(List.of(shown), true, join, config.store(), x.tenant, x.context,
@@ -459,11 +458,14 @@ final class EntityOperations {
         if (!attrTerms.isEmpty()) {
             params = params.with("attrs", String.join(",", attrTerms));
         }
-        for (String member : List.of("pick", "omit", "lang", "csf")) {
+        for (String member : List.of("pick", "omit", "lang", "csf", "join", "containedBy")) {
             JsonNode v = body.get(member);
             if (v != null) {
                 params = params.with(member, v.isArray() ? String.join(",", strings(v, member)) : textOf(v, member));
             }
+        }
+        if (body.has("joinLevel")) {
+            params = params.with("joinLevel", Integer.toString(body.get("joinLevel").intValue()));
         }
         list(x, params, new EntityQuery(selectors, attributes(parser, attrTerms),
                 q == null ? null : QueryExpression.parse(q, x.context, Set.copyOf(expandValues(body))),
@@ -503,15 +505,15 @@ final class EntityOperations {
         EntityParser parser = parser(x);
         checkGeometryProperty(x, params);
         Representation rep = Representation.of(params, parser);
-        join(x, rep, x.accept == MediaType.GEO_JSON); // a wrong join is a 400 before anything is read
+        LinkedEntities.Join join = join(params, rep, x.accept == MediaType.GEO_JSON); // a 400 before anything is read
         Page asked = Page.of(params, config.limits());
         EntityQuery.Page page = x.forwards != null ? distributed.query(x, params, query, asked)
                 : query.run(config.store(), x.tenant, asked.offset(), asked.limit(), asked.count());
-        answerPage(x, rep, asked, page);
+        answerPage(x, rep, asked, page, join);
     }
 
     /** Answers with one page of a query's entities, its count and its prev/next links (§ 5.7.2, 4.12). */
-    private void answerPage(Exchange x, Representation rep, Page asked, EntityQuery.Page page) {
+    private void answerPage(Exchange x, Representation rep, Page asked, EntityQuery.Page page, LinkedEntities.Join join) {
         List<Entity> entities = page.entities();
         if (rep.selectsInstances()) {
             entities = new ArrayList<>(entities.size());
@@ -521,7 +523,6 @@ final class EntityOperations {
         }
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
-        LinkedEntities.Join join = join(x, rep, geo);
         byte[] bytes = join != null
                 ? LinkedEntities.render(entities, false, join, config.store(), x.tenant, x.context, rep,
                         bodyContext ? x.context.echo() : null)
@@ -570,8 +571,8 @@ final class EntityOperations {
     }
 
     /** The linked entity retrieval the request asks for (§ 4.5.23), or {@code null}; not with a GeoJSON answer. */
-    private static LinkedEntities.Join join(Exchange x, Representation rep, boolean geo) {
-        LinkedEntities.Join join = LinkedEntities.Join.of(x.params);
+    private static LinkedEntities.Join join(QueryParams params, Representation rep, boolean geo) {
+        LinkedEntities.Join join = LinkedEntities.Join.of(params);
         if (join != null && geo) {
             throw NgsiLdException.badData("join applies to NGSI-LD entities, not to a GeoJSON answer");
         }

@@ -222,4 +222,17 @@ class LinkedEntityRetrievalTest extends ConformanceTest {
             Checks.problem(retrieve(tenant, ids.get(0), "join", "inline", "pick", bad), 400, "BadRequestData");
         }
     }
+
+    /** Table 5.2.23-1: a POST query's join and joinLevel act as the GET parameters. */
+    @Test
+    void a_post_query_joins_as_its_body_asks() {
+        String tenant = Entities.tenant();
+        List<String> ids = buildingCityCountry(tenant, "post");
+        JsonNode inline = Checks.okJson(api.post("/entityOperations/query").tenant(tenant).json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Building"}], "join": "inline", "joinLevel": 2}""")).send());
+        assertEquals(ids.get(2), inline.path(0).path("locatedAt").path("entity").path("isInCountry").path("entity")
+                .path("id").asText(), inline::toString);
+        Checks.problem(api.post("/entityOperations/query").tenant(tenant).json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Building"}], "join": "sideways"}""")).send(), 400, "BadRequestData");
+    }
 }
