@@ -146,7 +146,7 @@ final class CsourceNotifications {
     }
 
     private static String text(ObjectNode n) {
-        return new String(RegistrationRenderer.write(n), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(Exchange.json(n), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /**

@@ -151,12 +151,17 @@ final class Exchange {
 
     /** An answer in {@code application/json} without a context: 201's ids, 207's results. */
     void answerPlain(int status, JsonNode body) {
+        request.respond(status, MediaType.JSON.mediaType(), json(body));
+        echoTenant();
+    }
+
+    /** {@code n} as the bytes of an answer's body (a tree the broker built: it always writes). */
+    static byte[] json(JsonNode n) {
         try {
-            request.respond(status, MediaType.JSON.mediaType(), CorRestJson.mapper().writeValueAsBytes(body));
+            return CorRestJson.mapper().writeValueAsBytes(n);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-        echoTenant();
     }
 
     void noContent() {

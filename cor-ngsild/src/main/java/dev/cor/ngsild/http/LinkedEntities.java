@@ -122,7 +122,7 @@ final class LinkedEntities {
                 chain.add(e.id());
                 out.add(withContext(inline(e, root, chain, 1)));
             }
-            return write(single && out.size() == 1 ? out.get(0) : out);
+            return Exchange.json(single && out.size() == 1 ? out.get(0) : out);
         }
         record Reached(Entity entity, Shape shape) {
         }
@@ -157,10 +157,10 @@ final class LinkedEntities {
             level = next;
         }
         if (single && flat.size() == 1) {
-            return write(flat.values().iterator().next()); // nothing linked: the entity as a retrieval gives it (the suite's 018_14)
+            return Exchange.json(flat.values().iterator().next()); // nothing linked: the entity as a retrieval gives it (the suite's 018_14)
         }
         flat.values().forEach(out::add);
-        return write(out);
+        return Exchange.json(out);
     }
 
     /** {@code e} rendered as {@code shape} says, its relationships carrying their targets, {@code hop} hops from the root. */
@@ -273,11 +273,4 @@ final class LinkedEntities {
         return a;
     }
 
-    private static byte[] write(JsonNode n) {
-        try {
-            return CorRestJson.mapper().writeValueAsBytes(n);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

@@ -82,7 +82,7 @@ final class RegistrationOperations {
 
     void retrieve(Exchange x) {
         Registrations.Live l = existing(x);
-        x.answer(200, x.accept, RegistrationRenderer.write(RegistrationRenderer.render(l, x.context,
+        x.answer(200, x.accept, Exchange.json(RegistrationRenderer.render(l, x.context,
                 x.accept == MediaType.LD_JSON, x.params.sysAttrsOption())), x.context);
     }
 
@@ -105,7 +105,7 @@ final class RegistrationOperations {
         if (page.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(hits.size()));
         }
-        x.answer(200, x.accept, RegistrationRenderer.write(out), x.context);
+        x.answer(200, x.accept, Exchange.json(out), x.context);
         page.links(x, "csourceRegistrations", page.offset() + page.limit() < hits.size()); // 4.12, 6.3.10
     }
 

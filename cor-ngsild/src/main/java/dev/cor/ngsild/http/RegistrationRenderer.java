@@ -11,7 +11,6 @@ import dev.cor.ngsild.federation.Registration;
 import dev.cor.ngsild.federation.Registrations;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.EntityRenderer;
-import dev.cor.rest.CorRestJson;
 
 /**
  * A context source registration as the broker gives it back (ETSI GS CIM 009 § 5.10.1 retrieve,
@@ -96,13 +95,5 @@ final class RegistrationRenderer {
             out.add(info);
         }
         return out;
-    }
-
-    static byte[] write(JsonNode n) {
-        try {
-            return CorRestJson.mapper().writeValueAsBytes(n);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -31,7 +31,6 @@ import dev.cor.ngsild.subscription.LiveSubscription;
 import dev.cor.ngsild.subscription.Subscription;
 import dev.cor.ngsild.subscription.SubscriptionFilter;
 import dev.cor.ngsild.subscription.Subscriptions;
-import dev.cor.rest.CorRestJson;
 
 /**
  * The subscription resource (ETSI GS CIM 009 § 5.8, § 6.10-6.11): create, retrieve, list,
@@ -162,7 +161,7 @@ final class SubscriptionOperations {
 
     void retrieve(Exchange x) {
         LiveSubscription s = existing(x);
-        byte[] bytes = write(render(s, x.context, x.accept == MediaType.LD_JSON, x.params.sysAttrsOption()));
+        byte[] bytes = Exchange.json(render(s, x.context, x.accept == MediaType.LD_JSON, x.params.sysAttrsOption()));
         x.answer(200, x.accept, bytes, x.context);
     }
 
@@ -181,7 +180,7 @@ final class SubscriptionOperations {
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(all.size()));
         }
-        x.answer(200, x.accept, write(out), x.context);
+        x.answer(200, x.accept, Exchange.json(out), x.context);
         page.links(x, resource, offset + limit < all.size()); // 5.8.4, 5.11.4: paged as every listing
     }
 
@@ -732,11 +731,4 @@ final class SubscriptionOperations {
         }
     }
 
-    private static byte[] write(JsonNode n) {
-        try {
-            return CorRestJson.mapper().writeValueAsBytes(n);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }
