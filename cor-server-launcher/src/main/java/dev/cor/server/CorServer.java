@@ -48,11 +48,21 @@ final class CorServer {
      *                               a port cannot be bound (nothing is left running)
      */
     static CorServer start(ServerOptions o, BuildInfo build) {
-        return start(o, build, DataFiles.system());
+        return start(o, build, DataFiles.system(), s -> { });
     }
 
     /** {@link #start(ServerOptions, BuildInfo)} with the durable store on {@code files} (a test's failing disk). */
     static CorServer start(ServerOptions o, BuildInfo build, DataFiles files) {
+        return start(o, build, files, s -> { });
+    }
+
+    /**
+     * {@link #start(ServerOptions, BuildInfo)}, with {@code announce} run once the ports are bound
+     * and before the server is ready: what it prints (the start line) comes before any access line,
+     * since the access log's writer starts after it - lines of probes answered 503 meanwhile wait in
+     * the loops' rings.
+     */
+    static CorServer start(ServerOptions o, BuildInfo build, DataFiles files, Consumer<CorServer> announce) {
         // the files the auth flags name are read before anything opens: a bad one leaves nothing running
         NgsildAuthorizer authorizer = o.auth().authorizer();
         String corSecret = o.auth().corSecretValue();
@@ -111,12 +121,14 @@ final class CorServer {
                         + reason(e), e);
             }
         }
+        CorServer server = new CorServer(durable, broker, app, http, cor, accessLog);
+        announce.accept(server);
         if (accessLog != null) {
             accessLog.start();
         }
         metrics.attach(http, cor, accessLog);
         app.health().serving(http.loops()); // ready: everything above is up
-        return new CorServer(durable, broker, app, http, cor, accessLog);
+        return server;
     }
 
     private static void closeQuietly(AccessLog log) {

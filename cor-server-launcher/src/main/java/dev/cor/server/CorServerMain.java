@@ -8,6 +8,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import dev.cor.ngsild.store.durable.DataCheck;
+import dev.cor.ngsild.store.durable.DataFiles;
 import sun.misc.Signal;
 
 /**
@@ -64,7 +65,7 @@ public final class CorServerMain {
         BuildInfo build = BuildInfo.load();
         CorServer server;
         try {
-            server = CorServer.start(o, build);
+            server = CorServer.start(o, build, DataFiles.system(), started -> announce(console, build, o, started));
         } catch (IllegalStateException e) {
             console.err("cor-server: " + e.getMessage());
             System.exit(START_ERROR);
@@ -75,18 +76,6 @@ public final class CorServerMain {
             System.exit(USAGE_ERROR);
             return;
         }
-        console.out("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
-                + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + server.port() + "/ngsi-ld/v1/"
-                + (o.corsOrigin() != null ? " (CORS for " + o.corsOrigin() + ")" : "")
-                + (server.corPort() >= 0 ? " and " + (o.tls() != null ? "cors://" : "cor://") + o.host() + ":" + server.corPort() : "")
-                + ", " + o.httpLoops() + " loop(s), coroutines "
-                + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "
-                + (o.durable() ? "store durable in " + server.durableStore().dataDir().toAbsolutePath().normalize()
-                        + " (fsync " + o.fsync() + ")" : "store in memory"));
-        if (server.durableStore() != null) {
-            console.out("cor-server: " + server.durableStore().recoverySummary());
-        }
-
         // SIGTERM and SIGINT end the waits below, and the stop runs on this thread: the JVM's own
         // handling would run it in a shutdown hook and then exit 143 (130), which service
         // managers read as a failure. The hook stays for every other way out (SIGHUP, exit).
@@ -142,6 +131,21 @@ public final class CorServerMain {
         /** Waits until {@code ms} have passed or a second signal came. */
         void awaitSecond(long ms) throws InterruptedException {
             second.await(ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The start line (and the recovery's summary): before the access log's first line and the server's readiness. */
+    private static void announce(Console console, BuildInfo build, ServerOptions o, CorServer s) {
+        console.out("cor-server " + build.version() + " (" + build.build() + "): NGSI-LD broker on "
+                + (o.tls() != null ? "https://" : "http://") + o.host() + ":" + s.port() + "/ngsi-ld/v1/"
+                + (o.corsOrigin() != null ? " (CORS for " + o.corsOrigin() + ")" : "")
+                + (s.corPort() >= 0 ? " and " + (o.tls() != null ? "cors://" : "cor://") + o.host() + ":" + s.corPort() : "")
+                + ", " + o.httpLoops() + " loop(s), coroutines "
+                + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "
+                + (o.durable() ? "store durable in " + s.durableStore().dataDir().toAbsolutePath().normalize()
+                        + " (fsync " + o.fsync() + ")" : "store in memory"));
+        if (s.durableStore() != null) {
+            console.out("cor-server: " + s.durableStore().recoverySummary());
         }
     }
 

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.ngsild.KeepAliveHttp;
+import dev.cor.ngsild.store.durable.DataFiles;
 import dev.cor.ngsild.store.durable.FaultyFiles;
 
 /**
@@ -92,6 +96,37 @@ class ServerApplicationTest {
             server = mine;
             s.stop();
         }
+    }
+
+    @Test
+    void theStartIsAnnouncedBeforeTheServerIsReadyAndBeforeItsFirstAccessLine(@TempDir Path otherDir) throws Exception {
+        Path accessLog = otherDir.resolve("access.log");
+        List<String> seen = new ArrayList<>();
+        CorServer s = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops",
+            "1", "--store", "memory", "--accessLog", accessLog.toString()}), BuildInfo.load(), DataFiles.system(), started -> {
+                try {
+                    HttpResponse<String> probe = http.sendString(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + started.port() + "/health")).timeout(Duration.ofSeconds(30)).build());
+                    seen.add(probe.statusCode() + " " + probe.body());
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+                seen.add("writer running: " + Thread.getAllStackTraces().keySet().stream()
+                        .anyMatch(t -> t.getName().equals("cor-access-log") && t.isAlive()));
+            });
+        try {
+            assertEquals(List.of("503 {\"status\":\"starting\"}", "writer running: false"), seen,
+                    "announced once the port answers, before readiness and before an access line can be written");
+            HttpResponse<String> up = http.sendString(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + s.port() + "/health")).timeout(Duration.ofSeconds(30)).build());
+            assertEquals(200, up.statusCode());
+        } finally {
+            s.stop();
+        }
+        List<String> lines = Files.readAllLines(accessLog);
+        assertEquals(2, lines.size(), "the probe answered while announcing is logged, not lost: " + lines);
+        assertTrue(lines.get(0).contains("GET /health 503 "), lines.toString());
+        assertTrue(lines.get(1).contains("GET /health 200 "), lines.toString());
     }
 
     @Test
