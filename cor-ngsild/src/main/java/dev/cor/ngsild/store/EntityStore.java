@@ -170,6 +170,15 @@ public interface EntityStore {
     }
 
     /**
+     * The store's temporal side - the history of every entity ({@link TemporalStore}) - when it
+     * keeps one; the broker records every write's instances in it, inside the write's critical
+     * section. Default: empty, the broker keeps no history (the temporal API answers 501).
+     */
+    default Optional<TemporalStore> temporal() {
+        return Optional.empty();
+    }
+
+    /**
      * The store's own meters (a durable store's journal), bound by the broker to its registry as
      * it is built. Default: empty, none.
      */

@@ -1,0 +1,71 @@
+package dev.cor.ngsild.store;
+
+import java.util.Objects;
+
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.Syntax;
+
+/**
+ * One instance of an attribute's temporal evolution (ETSI GS CIM 009 § 4.5.7): the attribute as
+ * it was (its value, datasetId, observedAt, sub-attributes), when the broker recorded it
+ * ({@link Attribute#createdAt()}) and last modified it ({@link Attribute#modifiedAt()}, which only
+ * Modify Attribute Instance changes), and, for the instance that says an attribute was deleted,
+ * when ({@link #deletedAt}; its value is then the NGSI-LD Null). Immutable.
+ *
+ * @param attribute  the attribute's expanded name
+ * @param value      the attribute instance
+ * @param instanceId its URI ({@code urn:ngsi-ld:attribute:instance:...}), given by the store when
+ *                   it records it; {@code null} before
+ * @param observedAt the value's observedAt in epoch milliseconds ({@link #NO_TIME}: it has none),
+ *                   read once here rather than at every query
+ * @param deletedAt  when the attribute was deleted (epoch milliseconds), or {@link #NO_TIME}
+ */
+public record TemporalInstance(String attribute, Attribute value, String instanceId, long observedAt, long deletedAt) {
+    /** A time an instance does not have: no observedAt, or no deletion recorded. */
+    public static final long NO_TIME = Long.MIN_VALUE;
+    /** The prefix of every instanceId a store gives. */
+    public static final String ID_PREFIX = "urn:ngsi-ld:attribute:instance:";
+
+    public TemporalInstance {
+        Objects.requireNonNull(attribute, "attribute");
+        Objects.requireNonNull(value, "value");
+    }
+
+    /** An instance not yet recorded (no id), its observedAt read from {@code value}. */
+    public static TemporalInstance of(String attribute, Attribute value, long deletedAt) {
+        return new TemporalInstance(attribute, value, null, observedMillis(value), deletedAt);
+    }
+
+    /** {@code value}'s observedAt in epoch milliseconds, or {@link #NO_TIME}. */
+    public static long observedMillis(Attribute value) {
+        return value.observedAt() == null ? NO_TIME : Syntax.epochMillis(value.observedAt());
+    }
+
+    /** Whether this instance records a deletion. */
+    public boolean deleted() {
+        return deletedAt != NO_TIME;
+    }
+
+    /** This instance with the id the store gave it. */
+    public TemporalInstance withId(String id) {
+        return new TemporalInstance(attribute, value, id, observedAt, deletedAt);
+    }
+
+    /** The instanceId a store gives its {@code n}-th instance: unique for the store's life, across restarts. */
+    public static String idOf(long n) {
+        return ID_PREFIX + Long.toHexString(n);
+    }
+
+    /**
+     * The time of {@code property}, epoch milliseconds, or {@link #NO_TIME} when the instance has
+     * none (an attribute without observedAt; an instance that records no deletion).
+     */
+    public long time(TimeProperty property) {
+        return switch (property) {
+            case OBSERVED_AT -> observedAt;
+            case CREATED_AT -> value.createdAt();
+            case MODIFIED_AT -> value.modifiedAt();
+            case DELETED_AT -> deletedAt;
+        };
+    }
+}

@@ -1,0 +1,107 @@
+package dev.cor.ngsild.store;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * The temporal side of a store (ETSI GS CIM 009 § 4.5.7, § 5.6.11-5.6.16, § 5.7.3-5.7.4): per
+ * tenant, per entity, per attribute, the instances the broker recorded - those of every write of
+ * the current state, and those a client provided through the temporal API. An
+ * {@link EntityStore} offers one ({@link EntityStore#temporal()}) when it keeps history; a
+ * durable store keeps it with the same guarantee as its current state, a database-backed one in
+ * its tables.
+ * <p>
+ * <b>Threads.</b> Every loop and worker. The writes ({@link #record} and the edits) of one entity
+ * are applied one after the other, in the order they were called, and the instances they record
+ * take their place in that order; they must not wait (design rule 1) - a write of the current
+ * state records inside the entity's critical section ({@link WriteObserver}) - and a store whose
+ * writes must be made durable does it in {@link EntityStore#sync()}, which the writer calls after,
+ * as for the current state. Reads never wait for writers: they see an entity's history before or
+ * after a write, never a part of one. Reads may read from disk; a store says whether they can be
+ * slow ({@link #readsWait()}) so that the API runs them as coroutines.
+ */
+public interface TemporalStore {
+    /**
+     * Records {@code instances} - each without an id, which the store gives - as the latest of the
+     * entity's history, in the order given, with {@code types} and {@code scopes} as what the
+     * entity is now ({@code null}: unchanged; a first record without types is refused by the
+     * caller). {@code deletedAt}, unless {@link TemporalInstance#NO_TIME}, says the entity was
+     * deleted then (its attributes' deletion instances are among {@code instances}); a later
+     * record makes it exist again.
+     *
+     * @return the instances as recorded, with their ids, in the order given
+     * @throws StoreUnavailableException the store cannot take a write now (nothing is recorded)
+     */
+    List<TemporalInstance> record(String tenant, String entityId, List<String> types, List<String> scopes,
+            List<TemporalInstance> instances, long deletedAt);
+
+    /** The entity's temporal head, or {@code null} when the tenant holds no history of it. */
+    TemporalEntity entity(String tenant, String entityId);
+
+    /**
+     * Visits the heads of the tenant's entities in id order until {@code visitor} answers
+     * {@code false}; nothing happens for a tenant without history. The visitor must not write.
+     */
+    void entities(String tenant, Predicate<TemporalEntity> visitor);
+
+    /**
+     * The instances of one attribute of one entity that {@code query} asks for, ordered by its time
+     * (the oldest first); empty when there are none. At most {@code limit} of them: the first
+     * {@code limit} in that order, or with {@link InstanceQuery#lastN}, the last.
+     */
+    List<TemporalInstance> instances(String tenant, String entityId, String attribute, InstanceQuery query, int limit);
+
+    /**
+     * Deletes the entity's whole temporal evolution (§ 5.6.13).
+     *
+     * @return whether there was one
+     */
+    boolean deleteEntity(String tenant, String entityId);
+
+    /**
+     * Deletes instances of one attribute (§ 5.6.14): those of {@code datasetId} ({@code null}: the
+     * default instances), or with {@code all}, every one.
+     *
+     * @return whether there was one to delete
+     */
+    boolean deleteAttribute(String tenant, String entityId, String attribute, String datasetId, boolean all);
+
+    /**
+     * Replaces one instance (§ 5.6.15) with {@code value} - its id and deletedAt are kept; its
+     * modifiedAt is {@code value}'s.
+     *
+     * @return whether the instance was there
+     */
+    boolean modifyInstance(String tenant, String entityId, String attribute, String instanceId,
+            dev.cor.ngsild.model.Attribute value);
+
+    /**
+     * Deletes one instance (§ 5.6.16).
+     *
+     * @return whether the instance was there
+     */
+    boolean deleteInstance(String tenant, String entityId, String attribute, String instanceId);
+
+    /** How many entities of the tenant have a history. */
+    int count(String tenant);
+
+    /**
+     * Drops what the retention no longer keeps: instances recorded before {@code nowMs} minus the
+     * age kept, and the oldest while the history is over its byte bound. Called now and then by the
+     * broker, on a thread that may wait; returns how many instances it dropped.
+     */
+    long expire(long nowMs);
+
+    /** Whether a read can wait on a disk (the API then runs temporal reads as coroutines). Default: no. */
+    default boolean readsWait() {
+        return false;
+    }
+
+    /** The store's own meters, bound by the broker as it is built. Default: none. */
+    default Optional<MeterBinder> meters() {
+        return Optional.empty();
+    }
+}
