@@ -1,0 +1,259 @@
+package dev.cor.ngsild.query;
+
+import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.HashSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NumericNode;
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
+
+/**
+ * What one period of an aggregation has seen so far, for every method at once: the count, the
+ * numeric sums, the extremes, the texts' extremes and the distinct values. Reset and reused from
+ * one period to the next, so a period costs no allocation but its results (and the distinct set's
+ * growth). The rules for which value counts where are {@link TemporalAggregation}'s. Owned by the
+ * one call of {@link TemporalAggregation#aggregate} that made it: not thread-safe.
+ */
+final class PeriodAccumulator {
+    private static final double EXACT_LONG_LIMIT = 0x1p53;
+
+    private final boolean distinct;
+    private final boolean lexical;
+
+    long count;
+    long numbers;
+    double sum;
+    double sumsq;
+    double min;
+    double max;
+    /** The first number of the period: the variance is summed from it, which keeps it accurate. */
+    private double shift;
+    private double shiftedSum;
+    private double shiftedSumsq;
+
+    long texts;
+    private String minText;
+    private String maxText;
+    private JsonNode minTextNode;
+    private JsonNode maxTextNode;
+
+    private final DoubleSet distinctNumbers;
+    private final HashSet<Object> distinctOthers;
+
+    /**
+     * @param distinct whether to keep the distinct values (distinctCount is asked)
+     * @param lexical  whether to keep the texts' extremes (min or max is asked)
+     */
+    PeriodAccumulator(boolean distinct, boolean lexical) {
+        this.distinct = distinct;
+        this.lexical = lexical;
+        this.distinctNumbers = distinct ? new DoubleSet() : null;
+        this.distinctOthers = distinct ? new HashSet<>() : null;
+    }
+
+    /** Forgets the period: ready for the next. */
+    void reset() {
+        count = 0;
+        numbers = 0;
+        sum = sumsq = shiftedSum = shiftedSumsq = 0;
+        texts = 0;
+        minText = maxText = null;
+        minTextNode = maxTextNode = null;
+        if (distinct) {
+            distinctNumbers.clear();
+            if (!distinctOthers.isEmpty()) {
+                distinctOthers.clear();
+            }
+        }
+    }
+
+    /** Takes one instance's attribute (not a deletion) into the period. */
+    void add(Attribute a) {
+        count++;
+        JsonNode v = a.value();
+        boolean property = a.kind() == AttributeKind.PROPERTY;
+        if (v instanceof NumericNode) {
+            if (property) {
+                number(v.doubleValue());
+            }
+            if (distinct) {
+                distinctNumber(v);
+            }
+            return;
+        }
+        if (distinct) {
+            distinctOthers.add(v);
+        }
+        if (!property) {
+            return;
+        }
+        if (v.isBoolean()) {
+            number(v.booleanValue() ? 1 : 0);
+        } else if (lexical) {
+            String text = v.isTextual() ? v.textValue() : typedLiteral(v);
+            if (text != null) {
+                text(text, v);
+            }
+        }
+    }
+
+    private void number(double x) {
+        if (numbers++ == 0) {
+            shift = x;
+            min = x;
+            max = x;
+        } else if (x < min) {
+            min = x;
+        } else if (x > max) {
+            max = x;
+        }
+        sum += x;
+        sumsq += x * x;
+        double d = x - shift;
+        shiftedSum += d;
+        shiftedSumsq += d * d;
+    }
+
+    private void text(String text, JsonNode node) {
+        if (texts++ == 0) {
+            minText = maxText = text;
+            minTextNode = maxTextNode = node;
+        } else if (text.compareTo(minText) < 0) {
+            minText = text;
+            minTextNode = node;
+        } else if (text.compareTo(maxText) > 0) {
+            maxText = text;
+            maxTextNode = node;
+        }
+    }
+
+    /** The lexical form of a typed literal ({@code {"@type": "DateTime", "@value": "..."}}), or {@code null}. */
+    private static String typedLiteral(JsonNode v) {
+        if (v.isObject() && v.size() == 2 && v.has("@type")) {
+            JsonNode value = v.get("@value");
+            return value != null && value.isTextual() ? value.textValue() : null;
+        }
+        return null;
+    }
+
+    /** Numbers are distinct by value: 1, 1.0 and 1e0 are one value. */
+    private void distinctNumber(JsonNode v) {
+        if (v.isInt() || v.isDouble() || v.isFloat() || v.isShort()) {
+            distinctNumbers.add(v.doubleValue());
+            return;
+        }
+        if (v.isLong()) {
+            long l = v.longValue();
+            double d = l;
+            if (Math.abs(d) <= EXACT_LONG_LIMIT || (d != 0x1p63 && (long) d == l)) {
+                distinctNumbers.add(d);
+                return;
+            }
+            distinctOthers.add(BigDecimal.valueOf(l).stripTrailingZeros());
+            return;
+        }
+        BigDecimal exact = v.decimalValue();
+        double d = exact.doubleValue();
+        if (Double.isFinite(d) && new BigDecimal(d).compareTo(exact) == 0) {
+            distinctNumbers.add(d);
+        } else {
+            distinctOthers.add(exact.stripTrailingZeros());
+        }
+    }
+
+    /** The number of distinct values seen. */
+    long distinctCount() {
+        return distinctNumbers.size() + distinctOthers.size();
+    }
+
+    /** The sample standard deviation of the numbers; at least two are needed. */
+    double stddev() {
+        double variance = (shiftedSumsq - shiftedSum * shiftedSum / numbers) / (numbers - 1);
+        return Math.sqrt(Math.max(0, variance));
+    }
+
+    /** The smallest value: the smallest number, else the first text in order, else {@code null}. */
+    JsonNode min() {
+        return numbers > 0 ? DoubleNode.valueOf(min) : minTextNode;
+    }
+
+    /** The largest value: the largest number, else the last text in order, else {@code null}. */
+    JsonNode max() {
+        return numbers > 0 ? DoubleNode.valueOf(max) : maxTextNode;
+    }
+
+    /** {@code n} as a JSON integer. */
+    static JsonNode integer(long n) {
+        return JsonNodeFactory.instance.numberNode(n);
+    }
+
+    /**
+     * A set of doubles by value (-0.0 is 0.0), open addressing over their bits: no boxing, and
+     * clearing costs only what was filled.
+     */
+    static final class DoubleSet {
+        private long[] slots = new long[16];
+        private int size;
+        /** Whether 0.0 is in: its bits are the empty slot's. */
+        private boolean zero;
+
+        void add(double d) {
+            if (d == 0) {
+                if (!zero) {
+                    zero = true;
+                    size++;
+                }
+                return;
+            }
+            long bits = Double.doubleToRawLongBits(d);
+            int mask = slots.length - 1;
+            int i = mix(bits) & mask;
+            while (slots[i] != 0) {
+                if (slots[i] == bits) {
+                    return;
+                }
+                i = (i + 1) & mask;
+            }
+            slots[i] = bits;
+            if (++size * 2 > slots.length) {
+                grow();
+            }
+        }
+
+        int size() {
+            return size;
+        }
+
+        void clear() {
+            if (size > 0) {
+                Arrays.fill(slots, 0);
+                size = 0;
+                zero = false;
+            }
+        }
+
+        private void grow() {
+            long[] old = slots;
+            slots = new long[old.length * 2];
+            int mask = slots.length - 1;
+            for (long bits : old) {
+                if (bits != 0) {
+                    int i = mix(bits) & mask;
+                    while (slots[i] != 0) {
+                        i = (i + 1) & mask;
+                    }
+                    slots[i] = bits;
+                }
+            }
+        }
+
+        private static int mix(long bits) {
+            long h = bits * 0x9E3779B97F4A7C15L;
+            return (int) (h ^ (h >>> 32));
+        }
+    }
+}
