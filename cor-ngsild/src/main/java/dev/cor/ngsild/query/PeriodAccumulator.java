@@ -19,7 +19,8 @@ import dev.cor.ngsild.model.AttributeKind;
  * one call of {@link TemporalAggregation#aggregate} that made it: not thread-safe.
  */
 final class PeriodAccumulator {
-    private static final double EXACT_LONG_LIMIT = 0x1p53;
+    /** The longs up to this, in magnitude, are exact doubles. */
+    private static final long EXACT_LONG_LIMIT = 1L << 53;
 
     private final boolean distinct;
     private final boolean lexical;
@@ -149,7 +150,7 @@ final class PeriodAccumulator {
         if (v.isLong()) {
             long l = v.longValue();
             double d = l;
-            if (Math.abs(d) <= EXACT_LONG_LIMIT || (d != 0x1p63 && (long) d == l)) {
+            if ((l >= -EXACT_LONG_LIMIT && l <= EXACT_LONG_LIMIT) || (d != 0x1p63 && (long) d == l)) {
                 distinctNumbers.add(d);
                 return;
             }
@@ -251,9 +252,11 @@ final class PeriodAccumulator {
             }
         }
 
+        /** Spreads the bits: a small integer's double has its low forty bits zero. */
         private static int mix(long bits) {
-            long h = bits * 0x9E3779B97F4A7C15L;
-            return (int) (h ^ (h >>> 32));
+            long h = (bits ^ (bits >>> 33)) * 0xFF51AFD7ED558CCDL;
+            h = (h ^ (h >>> 33)) * 0xC4CEB9FE1A85EC53L;
+            return (int) (h ^ (h >>> 33));
         }
     }
 }
