@@ -71,6 +71,8 @@ import dev.cor.ngsild.model.Attribute;
  *     {@code stddev}, a result that would not be finite) leaves that period out of its own list
  *     only. Relationships, GeoProperties, LanguageProperties, Vocab-, List- and JsonProperties
  *     count, and nothing more.</li>
+ * <li>Numbers are computed on as IEEE doubles: an integer beyond 2<sup>53</sup> loses its last
+ *     digits in a sum or a deviation (not in {@code distinctCount}, which compares exactly).</li>
  * <li>Numeric results are JSON doubles ({@code min} of 120, 80, 100 is {@code 80.0}, as
  *     TP 021_17_04 expects), counts JSON integers.</li>
  * </ul>
