@@ -9,6 +9,8 @@
  * at what is wrong; each {@code test(Entity)} is a pure function of the record (a pattern that
  * backtracks without bound throws TooComplexQuery). Query Entities runs them through the
  * planner of {@code dev.cor.ngsild.http}; a subscription keeps the parsed objects and tests each
- * written record.
+ * written record. {@link dev.cor.ngsild.query.TemporalAggregation} ({@code aggrMethods},
+ * {@code aggrPeriodDuration}, § 4.5.19) is parsed the same way and aggregates one attribute's
+ * instances, read through accessors so that this package stays below the store's.
  */
 package dev.cor.ngsild.query;
