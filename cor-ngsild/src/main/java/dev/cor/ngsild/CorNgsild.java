@@ -103,7 +103,8 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
             }
         });
         this.application = new NgsildApplication(new NgsildApplication.Config(store, contexts, b.clock, metrics,
-                b.contextTimeoutMs, b.limits, subscriptions, registrations, b.authorizer),
+                b.contextTimeoutMs, b.limits, subscriptions, registrations, b.authorizer,
+                b.history ? store.temporal().orElse(null) : null),
                 forwarder);
         // what subscriptions and registrations rely on stays served: not evicted, not deleted
         Subscriptions csourceSubscriptions = application.csourceSubscriptions();
@@ -270,6 +271,7 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         private ContextLimits contextLimits = ContextLimits.defaults();
         private NgsildAuthorizer authorizer = NgsildAuthorizer.ALLOW_ALL;
         private MeterRegistry meterRegistry;
+        private boolean history = true;
 
         private Builder() {
         }
@@ -352,6 +354,16 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
          */
         public Builder store(EntityStore store) {
             this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * Whether every write's history is recorded, in the store's temporal side
+         * ({@link EntityStore#temporal()}), and the temporal API served; default: yes, when the
+         * store keeps history. Off: no history, and the temporal API answers 501.
+         */
+        public Builder history(boolean on) {
+            this.history = on;
             return this;
         }
 

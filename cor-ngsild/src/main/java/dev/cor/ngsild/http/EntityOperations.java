@@ -313,7 +313,7 @@ final class EntityOperations {
     }
 
     /** The geo-query of a GET query's parameters ({@code geoQ}, or georel and its companions), or {@code null}. */
-    private static GeoQuery geoQuery(Exchange x, QueryParams p) {
+    static GeoQuery geoQuery(Exchange x, QueryParams p) {
         if (p.has("geoQ")) {
             return GeoQuery.parse(parseJson(p.get("geoQ"), "geoQ"), x.context);
         }
@@ -482,7 +482,7 @@ final class EntityOperations {
         return v.isArray() ? strings(v, "expandValues") : List.of(textOf(v, "expandValues").split(","));
     }
 
-    private static EntityQuery.Selector selector(EntityParser parser, List<String> ids, String idPattern, String types) {
+    static EntityQuery.Selector selector(EntityParser parser, List<String> ids, String idPattern, String types) {
         for (String id : ids) {
             if (!Syntax.isUri(id)) {
                 throw NgsiLdException.badData("the id " + id + " is not a URI");
@@ -493,7 +493,7 @@ final class EntityOperations {
                 types == null ? null : TypeSelection.parse(types, parser::typeName));
     }
 
-    private static List<String> attributes(EntityParser parser, List<String> terms) {
+    static List<String> attributes(EntityParser parser, List<String> terms) {
         List<String> attrs = new ArrayList<>(terms.size());
         for (String a : terms) {
             attrs.add(parser.attributeName(a));
@@ -590,19 +590,19 @@ final class EntityOperations {
         }
     }
 
-    private static String optionalText(JsonNode o, String member) {
+    static String optionalText(JsonNode o, String member) {
         JsonNode v = o.get(member);
         return v == null ? null : textOf(v, member);
     }
 
-    private static String textOf(JsonNode v, String member) {
+    static String textOf(JsonNode v, String member) {
         if (!v.isTextual()) {
             throw NgsiLdException.badData(member + " is a string, not " + v.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
         }
         return v.asText();
     }
 
-    private static JsonNode parseJson(String text, String what) {
+    static JsonNode parseJson(String text, String what) {
         try {
             return CorRestJson.mapper().readTree(text);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
@@ -612,7 +612,7 @@ final class EntityOperations {
 
     // ---------------------------------------------------------------- helpers
 
-    private static List<String> strings(JsonNode n, String what) {
+    static List<String> strings(JsonNode n, String what) {
         List<String> out = new ArrayList<>();
         if (n == null) {
             return out;

@@ -11,6 +11,8 @@ import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
+import dev.cor.ngsild.store.WriteHistory;
+import dev.cor.ngsild.store.WriteObserver;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestException;
@@ -121,7 +123,15 @@ final class Exchange {
      */
     EntityWrite write(String id, EntityChange change) {
         Subscriptions.Triggered triggered = config.subscriptions().onWrite(tenant);
-        EntityWrite w = config.store().write(tenant, id, change, triggered);
+        WriteObserver observer = triggered;
+        if (config.temporal() != null) {
+            WriteHistory history = new WriteHistory(config.temporal(), tenant);
+            observer = (before, after) -> {
+                history.applied(before, after); // the history first: a notice may be read as "it is recorded"
+                triggered.applied(before, after);
+            };
+        }
+        EntityWrite w = config.store().write(tenant, id, change, observer);
         triggered.sendAfter(request);
         return w;
     }

@@ -18,6 +18,7 @@ import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.TemporalStore;
 import dev.cor.ngsild.subscription.Subscriptions;
 import dev.cor.rest.CorRest;
 import dev.cor.rest.CorRestApplication;
@@ -38,19 +39,23 @@ public final class NgsildApplication implements CorRestApplication {
 
     private static final System.Logger LOG = System.getLogger(NgsildApplication.class.getName());
 
-    /** What the application works with. */
+    /**
+     * What the application works with. {@code temporal}: where every write's history is recorded
+     * and the temporal API reads, or {@code null} - the store keeps none, or history is off -: the
+     * temporal API then answers 501.
+     */
     public record Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
             long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations,
-            NgsildAuthorizer authorizer) {
+            NgsildAuthorizer authorizer, TemporalStore temporal) {
         public Config {
             java.util.Objects.requireNonNull(authorizer, "authorizer");
         }
 
-        /** Without authorization: every request is allowed. */
+        /** Without authorization (every request is allowed) and without history. */
         public Config(EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
                 long contextTimeoutMs, NgsildLimits limits, Subscriptions subscriptions, RegistrationLookup registrations) {
             this(store, contexts, clock, metrics, contextTimeoutMs, limits, subscriptions, registrations,
-                    NgsildAuthorizer.ALLOW_ALL);
+                    NgsildAuthorizer.ALLOW_ALL, null);
         }
     }
 
@@ -64,6 +69,7 @@ public final class NgsildApplication implements CorRestApplication {
     private final DistributedWrites distributedWrites;
     private final RegistrationOperations registrationOps;
     private final SubscriptionOperations csourceSubscriptionOps;
+    private final TemporalOperations temporalOps;
     private final Subscriptions csourceSubscriptions;
     /** Each operation's meters, by {@link Operation#ordinal()}; the last for a request that is no operation. */
     private final NgsildMetrics.Operation[] meters;
@@ -97,6 +103,7 @@ public final class NgsildApplication implements CorRestApplication {
         this.batches = new BatchOperations(config, batchForwards);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(config, reads);
+        this.temporalOps = new TemporalOperations(config);
         this.subscriptionOps = new SubscriptionOperations(config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
         CsourceNotifications csourceNotifications = new CsourceNotifications(config, csourceSubscriptions);
@@ -188,6 +195,9 @@ public final class NgsildApplication implements CorRestApplication {
         }
         if (x.contextRef != null && config.contexts().needsDownload(x.contextRef)) {
             return true;
+        }
+        if (x.operation().isTemporal() && x.operation().isRead() && config.temporal() != null && config.temporal().readsWait()) {
+            return true; // its instances may be read from disk
         }
         if (x.operation() == Operation.DELETE_CONTEXT && contextOps.canWait(x)) {
             return true;
@@ -285,6 +295,8 @@ public final class NgsildApplication implements CorRestApplication {
             case DELETE_SUBSCRIPTION -> subscriptionOps.delete(x);
             case REMOTE_NOTIFY -> subscriptionOps.remoteNotify(x);
             case CREATE_CSR, QUERY_CSR, RETRIEVE_CSR, UPDATE_CSR, DELETE_CSR -> registration(x);
+            case CREATE_TEMPORAL, APPEND_TEMPORAL, DELETE_TEMPORAL, DELETE_TEMPORAL_ATTRIBUTE, MODIFY_INSTANCE, DELETE_INSTANCE,
+                    RETRIEVE_TEMPORAL, QUERY_TEMPORAL, QUERY_TEMPORAL_POST -> temporalOps.run(x);
             case CREATE_CSR_SUBSCRIPTION, QUERY_CSR_SUBSCRIPTIONS, RETRIEVE_CSR_SUBSCRIPTION, UPDATE_CSR_SUBSCRIPTION,
                     DELETE_CSR_SUBSCRIPTION -> csourceSubscription(x);
         }
@@ -392,6 +404,7 @@ public final class NgsildApplication implements CorRestApplication {
         x.params = QueryParams.parse(r.query(), op);
         if (op.isRead() || !createsTenant(op)) {
             if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0
+                    && (config.temporal() == null || !config.temporal().hasTenant(x.tenant))
                     && !config.registrations().any(x.tenant) && csourceSubscriptions.count(x.tenant) == 0) {
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
@@ -425,7 +438,8 @@ public final class NgsildApplication implements CorRestApplication {
     /** Operations that may create a tenant: they write new entities. */
     private static boolean createsTenant(Operation op) {
         return switch (op) {
-            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION, CREATE_CSR, CREATE_CSR_SUBSCRIPTION -> true;
+            case CREATE_ENTITY, BATCH_CREATE, BATCH_UPSERT, CREATE_SUBSCRIPTION, CREATE_CSR, CREATE_CSR_SUBSCRIPTION,
+                    CREATE_TEMPORAL -> true;
             case REMOTE_NOTIFY -> true; // a source's notification names the subscription; its tenant header is the source's business
             default -> false;
         };

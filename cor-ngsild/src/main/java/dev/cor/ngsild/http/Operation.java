@@ -56,6 +56,21 @@ enum Operation {
     RETRIEVE_CSR_SUBSCRIPTION("retrieveCSRSubscription", true, Set.of("options")),
     UPDATE_CSR_SUBSCRIPTION("updateCSRSubscription", false, Set.of()),
     DELETE_CSR_SUBSCRIPTION("deleteCSRSubscription", false, Set.of()),
+    CREATE_TEMPORAL("createTemporalEvolution", false, Set.of("local")),
+    QUERY_TEMPORAL("queryTemporalEvolution", true, Set.of("id", "type", "idPattern", "attrs", "pick", "omit", "q",
+            "scopeQ", "geoQ", "georel", "geometry", "coordinates", "geoproperty", "csf", "lang", "options", "format",
+            "limit", "offset", "count", "local", "datasetId", "timerel", "timeAt", "endTimeAt", "timeproperty", "lastN",
+            "aggrMethods", "aggrPeriodDuration", "expandValues")),
+    QUERY_TEMPORAL_POST("queryTemporalEvolutionPost", true, Set.of("lang", "options", "format", "limit", "offset",
+            "count", "local")),
+    RETRIEVE_TEMPORAL("retrieveTemporalEvolution", true, Set.of("attrs", "pick", "omit", "lang", "options", "format",
+            "type", "local", "datasetId", "timerel", "timeAt", "endTimeAt", "timeproperty", "lastN", "aggrMethods",
+            "aggrPeriodDuration")),
+    DELETE_TEMPORAL("deleteTemporalEvolution", false, Set.of("type", "local")),
+    APPEND_TEMPORAL("addTemporalAttributes", false, Set.of("local")),
+    DELETE_TEMPORAL_ATTRIBUTE("deleteTemporalAttribute", false, Set.of("datasetId", "deleteAll", "local")),
+    MODIFY_INSTANCE("modifyAttributeInstance", false, Set.of("local")),
+    DELETE_INSTANCE("deleteAttributeInstance", false, Set.of("local")),
     LIST_CONTEXTS("listContexts", true, Set.of("details", "kind")),
     ADD_CONTEXT("addContext", false, Set.of()),
     SERVE_CONTEXT("serveContext", true, Set.of("details")),
@@ -73,6 +88,15 @@ enum Operation {
 
     String metricName() {
         return metricName;
+    }
+
+    /** Whether it is one of the temporal API's (§ 5.6.11-5.6.16, 5.7.3-5.7.4). */
+    boolean isTemporal() {
+        return switch (this) {
+            case CREATE_TEMPORAL, QUERY_TEMPORAL, QUERY_TEMPORAL_POST, RETRIEVE_TEMPORAL, DELETE_TEMPORAL, APPEND_TEMPORAL,
+                    DELETE_TEMPORAL_ATTRIBUTE, MODIFY_INSTANCE, DELETE_INSTANCE -> true;
+            default -> false;
+        };
     }
 
     /** Whether it reads only: a read of a tenant that does not exist is NonexistentTenant (§ 5.5.10). */

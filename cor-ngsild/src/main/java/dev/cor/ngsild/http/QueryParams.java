@@ -50,6 +50,16 @@ final class QueryParams {
         return new QueryParams(v);
     }
 
+    /** These parameters without {@code name}. */
+    QueryParams without(String name) {
+        if (!values.containsKey(name)) {
+            return this;
+        }
+        Map<String, String> v = new LinkedHashMap<>(values);
+        v.remove(name);
+        return new QueryParams(v);
+    }
+
     /** The parameters as a map (unmodifiable), for the parts of the API that take one. */
     Map<String, String> asMap() {
         return java.util.Collections.unmodifiableMap(values);

@@ -10,14 +10,18 @@ import java.util.List;
  * percent-decoded. {@link #match} finds it, or says which methods the path
  * would take (405), or that no resource has that path (404).
  */
-record Route(Operation operation, String entityId, String attribute, String contextId) {
+record Route(Operation operation, String entityId, String attribute, String contextId, String instanceId) {
+
+    Route(Operation operation, String entityId, String attribute, String contextId) {
+        this(operation, entityId, attribute, contextId, null);
+    }
 
     /** The outcome of matching a path: a route, or the methods it allows, or nothing. */
     record Match(Route route, String allow, String unsupported) {
     }
 
     /** Resources of the specification the broker does not serve (yet): 501, not 404. */
-    private static final List<String> UNSUPPORTED = List.of("temporal", "entityMaps", "snapshots", "info");
+    private static final List<String> UNSUPPORTED = List.of("entityMaps", "snapshots", "info");
 
     /** Where the sources a subscription was forwarded to send their notifications (§ 5.8.1.4). */
     static final String REMOTE_NOTIFY_PATH = "/ngsi-ld/ex/remote-notify";
@@ -159,6 +163,9 @@ record Route(Operation operation, String entityId, String attribute, String cont
                 }
                 return new Match(null, null, null);
             }
+            case "temporal" -> {
+                return temporal(method, s.subList(1, n));
+            }
             case "jsonldContexts" -> {
                 if (n == 1) {
                     return pick(method, "GET, POST", switch (method) {
@@ -181,6 +188,58 @@ record Route(Operation operation, String entityId, String attribute, String cont
                 return new Match(null, null, UNSUPPORTED.contains(head) ? head : null);
             }
         }
+    }
+
+    /** The temporal API's resources (§ 6.18-6.22): {@code s} is the path after {@code temporal/}. */
+    private static Match temporal(String method, List<String> s) {
+        int n = s.size();
+        if (n == 0) {
+            return new Match(null, null, null);
+        }
+        if (s.get(0).equals("entityOperations")) {
+            if (n != 2 || !s.get(1).equals("query")) {
+                return new Match(null, null, null);
+            }
+            return pick(method, "POST", method.equals("POST") ? new Route(Operation.QUERY_TEMPORAL_POST, null, null, null) : null);
+        }
+        if (!s.get(0).equals("entities")) {
+            return new Match(null, null, null);
+        }
+        if (n == 1) {
+            return pick(method, "GET, POST", switch (method) {
+                case "GET" -> new Route(Operation.QUERY_TEMPORAL, null, null, null);
+                case "POST" -> new Route(Operation.CREATE_TEMPORAL, null, null, null);
+                default -> null;
+            });
+        }
+        String id = s.get(1);
+        if (n == 2) {
+            return pick(method, "GET, DELETE", switch (method) {
+                case "GET" -> new Route(Operation.RETRIEVE_TEMPORAL, id, null, null);
+                case "DELETE" -> new Route(Operation.DELETE_TEMPORAL, id, null, null);
+                default -> null;
+            });
+        }
+        if (!s.get(2).equals("attrs")) {
+            return new Match(null, null, null);
+        }
+        if (n == 3) {
+            return pick(method, "POST", method.equals("POST") ? new Route(Operation.APPEND_TEMPORAL, id, null, null) : null);
+        }
+        String attr = s.get(3);
+        if (n == 4) {
+            return pick(method, "DELETE", method.equals("DELETE") ? new Route(Operation.DELETE_TEMPORAL_ATTRIBUTE, id, attr, null)
+                    : null);
+        }
+        if (n == 5) {
+            String instance = s.get(4);
+            return pick(method, "PATCH, DELETE", switch (method) {
+                case "PATCH" -> new Route(Operation.MODIFY_INSTANCE, id, attr, null, instance);
+                case "DELETE" -> new Route(Operation.DELETE_INSTANCE, id, attr, null, instance);
+                default -> null;
+            });
+        }
+        return new Match(null, null, null);
     }
 
     private static Match pick(String method, String allow, Route route) {

@@ -289,6 +289,17 @@ public final class EntityEditor {
         return instances;
     }
 
+    /**
+     * A whole attribute instance from its input, made at {@code now} (a temporal instance: its
+     * kind and value must be there).
+     */
+    public static Attribute attribute(String name, AttributeInput i, long now) {
+        if (i.isNull()) {
+            throw NgsiLdException.badData("attribute " + name + " has an NGSI-LD Null value, which this operation cannot apply");
+        }
+        return toAttribute(name, i, now, now);
+    }
+
     /** A whole attribute from its input: its kind and value must be there. */
     static Attribute toAttribute(String name, AttributeInput i, long created, long now) {
         if (i.kind() == null || i.value() == null) {

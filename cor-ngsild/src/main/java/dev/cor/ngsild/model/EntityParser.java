@@ -146,6 +146,26 @@ public final class EntityParser {
         return attribute(name, value, mode, 1);
     }
 
+    /**
+     * The instances of one attribute in a temporal representation (§ 4.5.7: Create or Update
+     * Temporal Evolution, Add Attributes): one instance, or an array of them in which several may
+     * share a datasetId - they are the attribute at different times. Each is a whole instance.
+     */
+    public List<AttributeInput> temporalInstances(String key, JsonNode value) {
+        if (value == null || !(value.isObject() || (value.isArray() && !value.isEmpty() && allObjects(value)))) {
+            throw NgsiLdException.badData("attribute '" + key + "' of a temporal evolution is an instance or an array of"
+                    + " instances (JSON objects)");
+        }
+        if (value.isObject()) {
+            return List.of(instance(key, value, Mode.WHOLE, 1));
+        }
+        List<AttributeInput> out = new ArrayList<>(value.size());
+        for (JsonNode i : value) {
+            out.add(instance(key, i, Mode.WHOLE, 1));
+        }
+        return out;
+    }
+
     /** The expanded IRI of an attribute name as written in a request (a body key, a path segment, a parameter). */
     public String attributeName(String key) {
         if (key.startsWith("@")) {

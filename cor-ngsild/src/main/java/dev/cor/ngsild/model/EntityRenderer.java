@@ -105,12 +105,14 @@ public final class EntityRenderer {
         });
     }
 
+    /** Writes into a generator: what {@link #write} renders, what {@link #instance} adds to an instance. */
     @FunctionalInterface
-    private interface Writer {
+    interface Writer {
         void write(JsonGenerator g) throws IOException;
     }
 
-    private static byte[] write(Writer w) {
+    /** The bytes {@code w} writes, as one JSON document. */
+    static byte[] write(Writer w) {
         try (ByteArrayBuilder out = new ByteArrayBuilder(512);
              JsonGenerator g = CorRestJson.mapper().getFactory().createGenerator(out)) {
             w.write(g);
@@ -198,9 +200,17 @@ public final class EntityRenderer {
     // ---------------------------------------------------------------- normalized and concise
 
     private static void instance(JsonGenerator g, Attribute a, LdContext ctx, Options o) throws IOException {
+        instance(g, a, ctx, o, null);
+    }
+
+    /**
+     * One instance in the normalized or concise form; {@code extra} (or {@code null}) writes members
+     * of its own before the object closes (a temporal instance's instanceId and deletedAt).
+     */
+    static void instance(JsonGenerator g, Attribute a, LdContext ctx, Options o, Writer extra) throws IOException {
         boolean concise = o.format() == Format.CONCISE;
         String lang = a.kind() == AttributeKind.LANGUAGE_PROPERTY && o.lang() != null ? pickLanguage(a.value(), o.lang()) : null;
-        if (concise && isBare(a, o)) {
+        if (concise && extra == null && isBare(a, o)) {
             g.writeTree(a.value());
             return;
         }
@@ -254,6 +264,9 @@ public final class EntityRenderer {
             g.writeStringField("createdAt", time(a.createdAt()));
             g.writeStringField("modifiedAt", time(a.modifiedAt()));
         }
+        if (extra != null) {
+            extra.write(g);
+        }
         g.writeEndObject();
     }
 
@@ -270,7 +283,8 @@ public final class EntityRenderer {
         };
     }
 
-    private static void value(JsonGenerator g, Attribute a, LdContext ctx) throws IOException {
+    /** The value member's content of {@code a}, as the normalized form writes it (terms compacted). */
+    static void value(JsonGenerator g, Attribute a, LdContext ctx) throws IOException {
         switch (a.kind()) {
             case VOCAB_PROPERTY -> compactedTerms(g, a.value(), ctx);
             case LIST_RELATIONSHIP -> {
@@ -371,7 +385,7 @@ public final class EntityRenderer {
         return languageMap.properties().iterator().next().getKey();
     }
 
-    private static void types(JsonGenerator g, String field, List<String> types, LdContext ctx) throws IOException {
+    static void types(JsonGenerator g, String field, List<String> types, LdContext ctx) throws IOException {
         if (types.size() == 1) {
             g.writeStringField(field, ctx.compactIri(types.get(0)));
             return;
@@ -383,7 +397,7 @@ public final class EntityRenderer {
         g.writeEndArray();
     }
 
-    private static void strings(JsonGenerator g, String field, List<String> values) throws IOException {
+    static void strings(JsonGenerator g, String field, List<String> values) throws IOException {
         if (values.size() == 1) {
             g.writeStringField(field, values.get(0));
             return;

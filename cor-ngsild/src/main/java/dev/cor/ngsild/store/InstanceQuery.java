@@ -1,5 +1,8 @@
 package dev.cor.ngsild.store;
 
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
+
 /**
  * Which instances of one attribute a temporal read wants (§ 4.11, § 5.7.3-5.7.4): those whose
  * {@link #property} lies in [{@link #from}, {@link #to}) - an instance without that time is in no

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -30,10 +31,23 @@ import dev.cor.ngsild.model.Entity;
 public final class MemoryEntityStore implements EntityStore {
     private static final System.Logger LOG = System.getLogger(MemoryEntityStore.class.getName());
     private final Map<String, TenantData> tenants = new ConcurrentHashMap<>();
+    private final MemoryTemporalStore temporal;
 
-    /** An empty store with the default tenant. */
+    /** An empty store with the default tenant, its history within the memory default retention. */
     public MemoryEntityStore() {
+        this(new TemporalRetention(Long.MAX_VALUE, TemporalRetention.MEMORY_DEFAULT_BYTES));
+    }
+
+    /** An empty store with the default tenant, keeping as much history as {@code retention} says. */
+    public MemoryEntityStore(TemporalRetention retention) {
         tenants.put(DEFAULT_TENANT, new TenantData());
+        this.temporal = new MemoryTemporalStore(retention);
+    }
+
+    /** Its history, in the heap as the entities are. */
+    @Override
+    public Optional<TemporalStore> temporal() {
+        return Optional.of(temporal);
     }
 
     @Override

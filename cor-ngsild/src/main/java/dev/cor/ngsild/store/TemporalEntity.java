@@ -3,6 +3,8 @@ package dev.cor.ngsild.store;
 import java.util.List;
 import java.util.Set;
 
+import dev.cor.ngsild.model.TemporalInstance;
+
 /**
  * What a store knows of one entity's temporal evolution beside its instances: the types and
  * scopes it has had (the latest write's first; a query by type matches any of them), the

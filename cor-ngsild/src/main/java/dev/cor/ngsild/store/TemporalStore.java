@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 
+import dev.cor.ngsild.model.TemporalInstance;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
@@ -84,6 +85,9 @@ public interface TemporalStore {
      * @return whether the instance was there
      */
     boolean deleteInstance(String tenant, String entityId, String attribute, String instanceId);
+
+    /** Whether the tenant has had history recorded (it stays a tenant when its evolutions are deleted). */
+    boolean hasTenant(String tenant);
 
     /** How many entities of the tenant have a history. */
     int count(String tenant);

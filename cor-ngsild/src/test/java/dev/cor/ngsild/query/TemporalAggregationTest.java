@@ -22,8 +22,8 @@ import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.Syntax;
-import dev.cor.ngsild.store.TemporalInstance;
-import dev.cor.ngsild.store.TimeProperty;
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,9 +1,7 @@
-package dev.cor.ngsild.store;
+package dev.cor.ngsild.model;
 
 import java.util.Objects;
 
-import dev.cor.ngsild.model.Attribute;
-import dev.cor.ngsild.model.Syntax;
 
 /**
  * One instance of an attribute's temporal evolution (ETSI GS CIM 009 § 4.5.7): the attribute as

@@ -1,4 +1,4 @@
-package dev.cor.ngsild.store;
+package dev.cor.ngsild.model;
 
 /** Which time of an instance a temporal query reads (§ 4.11, {@code timeproperty}): {@code observedAt} by default. */
 public enum TimeProperty {

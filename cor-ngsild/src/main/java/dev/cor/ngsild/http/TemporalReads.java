@@ -1,0 +1,487 @@
+package dev.cor.ngsild.http;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import dev.cor.ngsild.error.NgsiLdException;
+import dev.cor.ngsild.http.NgsildApplication.Config;
+import dev.cor.ngsild.http.TemporalOperations.Filter;
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeList;
+import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.model.EntityParser;
+import dev.cor.ngsild.model.EntityRenderer;
+import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TemporalRenderer;
+import dev.cor.ngsild.model.TemporalRenderer.Evolution;
+import dev.cor.ngsild.model.TemporalRenderer.Form;
+import dev.cor.ngsild.model.TimeProperty;
+import dev.cor.ngsild.query.AggregatedPeriod;
+import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.QueryExpression;
+import dev.cor.ngsild.query.ScopeQuery;
+import dev.cor.ngsild.query.TemporalAggregation;
+import dev.cor.ngsild.store.InstanceQuery;
+import dev.cor.ngsild.store.TemporalEntity;
+import dev.cor.ngsild.store.TemporalStore;
+import dev.cor.rest.CorRestJson;
+
+/**
+ * The temporal reads: Retrieve Temporal Evolution of an Entity (§ 5.7.3) and Query Temporal
+ * Evolution of Entities (§ 5.7.4, by GET and by POST), in the normalized, concise, simplified
+ * ({@code temporalValues}) and aggregated ({@code aggregatedValues}) representations.
+ * <p>
+ * A query selects entities as Query Entities does - ids, an id pattern, types, attributes, q, a
+ * geo-query and a scope query - but q and the geo-query are checked against the attribute
+ * instances in the temporal window (§ 5.7.4.4): an entity matches when instances of that window
+ * satisfy them. The instances of one attribute an answer carries are bounded
+ * ({@link #INSTANCES_PER_ANSWER} in all); when the bound cuts some off the answer is 206 with a
+ * {@code Content-Range} in date-times (§ 6.3.10). Shared by every loop and worker.
+ */
+final class TemporalReads {
+    /** The most instances one answer carries, over all its entities and attributes. */
+    static final int INSTANCES_PER_ANSWER = 10_000;
+
+    private final Config config;
+
+    TemporalReads(Config config) {
+        this.config = config;
+    }
+
+    private EntityParser parser(Exchange x) {
+        return new EntityParser(x.context, config.limits());
+    }
+
+    /** What the request asks to see of each entity: the window, the form, the projection. */
+    private record Asked(InstanceQuery window, Set<String> datasetIds, TemporalRenderer.Options options,
+            Representation projection, TemporalAggregation aggregation) {
+    }
+
+    /** The instances shown and whether the answer's bound cut some off (206). */
+    private static final class Budget {
+        int left = INSTANCES_PER_ANSWER;
+        boolean cut;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+    }
+
+    // ---------------------------------------------------------------- retrieve
+
+    /** {@code GET /temporal/entities/{id}} (§ 5.7.3). */
+    void retrieve(Exchange x) {
+        TemporalStore ts = TemporalOperations.store(config);
+        Asked asked = asked(x, x.params);
+        String id = EntityOperations.entityId(x);
+        TemporalEntity head = ts.entity(x.tenant, id);
+        if (head == null) {
+            throw NgsiLdException.notFound("no temporal evolution of entity " + id);
+        }
+        String type = x.params.get("type");
+        if (type != null && !TypeSelection.parse(type, parser(x)::typeName).matches(head.types())) {
+            throw NgsiLdException.notFound("the temporal evolution of entity " + id + " is not of type " + type);
+        }
+        Budget budget = new Budget();
+        Evolution e = evolution(ts, x.tenant, head, asked, budget);
+        boolean bodyContext = x.accept == MediaType.LD_JSON;
+        byte[] bytes = TemporalRenderer.render(e, x.context, asked.options(), bodyContext ? x.context.echo() : null);
+        answer(x, asked, budget, bytes);
+    }
+
+    // ---------------------------------------------------------------- query
+
+    /** {@code GET /temporal/entities} (§ 5.7.4). */
+    void query(Exchange x) {
+        QueryParams p = x.params;
+        EntityParser parser = parser(x);
+        String type = p.get("type");
+        boolean local = p.bool("local", false);
+        boolean geo = p.has("georel") || p.has("geometry") || p.has("coordinates") || p.has("geoQ");
+        if (!local && type == null && !p.has("attrs") && !p.has("idPattern") && !p.has("q") && !geo) {
+            throw NgsiLdException.badData("a temporal query names at least one of type, attrs, idPattern, q or geoQ"
+                    + (p.has("id") ? " (id alone is not enough)" : "") + ", or is local=true");
+        }
+        List<EntityQuery.Selector> selectors = new ArrayList<>(1);
+        List<String> ids = p.list("id");
+        if (!ids.isEmpty() || p.has("idPattern") || type != null) {
+            selectors.add(EntityOperations.selector(parser, ids, p.get("idPattern"), type));
+        }
+        Filter f = new Filter(selectors, EntityOperations.attributes(parser, p.list("attrs")),
+                p.has("q") ? QueryExpression.parse(p.get("q"), x.context, Set.copyOf(p.list("expandValues"))) : null,
+                EntityOperations.geoQuery(x, p), p.has("scopeQ") ? ScopeQuery.parse(p.get("scopeQ")) : null);
+        run(x, p, f);
+    }
+
+    /** {@code POST /temporal/entityOperations/query} (§ 5.7.4, 6.22): a Query body with its temporalQ. */
+    void queryPost(Exchange x) {
+        JsonNode body = x.body;
+        if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
+            throw NgsiLdException.badData("the body is a Query: a JSON object whose type is \"Query\"");
+        }
+        EntityParser parser = parser(x);
+        List<String> attrTerms = EntityOperations.strings(body.get("attrs"), "attrs");
+        JsonNode entities = body.get("entities");
+        String q = EntityOperations.optionalText(body, "q");
+        String scopeQ = EntityOperations.optionalText(body, "scopeQ");
+        JsonNode geoQ = body.get("geoQ");
+        if (entities == null && attrTerms.isEmpty() && q == null && geoQ == null && !x.params.bool("local", false)) {
+            throw NgsiLdException.badData("a Query names entities, attrs, q or geoQ");
+        }
+        List<EntityQuery.Selector> selectors = new ArrayList<>();
+        if (entities != null) {
+            if (!entities.isArray() || entities.isEmpty()) {
+                throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
+            }
+            for (JsonNode s : entities) {
+                if (!s.isObject() || !s.path("type").isTextual()) {
+                    throw NgsiLdException.badData("an EntitySelector is an object with a type (a string)");
+                }
+                String id = EntityOperations.optionalText(s, "id");
+                selectors.add(EntityOperations.selector(parser, id == null ? List.of() : List.of(id),
+                        EntityOperations.optionalText(s, "idPattern"), s.get("type").asText()));
+            }
+        }
+        QueryParams params = x.params;
+        if (!attrTerms.isEmpty()) {
+            params = params.with("attrs", String.join(",", attrTerms));
+        }
+        JsonNode temporalQ = body.get("temporalQ");
+        if (temporalQ != null) {
+            if (!temporalQ.isObject()) {
+                throw NgsiLdException.badData("temporalQ is a TemporalQuery (an object, § 5.2.21)");
+            }
+            for (String m : List.of("timerel", "timeAt", "endTimeAt", "timeproperty")) {
+                JsonNode v = temporalQ.get(m);
+                if (v != null) {
+                    params = params.with(m, EntityOperations.textOf(v, "temporalQ." + m));
+                }
+            }
+            JsonNode lastN = temporalQ.get("lastN");
+            if (lastN != null) {
+                params = params.with("lastN", lastN.asText());
+            }
+        }
+        for (String member : List.of("pick", "omit", "lang", "datasetId", "aggrMethods", "aggrPeriodDuration")) {
+            JsonNode v = body.get(member);
+            if (v != null) {
+                params = params.with(member, v.isArray() ? String.join(",", EntityOperations.strings(v, member))
+                        : EntityOperations.textOf(v, member));
+            }
+        }
+        JsonNode aggr = body.get("aggregationParams"); // V1.8 § 5.2.44 inside the Query
+        if (aggr != null && aggr.isObject()) {
+            if (aggr.has("aggrMethods")) {
+                JsonNode m = aggr.get("aggrMethods");
+                params = params.with("aggrMethods", m.isArray() ? String.join(",", EntityOperations.strings(m, "aggrMethods"))
+                        : EntityOperations.textOf(m, "aggrMethods"));
+            }
+            if (aggr.has("aggrPeriodDuration")) {
+                params = params.with("aggrPeriodDuration", EntityOperations.textOf(aggr.get("aggrPeriodDuration"),
+                        "aggrPeriodDuration"));
+            }
+        }
+        Filter f = new Filter(selectors, EntityOperations.attributes(parser, attrTerms),
+                q == null ? null : QueryExpression.parse(q, x.context, Set.of()),
+                geoQ == null ? null : GeoQuery.parse(geoQ, x.context), scopeQ == null ? null : ScopeQuery.parse(scopeQ));
+        run(x, params, f);
+    }
+
+    private void run(Exchange x, QueryParams p, Filter f) {
+        TemporalStore ts = TemporalOperations.store(config);
+        Asked asked = asked(x, p);
+        Page page = Page.of(p, config.limits());
+        EntityQuery test = new EntityQuery(f.selectors(), f.attrs(), f.q(), f.geo(), f.scope());
+        boolean windowed = !asked.window().unbounded();
+        List<TemporalEntity> hits = new ArrayList<>();
+        int[] matched = {0};
+        ts.entities(x.tenant, head -> {
+            if (matches(ts, x.tenant, head, asked, f, test, windowed)) {
+                if (matched[0] >= page.offset() && hits.size() < page.limit()) {
+                    hits.add(head);
+                }
+                matched[0]++;
+            }
+            return page.count() || (long) matched[0] <= (long) page.offset() + page.limit();
+        });
+        Budget budget = new Budget();
+        List<Evolution> out = new ArrayList<>(hits.size());
+        for (TemporalEntity head : hits) {
+            out.add(evolution(ts, x.tenant, head, asked, budget));
+        }
+        boolean bodyContext = x.accept == MediaType.LD_JSON;
+        byte[] bytes = TemporalRenderer.renderAll(out, x.context, asked.options(), bodyContext ? x.context.echo() : null);
+        if (page.count()) {
+            x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(matched[0]));
+        }
+        answer(x, asked, budget, bytes);
+        if (x.operation() == Operation.QUERY_TEMPORAL) {
+            page.links(x, "temporal/entities", (long) matched[0] > (long) page.offset() + page.limit());
+        }
+    }
+
+    /**
+     * Whether the entity of {@code head} is selected: its id and types by the selectors, its
+     * instances in the window by attrs, q, the geo-query and the scope query (an entity made of
+     * every such instance, each attribute holding them all: a term holds when one of them
+     * satisfies it). With a window, an entity without any instance in it is not selected.
+     */
+    private boolean matches(TemporalStore ts, String tenant, TemporalEntity head, Asked asked, Filter f, EntityQuery test,
+            boolean windowed) {
+        boolean readsInstances = windowed || !f.attrs().isEmpty() || f.q() != null || f.geo() != null;
+        Map<String, AttributeList> attributes = new LinkedHashMap<>();
+        if (readsInstances) {
+            InstanceQuery window = new InstanceQuery(asked.window().property(), asked.window().from(), asked.window().to(),
+                    null, 0);
+            for (String a : head.attributes()) {
+                List<Attribute> in = new ArrayList<>();
+                for (TemporalInstance i : ts.instances(tenant, head.id(), a, window, Integer.MAX_VALUE)) {
+                    if (!i.deleted() && admitsDataset(asked, i)) {
+                        in.add(i.value());
+                    }
+                }
+                if (!in.isEmpty()) {
+                    attributes.put(a, AttributeList.of(in));
+                }
+            }
+            if (windowed && attributes.isEmpty()) {
+                return false;
+            }
+        }
+        Entity e = new Entity(head.id(), head.types(), head.scopes(), attributes, head.createdAt(), head.modifiedAt());
+        return test.test(e);
+    }
+
+    private static boolean admitsDataset(Asked asked, TemporalInstance i) {
+        if (asked.datasetIds() == null) {
+            return true;
+        }
+        String d = i.value().datasetId();
+        return asked.datasetIds().contains(d == null ? InstanceQuery.DEFAULT_DATASET : d);
+    }
+
+    // ---------------------------------------------------------------- one entity's evolution
+
+    private Evolution evolution(TemporalStore ts, String tenant, TemporalEntity head, Asked asked, Budget budget) {
+        Representation rep = asked.projection();
+        Set<String> names = TemporalOperations.shown(head, rep.options::shows);
+        Map<String, List<TemporalInstance>> attributes = new LinkedHashMap<>();
+        Map<String, JsonNode> aggregated = new LinkedHashMap<>();
+        for (String a : names) {
+            List<TemporalInstance> got = ts.instances(tenant, head.id(), a, asked.window(),
+                    asked.aggregation() != null ? Integer.MAX_VALUE : budget.left + 1);
+            if (asked.datasetIds() != null) {
+                got.removeIf(i -> !admitsDataset(asked, i));
+            }
+            if (got.isEmpty()) {
+                continue;
+            }
+            if (asked.aggregation() != null) {
+                aggregated.put(a, aggregated(asked, got));
+                continue;
+            }
+            if (got.size() > budget.left) {
+                budget.cut = true;
+                got = asked.window().lastN() > 0 ? got.subList(got.size() - budget.left, got.size())
+                        : got.subList(0, budget.left);
+            }
+            budget.left -= got.size();
+            for (TemporalInstance i : got) {
+                long t = i.time(asked.window().property());
+                if (t != TemporalInstance.NO_TIME) {
+                    budget.first = Math.min(budget.first, t);
+                    budget.last = Math.max(budget.last, t);
+                }
+            }
+            if (!got.isEmpty()) {
+                attributes.put(a, got);
+            }
+        }
+        return new Evolution(head.id(), head.types(), head.scopes(), head.createdAt(), head.modifiedAt(), head.deletedAt(),
+                attributes, aggregated);
+    }
+
+    /**
+     * The aggregated representation of one attribute (§ 4.5.19): per datasetId (one object, or an
+     * array of them when there are several), its type and, per method asked, the periods
+     * {@code [value, startAt, endAt]}.
+     */
+    private static JsonNode aggregated(Asked asked, List<TemporalInstance> instances) {
+        Map<String, List<TemporalInstance>> byDataset = new LinkedHashMap<>();
+        for (TemporalInstance i : instances) {
+            byDataset.computeIfAbsent(i.value().datasetId() == null ? "" : i.value().datasetId(),
+                    k -> new ArrayList<>()).add(i);
+        }
+        TimeProperty p = asked.window().property();
+        ArrayNode all = CorRestJson.mapper().createArrayNode();
+        for (Map.Entry<String, List<TemporalInstance>> d : byDataset.entrySet()) {
+            List<TemporalInstance> l = d.getValue();
+            ObjectNode o = all.addObject();
+            o.put("type", l.get(l.size() - 1).value().kind().typeName());
+            asked.aggregation().aggregate(l, asked.window().from(), asked.window().to(), i -> i.time(p),
+                    i -> i.deleted() ? null : i.value()).forEach((m, periods) -> {
+                        ArrayNode list = o.putArray(m.parameterName());
+                        for (AggregatedPeriod period : periods) {
+                            list.addArray().add(period.value()).add(Instant.ofEpochMilli(period.startAt()).toString())
+                                    .add(Instant.ofEpochMilli(period.endAt()).toString());
+                        }
+                    });
+            if (!d.getKey().isEmpty()) {
+                o.put("datasetId", d.getKey());
+            }
+        }
+        return all.size() == 1 ? all.get(0) : all;
+    }
+
+    /** 200, or 206 with the Content-Range of what was shown when the answer's bound cut instances off (§ 6.3.10). */
+    private static void answer(Exchange x, Asked asked, Budget budget, byte[] bytes) {
+        if (!budget.cut || budget.first == Long.MAX_VALUE) {
+            x.answer(200, x.accept, bytes, x.context);
+            return;
+        }
+        x.answer(206, x.accept, bytes, x.context);
+        boolean latestFirst = asked.window().lastN() > 0;
+        String from = EntityRenderer.time(latestFirst ? budget.last : budget.first);
+        String to = EntityRenderer.time(latestFirst ? budget.first : budget.last);
+        x.request.responseHeaders().set("Content-Range", "date-time " + from + "-" + to + "/"
+                + (asked.window().lastN() > 0 ? Integer.toString(asked.window().lastN()) : "*"));
+    }
+
+    // ---------------------------------------------------------------- parameters
+
+    /**
+     * The temporal parameters (§ 4.11, § 6.18-6.22): timerel with timeAt (and endTimeAt for
+     * between), timeproperty, lastN, datasetId, the representation (options and format, with
+     * temporalValues and aggregatedValues) and its projection (attrs, pick, omit, lang).
+     */
+    private Asked asked(Exchange x, QueryParams p) {
+        String timerel = p.get("timerel");
+        TimeProperty property = TimeProperty.OBSERVED_AT;
+        if (p.has("timeproperty")) {
+            property = TimeProperty.of(p.get("timeproperty"));
+            if (property == null) {
+                throw NgsiLdException.badData("timeproperty is observedAt, createdAt, modifiedAt or deletedAt, not '"
+                        + p.get("timeproperty") + "'");
+            }
+        }
+        long from = Long.MIN_VALUE;
+        long to = Long.MAX_VALUE;
+        long timeAt = TemporalInstance.NO_TIME;
+        long endTimeAt = TemporalInstance.NO_TIME;
+        if (timerel != null) {
+            timeAt = dateTime(p, "timeAt", true);
+            switch (timerel) {
+                case "before" -> to = timeAt;
+                case "after" -> from = timeAt;
+                case "between" -> {
+                    endTimeAt = dateTime(p, "endTimeAt", true);
+                    if (endTimeAt <= timeAt) {
+                        throw NgsiLdException.badData("endTimeAt " + p.get("endTimeAt") + " is not after timeAt " + p.get("timeAt"));
+                    }
+                    from = timeAt;
+                    to = endTimeAt;
+                }
+                default -> throw NgsiLdException.badData("timerel is before, after or between, not '" + timerel + "'");
+            }
+            if (!timerel.equals("between") && p.has("endTimeAt")) {
+                dateTime(p, "endTimeAt", true); // checked, and ignored: only between reads it
+            }
+        } else if (p.has("timeAt") || p.has("endTimeAt")) {
+            throw NgsiLdException.badData("timeAt and endTimeAt need a timerel (before, after or between)");
+        }
+        int lastN = 0;
+        if (p.has("lastN")) {
+            lastN = p.integer("lastN", 0);
+            if (lastN == 0) {
+                throw NgsiLdException.badData("lastN is a positive integer, not 0");
+            }
+        }
+        Set<String> datasetIds = null;
+        if (p.has("datasetId")) {
+            datasetIds = new java.util.HashSet<>();
+            for (String d : p.list("datasetId")) {
+                if (!d.equals(InstanceQuery.DEFAULT_DATASET) && !Syntax.isUri(d)) {
+                    throw NgsiLdException.badData("datasetId '" + d + "' is neither a URI nor @none");
+                }
+                datasetIds.add(d);
+            }
+        }
+        // the temporal forms, then the entity representation's own options for the rest
+        Form form = null;
+        boolean sysAttrs = false;
+        List<String> rest = new ArrayList<>();
+        for (String o : p.list("options")) {
+            Form f = form(o);
+            if (f != null) {
+                if (form != null && form != f) {
+                    throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
+                }
+                form = f;
+            } else {
+                sysAttrs |= o.equals("sysAttrs");
+                rest.add(o);
+            }
+        }
+        if (p.has("format")) {
+            Form f = form(p.get("format"));
+            if (f == null) {
+                throw NgsiLdException.invalid("unknown format '" + p.get("format") + "' (normalized, concise, temporalValues,"
+                        + " simplified, keyValues, aggregatedValues)");
+            }
+            form = f;
+        }
+        if (form == null) {
+            form = Form.NORMALIZED;
+        }
+        QueryParams projection = p.without("format").with("options", String.join(",", rest));
+        if (rest.isEmpty()) {
+            projection = projection.without("options");
+        }
+        Representation rep = Representation.of(projection, parser(x));
+        TemporalAggregation aggregation = null;
+        if (form == Form.AGGREGATED) {
+            if (!p.has("aggrMethods")) {
+                throw NgsiLdException.badData("the aggregated temporal representation needs aggrMethods");
+            }
+            aggregation = TemporalAggregation.parse(p.get("aggrMethods"), p.get("aggrPeriodDuration"));
+        } else if (p.has("aggrMethods") || p.has("aggrPeriodDuration")) {
+            TemporalAggregation.parse(p.has("aggrMethods") ? p.get("aggrMethods") : "totalCount", p.get("aggrPeriodDuration"));
+        }
+        TemporalRenderer.Options options = new TemporalRenderer.Options(form, sysAttrs, property, rep.options.showId(),
+                rep.options.showType(), rep.options.showScope(), rep.options.lang());
+        return new Asked(new InstanceQuery(property, from, to, null, lastN), datasetIds, options, rep, aggregation);
+    }
+
+    /** The temporal form an option or format names, or {@code null} for the others. */
+    private static Form form(String name) {
+        return switch (name) {
+            case "temporalValues", "simplified", "keyValues" -> Form.TEMPORAL_VALUES;
+            case "aggregatedValues" -> Form.AGGREGATED;
+            case "concise" -> Form.CONCISE;
+            case "normalized" -> Form.NORMALIZED;
+            default -> null;
+        };
+    }
+
+    private static long dateTime(QueryParams p, String name, boolean required) {
+        String v = p.get(name);
+        if (v == null) {
+            if (required) {
+                throw NgsiLdException.badData(name + " is needed by timerel=" + p.get("timerel"));
+            }
+            return TemporalInstance.NO_TIME;
+        }
+        long t = Syntax.epochMillis(v);
+        if (t == Syntax.NOT_A_DATE_TIME) {
+            throw NgsiLdException.badData(name + " is a UTC DateTime (§ 4.6.3: YYYY-MM-DDThh:mm:ssZ), not '" + v + "'");
+        }
+        return t;
+    }
+}

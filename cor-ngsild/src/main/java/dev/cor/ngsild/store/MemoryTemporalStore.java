@@ -1,0 +1,362 @@
+package dev.cor.ngsild.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
+
+/**
+ * The {@link TemporalStore} of the {@link MemoryEntityStore}: every instance in the heap, as long
+ * as the process lives, within a {@link TemporalRetention} (by default
+ * {@value TemporalRetention#MEMORY_DEFAULT_BYTES} bytes, as {@link #bytes()} counts them).
+ * <p>
+ * Per tenant a sorted map of entities; per entity a monitor that its writes take for the few
+ * instructions of an append (never across a wait), and an immutable {@link Series} per attribute
+ * that a write replaces whole - so a reader takes one volatile read and holds a consistent
+ * history without a lock. An append copies the series' array once its capacity is reached
+ * (doubling), so recording is amortized O(1). Every thread.
+ */
+public final class MemoryTemporalStore implements TemporalStore {
+    /** What an instance costs beyond its value's text, counted as the heap it roughly takes. */
+    static final int INSTANCE_OVERHEAD = 160;
+
+    private final TemporalRetention retention;
+    private final ConcurrentHashMap<String, ConcurrentSkipListMap<String, History>> tenants = new ConcurrentHashMap<>();
+    private final AtomicLong nextId = new AtomicLong(1);
+    private final AtomicLong bytes = new AtomicLong();
+    /** The appends in the order they were made, for the retention: the oldest are dropped first. */
+    private final ConcurrentLinkedQueue<Appended> appended = new ConcurrentLinkedQueue<>();
+
+    /** Keeps {@link TemporalRetention#MEMORY_DEFAULT_BYTES} of history, of any age. */
+    public MemoryTemporalStore() {
+        this(new TemporalRetention(Long.MAX_VALUE, TemporalRetention.MEMORY_DEFAULT_BYTES));
+    }
+
+    public MemoryTemporalStore(TemporalRetention retention) {
+        this.retention = Objects.requireNonNull(retention, "retention");
+    }
+
+    /** One append to one series: which, when, how many instances and bytes. */
+    private record Appended(History history, String attribute, long recordedAt, int count, long bytes) {
+    }
+
+    /**
+     * One attribute's instances in the order recorded: {@code items[0..size)}; shared by the
+     * series made from it by appends (which only write beyond {@code size}), replaced whole by
+     * any other edit.
+     */
+    private record Series(TemporalInstance[] items, int size) {
+        /** A new series of one instance, with an array of its own. */
+        static Series of(TemporalInstance first) {
+            TemporalInstance[] a = new TemporalInstance[4];
+            a[0] = first;
+            return new Series(a, 1);
+        }
+
+        Series append(TemporalInstance i) {
+            TemporalInstance[] a = items;
+            if (size == a.length) {
+                a = Arrays.copyOf(a, size * 2);
+            }
+            a[size] = i;
+            return new Series(a, size + 1);
+        }
+    }
+
+    /** One entity's history: its head and its series, replaced whole under the monitor. */
+    private static final class History {
+        final String id;
+        volatile TemporalEntity head;
+        volatile Map<String, Series> series = Map.of();
+
+        History(String id) {
+            this.id = id;
+        }
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public List<TemporalInstance> record(String tenant, String entityId, List<String> types, List<String> scopes,
+            List<TemporalInstance> instances, long deletedAt) {
+        History h = tenants.computeIfAbsent(tenant, k -> new ConcurrentSkipListMap<>())
+                .computeIfAbsent(entityId, History::new);
+        List<TemporalInstance> out = new ArrayList<>(instances.size());
+        long now = System.currentTimeMillis();
+        synchronized (h) {
+            Map<String, Series> next = new HashMap<>(h.series);
+            Map<String, long[]> added = new HashMap<>(); // attribute -> {count, bytes}
+            for (TemporalInstance i : instances) {
+                TemporalInstance r = i.withId(TemporalInstance.idOf(nextId.getAndIncrement()));
+                Series was = next.get(r.attribute());
+                next.put(r.attribute(), was == null ? Series.of(r) : was.append(r));
+                long b = cost(r);
+                long[] c = added.computeIfAbsent(r.attribute(), k -> new long[2]);
+                c[0]++;
+                c[1] += b;
+                out.add(r);
+            }
+            h.series = Map.copyOf(next);
+            h.head = head(h.head, entityId, types, scopes, next.keySet(), now, deletedAt);
+            for (Map.Entry<String, long[]> e : added.entrySet()) {
+                bytes.addAndGet(e.getValue()[1]);
+                appended.add(new Appended(h, e.getKey(), now, (int) e.getValue()[0], e.getValue()[1]));
+            }
+        }
+        return out;
+    }
+
+    private static TemporalEntity head(TemporalEntity was, String id, List<String> types, List<String> scopes,
+            Set<String> attributes, long now, long deletedAt) {
+        if (was == null) {
+            return new TemporalEntity(id, types == null ? List.of() : types, scopes == null ? List.of() : scopes, attributes,
+                    now, now, deletedAt);
+        }
+        List<String> t = was.types();
+        if (types != null && !types.equals(was.types().subList(0, Math.min(types.size(), was.types().size())))) {
+            Set<String> all = new LinkedHashSet<>(types);
+            all.addAll(was.types());
+            t = List.copyOf(all);
+        }
+        return new TemporalEntity(id, t, scopes == null ? was.scopes() : scopes, attributes, was.createdAt(), now, deletedAt);
+    }
+
+    /** What {@code i} counts for in {@link #bytes()}: an estimate of its heap, cheap to compute. */
+    static long cost(TemporalInstance i) {
+        Attribute a = i.value();
+        long c = INSTANCE_OVERHEAD;
+        if (a.value().isTextual()) {
+            c += 2L * a.value().textValue().length();
+        } else if (a.value().isContainerNode()) {
+            c += 48L * a.value().size() + 64;
+        }
+        return c + 200L * a.sub().size();
+    }
+
+    @Override
+    public boolean deleteEntity(String tenant, String entityId) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        if (h == null) {
+            return false;
+        }
+        synchronized (h) {
+            if (!t.remove(entityId, h)) {
+                return false;
+            }
+            for (Series s : h.series.values()) {
+                for (int k = 0; k < s.size(); k++) {
+                    bytes.addAndGet(-cost(s.items()[k]));
+                }
+            }
+            h.series = Map.of(); // the retention's queue may still name it: it finds nothing
+        }
+        return true;
+    }
+
+    @Override
+    public boolean deleteAttribute(String tenant, String entityId, String attribute, String datasetId, boolean all) {
+        return edit(tenant, entityId, attribute, i -> all || Objects.equals(i.value().datasetId(), datasetId), null);
+    }
+
+    @Override
+    public boolean modifyInstance(String tenant, String entityId, String attribute, String instanceId, Attribute value) {
+        return edit(tenant, entityId, attribute, i -> i.instanceId().equals(instanceId),
+                i -> new TemporalInstance(i.attribute(), value, i.instanceId(), TemporalInstance.observedMillis(value), i.deletedAt()));
+    }
+
+    @Override
+    public boolean deleteInstance(String tenant, String entityId, String attribute, String instanceId) {
+        return edit(tenant, entityId, attribute, i -> i.instanceId().equals(instanceId), null);
+    }
+
+    /**
+     * Replaces ({@code replace}) or removes ({@code null}) the instances of one attribute that
+     * {@code which} picks; whether there was one.
+     */
+    private boolean edit(String tenant, String entityId, String attribute, Predicate<TemporalInstance> which,
+            java.util.function.UnaryOperator<TemporalInstance> replace) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        if (h == null) {
+            return false;
+        }
+        synchronized (h) {
+            Series s = h.series.get(attribute);
+            if (s == null) {
+                return false;
+            }
+            boolean hit = false;
+            long delta = 0;
+            TemporalInstance[] a = new TemporalInstance[s.items().length];
+            int n = 0;
+            for (int k = 0; k < s.size(); k++) {
+                TemporalInstance i = s.items()[k];
+                if (which.test(i)) {
+                    hit = true;
+                    delta -= cost(i);
+                    if (replace != null) {
+                        TemporalInstance r = replace.apply(i);
+                        delta += cost(r);
+                        a[n++] = r;
+                    }
+                } else {
+                    a[n++] = i;
+                }
+            }
+            if (!hit) {
+                return false;
+            }
+            Map<String, Series> next = new HashMap<>(h.series);
+            if (n == 0) {
+                next.remove(attribute);
+            } else {
+                next.put(attribute, new Series(a, n));
+            }
+            h.series = Map.copyOf(next);
+            TemporalEntity was = h.head;
+            h.head = new TemporalEntity(was.id(), was.types(), was.scopes(), next.keySet(), was.createdAt(),
+                    System.currentTimeMillis(), was.deletedAt());
+            bytes.addAndGet(delta);
+            return true;
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public TemporalEntity entity(String tenant, String entityId) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        return h == null ? null : h.head;
+    }
+
+    @Override
+    public void entities(String tenant, Predicate<TemporalEntity> visitor) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        if (t == null) {
+            return;
+        }
+        for (History h : t.values()) {
+            TemporalEntity head = h.head;
+            if (head != null && !visitor.test(head)) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public List<TemporalInstance> instances(String tenant, String entityId, String attribute, InstanceQuery query, int limit) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        Series s = h == null ? null : h.series.get(attribute);
+        if (s == null || limit <= 0) {
+            return List.of();
+        }
+        return select(s.items(), s.size(), query, limit);
+    }
+
+    /**
+     * The instances of {@code items[0..size)} that {@code q} asks for, ordered by its time (stable:
+     * those of one time in the order recorded), at most {@code limit}: the first, or with lastN the
+     * last. Shared by the stores that hold instances in recording order.
+     */
+    public static List<TemporalInstance> select(TemporalInstance[] items, int size, InstanceQuery q, int limit) {
+        List<TemporalInstance> hit = new ArrayList<>();
+        boolean sorted = true;
+        long last = Long.MIN_VALUE;
+        for (int k = 0; k < size; k++) {
+            TemporalInstance i = items[k];
+            if (q.admits(i)) {
+                long time = i.time(q.property());
+                sorted &= time >= last;
+                last = Math.max(last, time);
+                hit.add(i);
+            }
+        }
+        if (!sorted) {
+            TimeProperty p = q.property();
+            hit.sort(Comparator.comparingLong(i -> i.time(p)));
+        }
+        int keep = q.lastN() > 0 ? Math.min(q.lastN(), limit) : limit;
+        if (hit.size() <= keep) {
+            return hit;
+        }
+        return q.lastN() > 0 ? new ArrayList<>(hit.subList(hit.size() - keep, hit.size())) : new ArrayList<>(hit.subList(0, keep));
+    }
+
+    @Override
+    public boolean hasTenant(String tenant) {
+        return tenants.containsKey(tenant);
+    }
+
+    @Override
+    public int count(String tenant) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        return t == null ? 0 : t.size();
+    }
+
+    /** The bytes of history kept, as {@link #cost} counts them. */
+    public long bytes() {
+        return bytes.get();
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    @Override
+    public long expire(long nowMs) {
+        long cutoff = retention.maxAgeMs() == Long.MAX_VALUE ? Long.MIN_VALUE : nowMs - retention.maxAgeMs();
+        long dropped = 0;
+        while (true) {
+            Appended a = appended.peek();
+            if (a == null || (a.recordedAt() >= cutoff && bytes.get() <= retention.maxBytes())) {
+                return dropped;
+            }
+            appended.poll();
+            dropped += dropOldest(a.history(), a.attribute(), a.count());
+        }
+    }
+
+    /** Drops the {@code count} oldest instances of a series (fewer if edits removed some); how many. */
+    private long dropOldest(History h, String attribute, int count) {
+        synchronized (h) {
+            Series s = h.series.get(attribute);
+            if (s == null) {
+                return 0;
+            }
+            int n = Math.min(count, s.size());
+            long freed = 0;
+            for (int k = 0; k < n; k++) {
+                freed += cost(s.items()[k]);
+            }
+            Map<String, Series> next = new HashMap<>(h.series);
+            if (n == s.size()) {
+                next.remove(attribute);
+            } else {
+                next.put(attribute, new Series(Arrays.copyOfRange(s.items(), n, Math.max(s.size(), n + 4)), s.size() - n));
+            }
+            h.series = Map.copyOf(next);
+            TemporalEntity was = h.head;
+            if (was != null) {
+                h.head = new TemporalEntity(was.id(), was.types(), was.scopes(), next.keySet(), was.createdAt(),
+                        was.modifiedAt(), was.deletedAt());
+            }
+            bytes.addAndGet(-freed);
+            return n;
+        }
+    }
+}

@@ -1,0 +1,398 @@
+package dev.cor.ngsild.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import dev.cor.ngsild.conformance.Ngsi.Answer;
+
+/**
+ * The temporal API over real sockets (ETSI GS CIM 009 V1.8 § 5.6.11-5.6.16, § 5.7.3-5.7.4, § 4.11,
+ * bound in § 6.18-6.22), each case naming its clause and the ETSI suite's test purpose where one
+ * exists: the provision of instances, the history every write of the current state records, the
+ * reads with their windows and representations, and their errors.
+ */
+class TemporalApiTest extends ConformanceTest {
+
+    /** The suite's 2020-08-vehicle-temporal-representation.jsonld, with {@code id}. */
+    private static JsonNode vehicle(String id) {
+        return Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 120, "observedAt": "2020-08-01T12:03:00Z"},
+                           {"type": "Property", "value": 80, "observedAt": "2020-08-01T12:05:00Z"},
+                           {"type": "Property", "value": 100, "observedAt": "2020-08-01T12:07:00Z"}],
+                 "fuelLevel": [{"type": "Property", "value": 67, "observedAt": "2020-08-01T12:03:00Z"},
+                               {"type": "Property", "value": 53, "observedAt": "2020-08-01T13:05:00Z"},
+                               {"type": "Property", "value": 40, "observedAt": "2020-08-01T14:07:00Z"}]}""", id);
+    }
+
+    private static Answer retrieve(String tenant, String id, String... params) {
+        Ngsi.Request r = api.get("/temporal/entities/" + id);
+        if (tenant != null) {
+            r.tenant(tenant);
+        }
+        for (int i = 0; i < params.length; i += 2) {
+            r.query(params[i], params[i + 1]);
+        }
+        return r.send();
+    }
+
+    private static Answer query(String tenant, String... params) {
+        Ngsi.Request r = api.get("/temporal/entities");
+        if (tenant != null) {
+            r.tenant(tenant);
+        }
+        for (int i = 0; i < params.length; i += 2) {
+            r.query(params[i], params[i + 1]);
+        }
+        return r.send();
+    }
+
+    private static List<String> observedAts(JsonNode instances) {
+        List<String> out = new ArrayList<>();
+        instances.forEach(i -> out.add(i.path("observedAt").asText()));
+        return out;
+    }
+
+    private static List<Integer> values(JsonNode instances) {
+        List<Integer> out = new ArrayList<>();
+        instances.forEach(i -> out.add(i.path("value").asInt()));
+        return out;
+    }
+
+    /** A fresh tenant holding the suite's vehicle; its id. */
+    private static String vehicleIn(String tenant) {
+        String id = Entities.id("Vehicle");
+        Answer created = api.post("/temporal/entities").tenant(tenant).json(vehicle(id)).send();
+        Checks.status(created, 201);
+        assertEquals("/ngsi-ld/v1/temporal/entities/" + id, created.header("Location"), created::toString);
+        return id;
+    }
+
+    // ---------------------------------------------------------------- provision
+
+    @Test
+    void creating_an_evolution_answers_201_then_adding_to_it_204_and_retrieving_shows_every_instance_in_time_order_007_01_020_01() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode e = Checks.okJson(retrieve(tenant, id));
+        assertEquals(id, e.path("id").asText());
+        assertEquals("Vehicle", e.path("type").asText());
+        assertEquals(List.of(120, 80, 100), values(e.path("speed")), e::toString);
+        assertEquals(List.of("2020-08-01T12:03:00Z", "2020-08-01T12:05:00Z", "2020-08-01T12:07:00Z"),
+                observedAts(e.path("speed")));
+        Set<String> ids = new HashSet<>();
+        e.path("speed").forEach(i -> ids.add(i.path("instanceId").asText()));
+        e.path("fuelLevel").forEach(i -> ids.add(i.path("instanceId").asText()));
+        assertEquals(6, ids.size(), "every instance has an id of its own: " + e);
+        ids.forEach(i -> assertTrue(i.startsWith("urn:ngsi-ld:attribute:instance:"), i));
+
+        // the same body again: 204, and the instances are added (an evolution is a history, not a state)
+        Checks.noContent(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": {"type": "Property", "value": 90, "observedAt": "2020-08-01T12:04:00Z"}}""", id)).send());
+        JsonNode again = Checks.okJson(retrieve(tenant, id, "attrs", "speed"));
+        assertEquals(List.of(120, 90, 80, 100), values(again.path("speed")), "ordered by observedAt: " + again);
+        assertFalse(again.has("fuelLevel"), "attrs shows only speed: " + again);
+    }
+
+    @Test
+    void add_attributes_needs_an_evolution_and_adds_its_instances_014_01() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        Checks.noContent(api.post("/temporal/entities/" + id + "/attrs").tenant(tenant).json(Json.obj("""
+                {"heading": [{"type": "Property", "value": 10, "observedAt": "2020-08-01T12:03:00Z"},
+                             {"type": "Property", "value": 20, "observedAt": "2020-08-01T12:04:00Z"}]}""")).send());
+        assertEquals(List.of(10, 20), values(Checks.okJson(retrieve(tenant, id)).path("heading")));
+        Checks.problem(api.post("/temporal/entities/urn:ngsi-ld:Vehicle:none/attrs").tenant(tenant).json(Json.obj("""
+                {"heading": {"type": "Property", "value": 1}}""")).send(), 404, "ResourceNotFound");
+    }
+
+    @Test
+    void an_evolution_without_id_or_type_or_with_an_offset_time_is_bad_data_007_02_5744_01_03() {
+        Checks.badData(api.post("/temporal/entities").json(Json.obj("""
+                {"type": "Vehicle", "speed": {"type": "Property", "value": 1}}""")).send(), "id");
+        Checks.badData(api.post("/temporal/entities").json(Json.obj("""
+                {"id": "urn:ngsi-ld:Vehicle:t1", "speed": {"type": "Property", "value": 1}}""")).send(), "type");
+        Checks.problem(api.post("/temporal/entities").json(Json.obj("""
+                {"id": "urn:ngsi-ld:Vehicle:t2", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 50, "observedAt": "2026-03-01T02:00:00+03:00"}]}""")).send(), 400,
+                "BadRequestData");
+    }
+
+    @Test
+    void deleting_an_attribute_then_the_evolution_015_01_009_01() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        Checks.noContent(api.delete("/temporal/entities/" + id + "/attrs/speed").tenant(tenant).send());
+        JsonNode e = Checks.okJson(retrieve(tenant, id));
+        assertFalse(e.has("speed"), e::toString);
+        assertEquals(3, e.path("fuelLevel").size());
+        Checks.problem(api.delete("/temporal/entities/" + id + "/attrs/speed").tenant(tenant).send(), 404, "ResourceNotFound");
+        Checks.noContent(api.delete("/temporal/entities/" + id).tenant(tenant).send());
+        Checks.problem(retrieve(tenant, id), 404, "ResourceNotFound");
+        Checks.problem(api.delete("/temporal/entities/" + id).tenant(tenant).send(), 404, "ResourceNotFound");
+    }
+
+    @Test
+    void one_instance_is_modified_or_deleted_by_its_instance_id_5_6_15_5_6_16() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode speed = Checks.okJson(retrieve(tenant, id)).path("speed");
+        String second = speed.path(1).path("instanceId").asText();
+        Checks.noContent(api.patch("/temporal/entities/" + id + "/attrs/speed/" + second).tenant(tenant).json(Json.obj("""
+                {"type": "Property", "value": 81, "observedAt": "2020-08-01T12:05:00Z"}""")).send());
+        JsonNode after = Checks.okJson(retrieve(tenant, id, "options", "sysAttrs")).path("speed");
+        assertEquals(List.of(120, 81, 100), values(after));
+        assertEquals(second, after.path(1).path("instanceId").asText(), "the instance keeps its id");
+        Checks.noContent(api.delete("/temporal/entities/" + id + "/attrs/speed/" + second).tenant(tenant).send());
+        assertEquals(List.of(120, 100), values(Checks.okJson(retrieve(tenant, id)).path("speed")));
+        Checks.problem(api.delete("/temporal/entities/" + id + "/attrs/speed/" + second).tenant(tenant).send(), 404,
+                "ResourceNotFound");
+        Checks.problem(api.delete("/temporal/entities/" + id + "/attrs/speed/not%20a%20uri").tenant(tenant).send(), 400,
+                "BadRequestData");
+    }
+
+    // ---------------------------------------------------------------- the history of the current state
+
+    @Test
+    void every_write_of_the_current_state_is_recorded_and_a_deletion_says_when() {
+        String tenant = Entities.tenant();
+        String id = Entities.id("Sensor");
+        Checks.status(api.post("/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Sensor", "temperature": {"type": "Property", "value": 20}}""", id)).send(), 201);
+        Checks.noContent(api.patch("/entities/" + id + "/attrs").tenant(tenant).json(Json.obj("""
+                {"temperature": {"type": "Property", "value": 21}}""")).send());
+        Checks.noContent(api.patch("/entities/" + id + "/attrs/temperature").tenant(tenant).json(Json.obj("""
+                {"value": 22}""")).send());
+        Checks.noContent(api.delete("/entities/" + id + "/attrs/temperature").tenant(tenant).send());
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "timeproperty", "modifiedAt", "options", "sysAttrs"));
+        JsonNode t = e.path("temperature");
+        assertEquals(4, t.size(), e::toString);
+        assertEquals(List.of(20, 21, 22), values(t).subList(0, 3));
+        assertEquals("urn:ngsi-ld:null", t.path(3).path("value").asText(), "the deletion's instance: " + t);
+        assertTrue(t.path(3).has("deletedAt"), t::toString);
+        assertFalse(t.path(2).has("deletedAt"), t::toString);
+        Checks.noContent(api.delete("/entities/" + id).tenant(tenant).send());
+        assertTrue(Checks.okJson(retrieve(tenant, id, "options", "sysAttrs")).has("deletedAt"),
+                "the evolution of a deleted entity says when it was deleted");
+    }
+
+    @Test
+    void sixteen_clients_writing_one_entity_leave_every_write_once_in_the_order_it_was_applied() throws Exception {
+        String tenant = Entities.tenant();
+        String id = Entities.id("Counter");
+        Checks.status(api.post("/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Counter", "n": {"type": "Property", "value": -1}}""", id)).send(), 201);
+        int clients = 16;
+        int writes = 25;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int c = 0; c < clients; c++) {
+            int client = c;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    Ngsi own = new Ngsi(broker.baseUrl());
+                    for (int k = 0; k < writes; k++) {
+                        Checks.noContent(own.patch("/entities/" + id + "/attrs/n").tenant(tenant).json(Json.obj("""
+                                {"value": %d}""", client * 1000 + k)).send());
+                    }
+                } catch (Throwable t) {
+                    failed.add(t);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertEquals(List.of(), failed);
+        JsonNode n = Checks.okJson(retrieve(tenant, id, "timeproperty", "createdAt")).path("n");
+        List<Integer> history = values(n);
+        assertEquals(1 + clients * writes, history.size(), "every write once");
+        assertEquals(Set.copyOf(history).size(), history.size(), "no write twice");
+        int[] lastOf = new int[clients];
+        java.util.Arrays.fill(lastOf, -1);
+        for (int v : history.subList(1, history.size())) {
+            int client = v / 1000;
+            assertTrue(v % 1000 > lastOf[client], "client " + client + "'s writes in their order: " + history);
+            lastOf[client] = v % 1000;
+        }
+        int current = Checks.okJson(api.get("/entities/" + id).tenant(tenant).send()).path("n").path("value").asInt();
+        assertEquals(current, history.get(history.size() - 1), "the history ends with the current state");
+    }
+
+    // ---------------------------------------------------------------- windows (§ 4.11)
+
+    @Test
+    void after_is_inclusive_before_exclusive_between_half_open_whatever_the_spelling_021_26() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        assertEquals(List.of("2020-08-01T12:05:00Z", "2020-08-01T12:07:00Z"), observedAts(Checks.okJson(retrieve(tenant, id,
+                "timerel", "after", "timeAt", "2020-08-01T12:05:00.000Z", "attrs", "speed")).path("speed")));
+        assertEquals(List.of("2020-08-01T12:03:00Z"), observedAts(Checks.okJson(retrieve(tenant, id,
+                "timerel", "before", "timeAt", "2020-08-01T12:05:00Z", "attrs", "speed")).path("speed")));
+        assertEquals(List.of("2020-08-01T12:03:00Z"), observedAts(Checks.okJson(retrieve(tenant, id,
+                "timerel", "between", "timeAt", "2020-08-01T12:03:00Z", "endTimeAt", "2020-08-01T12:05:00Z", "attrs", "speed"))
+                .path("speed")));
+    }
+
+    @Test
+    void last_n_gives_the_latest_instances_oldest_first_020_03() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "lastN", "2"));
+        assertEquals(List.of(80, 100), values(e.path("speed")));
+        assertEquals(List.of(53, 40), values(e.path("fuelLevel")));
+    }
+
+    @Test
+    void malformed_windows_and_parameters_are_bad_data_021_26_07_to_09() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        Checks.problem(retrieve(tenant, id, "timerel", "during", "timeAt", "2020-08-01T12:05:00Z"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "timerel", "between", "timeAt", "2020-08-01T12:05:00Z"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "timerel", "after", "timeAt", "2020-08-01"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "timerel", "after"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "timeAt", "2020-08-01T12:05:00Z"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "lastN", "0"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "lastN", "-3"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "timeproperty", "seenAt"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "options", "fancy"), 400, "InvalidRequest");
+        Checks.problem(retrieve(tenant, "urn:ngsi-ld:Vehicle:nobody"), 404, "ResourceNotFound");
+    }
+
+    // ---------------------------------------------------------------- representations
+
+    @Test
+    void temporal_values_pairs_each_value_with_its_time_020_08() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "options", "temporalValues", "attrs", "speed"));
+        assertEquals("Property", e.path("speed").path("type").asText(), e::toString);
+        assertEquals(Json.arr("""
+                [[120, "2020-08-01T12:03:00Z"], [80, "2020-08-01T12:05:00Z"], [100, "2020-08-01T12:07:00Z"]]"""),
+                e.path("speed").path("values"));
+        assertEquals(e, Checks.okJson(retrieve(tenant, id, "format", "temporalValues", "attrs", "speed")),
+                "format=temporalValues is options=temporalValues");
+    }
+
+    @Test
+    void aggregated_values_give_each_method_its_periods_020_11() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "options", "aggregatedValues", "aggrMethods", "avg,max",
+                "aggrPeriodDuration", "PT1H"));
+        assertEquals(Json.obj("""
+                {"type": "Property", "avg": [[100.0, "2020-08-01T12:03:00Z", "2020-08-01T13:03:00Z"]],
+                 "max": [[120.0, "2020-08-01T12:03:00Z", "2020-08-01T13:03:00Z"]]}"""), e.path("speed"), e::toString);
+        assertEquals(Json.arr("""
+                [[67.0, "2020-08-01T12:03:00Z", "2020-08-01T13:03:00Z"], [53.0, "2020-08-01T13:03:00Z", "2020-08-01T14:03:00Z"],
+                 [40.0, "2020-08-01T14:03:00Z", "2020-08-01T15:03:00Z"]]"""), e.path("fuelLevel").path("avg"));
+        Checks.problem(retrieve(tenant, id, "options", "aggregatedValues"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "options", "aggregatedValues", "aggrMethods", "median"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "options", "aggregatedValues", "aggrMethods", "avg", "aggrPeriodDuration", "1 hour"),
+                400, "BadRequestData");
+    }
+
+    @Test
+    void an_ld_json_answer_carries_the_context_in_its_body() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        Answer a = api.get("/temporal/entities/" + id).tenant(tenant).accept(Ngsi.LD_JSON).send();
+        Checks.status(a, 200);
+        assertTrue(a.json().has("@context"), a::toString);
+    }
+
+    // ---------------------------------------------------------------- queries (§ 5.7.4)
+
+    @Test
+    void a_query_selects_by_type_and_window_021_05() {
+        String tenant = Entities.tenant();
+        String one = vehicleIn(tenant);
+        String two = vehicleIn(tenant);
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "urn:ngsi-ld:Bus:1", "type": "Bus", "speed": {"type": "Property", "value": 1,
+                 "observedAt": "2020-08-01T12:03:00Z"}}""")).send(), 201);
+        JsonNode all = Checks.okJson(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-08-01T12:06:00Z"));
+        assertEquals(2, all.size(), all::toString);
+        Set<String> ids = new HashSet<>();
+        all.forEach(e -> ids.add(e.path("id").asText()));
+        assertEquals(Set.of(one, two), ids);
+        all.forEach(e -> assertEquals(List.of(100), values(e.path("speed")), e::toString));
+        assertEquals(0, Checks.okJson(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2021-01-01T00:00:00Z"))
+                .size(), "an entity without an instance in the window is not in the answer");
+    }
+
+    @Test
+    void q_holds_when_an_instance_of_the_window_satisfies_it_5744_01_01() {
+        String tenant = Entities.tenant();
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "urn:ngsi-ld:Vehicle:fast", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 30, "observedAt": "2026-03-01T12:00:00Z"}]}""")).send(), 201);
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "urn:ngsi-ld:Vehicle:slow", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 80, "observedAt": "2026-01-05T00:00:00Z"},
+                           {"type": "Property", "value": 10, "observedAt": "2026-03-01T12:00:00Z"}]}""")).send(), 201);
+        JsonNode hit = Checks.okJson(query(tenant, "type", "Vehicle", "q", "speed>25", "timerel", "between",
+                "timeAt", "2026-03-01T00:00:00Z", "endTimeAt", "2026-03-02T00:00:00Z"));
+        assertEquals(1, hit.size(), hit::toString);
+        assertEquals("urn:ngsi-ld:Vehicle:fast", hit.path(0).path("id").asText());
+        assertFalse(hit.toString().contains("2026-01-05"), "only the window's instances are shown: " + hit);
+    }
+
+    @Test
+    void a_query_needs_a_bound_ids_alone_are_not_one_021_12_021_24() {
+        Checks.problem(query(null, "timerel", "after", "timeAt", "2020-07-01T12:05:00Z"), 400, "BadRequestData");
+        Checks.problem(query(null, "id", "urn:ngsi-ld:Entity:01,urn:ngsi-ld:Entity:02", "timerel", "after",
+                "timeAt", "2020-07-01T12:05:00Z"), 400, "BadRequestData");
+    }
+
+    @Test
+    void a_post_query_carries_its_window_in_temporal_q_021_13() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode got = Checks.okJson(api.post("/temporal/entityOperations/query").tenant(tenant).json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Vehicle"}], "attrs": ["fuelLevel"],
+                 "temporalQ": {"timerel": "before", "timeAt": "2020-08-01T13:00:00Z"}}""")).send());
+        assertEquals(1, got.size(), got::toString);
+        assertEquals(id, got.path(0).path("id").asText());
+        assertEquals(List.of(67), values(got.path(0).path("fuelLevel")));
+        assertFalse(got.path(0).has("speed"));
+    }
+
+    @Test
+    void entities_are_paged_with_limit_and_linked_021_11() {
+        String tenant = Entities.tenant();
+        for (int i = 0; i < 3; i++) {
+            vehicleIn(tenant);
+        }
+        Answer first = query(tenant, "type", "Vehicle", "limit", "2", "count", "true");
+        JsonNode page = Checks.okJson(first);
+        assertEquals(2, page.size());
+        assertEquals("3", first.header("NGSILD-Results-Count"));
+        assertTrue(first.headerValues("Link").stream().anyMatch(l -> l.contains("rel=\"next\"")), first::toString);
+        JsonNode rest = Checks.okJson(query(tenant, "type", "Vehicle", "limit", "2", "offset", "2"));
+        assertEquals(1, rest.size());
+        assertNotEquals(page.path(0).path("id"), rest.path(0).path("id"));
+    }
+
+    @Test
+    void tenants_keep_separate_histories_and_an_unknown_one_is_404() {
+        String a = Entities.tenant();
+        String b = Entities.tenant();
+        String id = vehicleIn(a);
+        Checks.status(api.post("/entities").tenant(b).json(Json.obj("""
+                {"id": "urn:ngsi-ld:Thing:b", "type": "Thing"}""")).send(), 201);
+        Checks.problem(retrieve(b, id), 404, "ResourceNotFound");
+        Checks.problem(retrieve(Entities.tenant(), id), 404, "NonexistentTenant");
+    }
+}
