@@ -46,9 +46,13 @@ public final class DataCheck {
         Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
         Map<String, SubscriptionKeeper.Kept> csourceSubscriptions = new LinkedHashMap<>();
         Recovery.Outcome r;
+        DurableTemporalStore history;
         try {
+            history = DurableTemporalStore.open(dir, files, dev.cor.ngsild.store.TemporalRetention.FOREVER, 64L << 20,
+                    Long.MAX_VALUE, false);
             r = new Recovery(dir, files, new DurableEntityStore.Apply(memory, contexts, subscriptions, registrations,
-                    csourceSubscriptions), false).run();
+                    csourceSubscriptions, history), false).run();
+            history.recovered();
         } catch (DataDamagedException e) {
             lines.add("DAMAGED: " + e.getMessage());
             lines.add("the broker refuses to start on " + dir + " (doc/storage.md, \"When the data is damaged\")");
@@ -70,6 +74,11 @@ public final class DataCheck {
             lines.add(p.getFileName() + (r.coveredSegments.contains(p) ? ": held by the snapshot (the start deletes it)" : ""));
         }
         lines.addAll(r.notes);
+        long[] census = history.census();
+        lines.add(HistoryFormat.DIRECTORY + "/: " + history.files.sizes.size() + " history segment(s), " + census[0]
+                + " chunk(s) holding " + census[1] + " instance(s), and " + census[2]
+                + " instance(s) only in the journal (the start writes them)");
+        lines.addAll(history.notes);
         long entities = 0;
         for (String t : memory.tenants()) {
             entities += memory.count(t);

@@ -31,6 +31,8 @@ import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.TemporalRetention;
+import dev.cor.ngsild.store.TemporalStore;
 import dev.cor.ngsild.store.WriteObserver;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -75,16 +77,18 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     private final SubscriptionKeeper csourceKeeper = new CsourceSubscriptionKeeper();
     private final long recoveryMillis;
     private final Recovery.Outcome recovered;
+    private final DurableTemporalStore temporal;
     private final String recoverySummary;
     private boolean closed;
 
-    private DurableEntityStore(Builder b, MemoryEntityStore memory, Recovery.Outcome r, List<HostedContext> contexts,
+    private DurableEntityStore(Builder b, MemoryEntityStore memory, DurableTemporalStore temporal, Recovery.Outcome r, List<HostedContext> contexts,
             List<SubscriptionKeeper.Kept> subscriptions, List<RegistrationKeeper.Kept> registrations,
             List<SubscriptionKeeper.Kept> csourceSubscriptions, long recoveryMillis, String recoverySummary, FileChannel lockChannel, FileLock lock) throws IOException {
         this.recoverySummary = recoverySummary;
         this.dir = b.dir;
         this.files = b.files;
         this.memory = memory;
+        this.temporal = temporal;
         this.syncTimeoutMs = b.syncTimeoutMs;
         this.lockChannel = lockChannel;
         this.lock = lock;
@@ -102,6 +106,8 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         this.journal = new Journal(dir, files, b.policy, b.segmentBytes, b.retryMs, r.lastSeq(), r.lastSegment,
                 r.lastSegmentFirstSeq, r.lastSegmentEnd, kept);
         this.snapshotter = new Snapshotter(dir, files, memory, gate, journal, b.snapshotBytes, r.snapshotSeq);
+        snapshotter.history(seq -> temporal.checkpoint(seq, 60_000));
+        temporal.start(journal, gate);
         journal.start(snapshotter);
         snapshotter.start();
     }
@@ -227,6 +233,15 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     @Override
     public Optional<RegistrationKeeper> registrationKeeper() {
         return Optional.of(this);
+    }
+
+    /**
+     * This store keeps the history ({@link DurableTemporalStore}), in the same journal and under
+     * {@code history/}, with the retention it was built with.
+     */
+    @Override
+    public Optional<TemporalStore> temporal() {
+        return Optional.of(temporal);
     }
 
     /** This store keeps the Hosted {@code @context}s. */
@@ -442,6 +457,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            temporal.close();
             release();
         }
     }
@@ -453,6 +469,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         }
         closed = true;
         snapshotter.stop();
+        temporal.crash();
         journal.halt();
         release();
     }
@@ -477,6 +494,9 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         private long snapshotBytes = 64L << 20;
         private long syncTimeoutMs = 5_000;
         private long retryMs = 1_000;
+        private TemporalRetention retention = TemporalRetention.FOREVER;
+        private long historySegmentBytes = 64L << 20;
+        private long historyHeapBytes = 32L << 20;
 
         private Builder(Path dir) {
             this.dir = Objects.requireNonNull(dir, "dataDir");
@@ -512,6 +532,24 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         /** How long a write waits for the journal before it is answered 503 (default 5 000 ms). */
         public Builder syncTimeoutMs(long ms) {
             this.syncTimeoutMs = positive("syncTimeoutMs", ms);
+            return this;
+        }
+
+        /** How much history is kept ({@link DurableTemporalStore#expire}); default {@link TemporalRetention#FOREVER}. */
+        public Builder temporalRetention(TemporalRetention retention) {
+            this.retention = Objects.requireNonNull(retention, "retention");
+            return this;
+        }
+
+        /** A history segment's size before the next one begins (default 64 MiB). */
+        public Builder historySegmentBytes(long bytes) {
+            this.historySegmentBytes = positive("historySegmentBytes", bytes);
+            return this;
+        }
+
+        /** How many bytes the history's tails and unwritten chunks may hold in the heap (default 32 MiB). */
+        public Builder historyHeapBytes(long bytes) {
+            this.historyHeapBytes = positive("historyHeapBytes", bytes);
             return this;
         }
 
@@ -562,8 +600,11 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                 Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
                 Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
                 Map<String, SubscriptionKeeper.Kept> csourceSubscriptions = new LinkedHashMap<>();
+                DurableTemporalStore temporal = DurableTemporalStore.open(dir, files, retention, historySegmentBytes,
+                        historyHeapBytes, true);
                 Recovery.Outcome r = new Recovery(dir, files, new Apply(memory, contexts, subscriptions, registrations,
-                        csourceSubscriptions), true).run();
+                        csourceSubscriptions, temporal), true).run();
+                temporal.recovered();
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
                 long entities = 0;
                 for (String t : memory.tenants()) {
@@ -575,7 +616,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
                         + " registration(s), " + csourceSubscriptions.size() + " subscription(s) to registrations recovered from " + dir + " in " + millis + " ms (" + from + ", then "
                         + r.replayed + " journal records)";
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-store: " + summary + "; fsync " + policy);
-                return new DurableEntityStore(this, memory, r, List.copyOf(contexts.values()),
+                return new DurableEntityStore(this, memory, temporal, r, List.copyOf(contexts.values()),
                         List.copyOf(subscriptions.values()), List.copyOf(registrations.values()),
                         List.copyOf(csourceSubscriptions.values()), millis, summary,
                         lockChannel, lock);
@@ -614,15 +655,22 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         private final Map<String, SubscriptionKeeper.Kept> subscriptions;
         private final Map<String, RegistrationKeeper.Kept> registrations;
         private final Map<String, SubscriptionKeeper.Kept> csourceSubscriptions;
+        private final DurableTemporalStore temporal;
 
         Apply(MemoryEntityStore memory, Map<String, HostedContext> contexts,
                 Map<String, SubscriptionKeeper.Kept> subscriptions, Map<String, RegistrationKeeper.Kept> registrations,
-                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions) {
+                Map<String, SubscriptionKeeper.Kept> csourceSubscriptions, DurableTemporalStore temporal) {
+            this.temporal = temporal;
             this.memory = memory;
             this.contexts = contexts;
             this.subscriptions = subscriptions;
             this.registrations = registrations;
             this.csourceSubscriptions = csourceSubscriptions;
+        }
+
+        @Override
+        public void history(long seq, HistoryOp op) {
+            temporal.replay(seq, op);
         }
 
         @Override

@@ -71,6 +71,26 @@ final class EntityCodec {
         attributes(out, e.attributes());
     }
 
+    /** Writes a list of names (types, scopes): {@code varint} n, n {@code string}s. */
+    void writeNames(ByteSink out, List<String> l) {
+        names(out, l);
+    }
+
+    /** Reads what {@link #writeNames} wrote, the names shared. */
+    List<String> readNames(ByteSource in) throws ByteSource.Malformed {
+        return names(in);
+    }
+
+    /** Writes one attribute instance as an entity record holds it (a history chunk's and record's instances). */
+    void writeAttribute(ByteSink out, Attribute a) {
+        attribute(out, a);
+    }
+
+    /** Reads what {@link #writeAttribute} wrote. */
+    Attribute readAttribute(ByteSource in) throws ByteSource.Malformed {
+        return attribute(in, 0);
+    }
+
     private void names(ByteSink out, List<String> l) {
         out.varint(l.size());
         for (String s : l) {

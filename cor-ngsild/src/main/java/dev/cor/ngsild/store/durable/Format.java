@@ -51,6 +51,12 @@ final class Format {
     static final int REGISTRATION_DELETE = 9;
     static final int CSOURCE_SUBSCRIPTION_PUT = 10;
     static final int CSOURCE_SUBSCRIPTION_DELETE = 11;
+    // the history's records (doc/storage.md, "History"); their payloads are HistoryFormat's
+    static final int HISTORY_RECORD = 12;
+    static final int HISTORY_ENTITY_DELETE = 13;
+    static final int HISTORY_ATTRIBUTE_DELETE = 14;
+    static final int HISTORY_INSTANCE_MODIFY = 15;
+    static final int HISTORY_INSTANCE_DELETE = 16;
     /** The last record of a snapshot: what it holds, so that a snapshot cut short is seen as one. */
     static final int SNAPSHOT_END = 127;
 
@@ -101,6 +107,11 @@ final class Format {
             case CSOURCE_SUBSCRIPTION_PUT -> "subscription to registrations";
             case CSOURCE_SUBSCRIPTION_DELETE -> "subscription to registrations deletion";
             case REGISTRATION_DELETE -> "registration deletion";
+            case HISTORY_RECORD -> "history instances";
+            case HISTORY_ENTITY_DELETE -> "history entity deletion";
+            case HISTORY_ATTRIBUTE_DELETE -> "history attribute deletion";
+            case HISTORY_INSTANCE_MODIFY -> "history instance modification";
+            case HISTORY_INSTANCE_DELETE -> "history instance deletion";
             case SNAPSHOT_END -> "end of snapshot";
             default -> "type " + type;
         };
@@ -152,7 +163,8 @@ final class Format {
         long seq = in.u64();
         long created = in.u64();
         if (m != magic) {
-            throw new ByteSource.Malformed("not a " + (magic == JOURNAL_MAGIC ? "journal segment" : "snapshot")
+            throw new ByteSource.Malformed("not a " + (magic == JOURNAL_MAGIC ? "journal segment"
+                    : magic == SNAPSHOT_MAGIC ? "snapshot" : "history segment")
                     + " (magic " + Integer.toHexString(m) + ")");
         }
         if (version != VERSION) {
@@ -220,6 +232,8 @@ final class Format {
                 out.string((String) value);
             }
             case REGISTRATION_PUT -> writeRegistration(out, (RegistrationKeeper.Kept) value);
+            case HISTORY_RECORD, HISTORY_ENTITY_DELETE, HISTORY_ATTRIBUTE_DELETE, HISTORY_INSTANCE_MODIFY,
+                    HISTORY_INSTANCE_DELETE -> HistoryFormat.writeOp(out, (HistoryOp) value, codec);
             case SNAPSHOT_END -> {
                 long[] counts = (long[]) value;
                 for (int i = 0; i < 3; i++) {
@@ -351,14 +365,20 @@ final class Format {
         void csourceSubscribed(SubscriptionKeeper.Kept subscription);
 
         void csourceUnsubscribed(String tenant, String id);
+
+        /** A history record (types 12 to 16) with its journal sequence number. Default: ignored. */
+        default void history(long seq, HistoryOp op) {
+        }
     }
 
     /**
-     * Decodes the payload of a record of {@code type} and applies it. Returns the counts of a
+     * Decodes the payload of a record of {@code type}, number {@code seq}, and applies it. Returns the counts of a
      * {@link #SNAPSHOT_END}, else {@code null}.
      */
-    static long[] readRecord(int type, ByteSource in, EntityCodec codec, Apply apply) throws ByteSource.Malformed {
+    static long[] readRecord(long seq, int type, ByteSource in, EntityCodec codec, Apply apply) throws ByteSource.Malformed {
         switch (type) {
+            case HISTORY_RECORD, HISTORY_ENTITY_DELETE, HISTORY_ATTRIBUTE_DELETE, HISTORY_INSTANCE_MODIFY,
+                    HISTORY_INSTANCE_DELETE -> apply.history(seq, HistoryFormat.readOp(type, in, codec));
             case TENANT -> apply.tenant(codec.name(in.string()));
             case ENTITY_PUT -> {
                 String tenant = codec.name(in.string());

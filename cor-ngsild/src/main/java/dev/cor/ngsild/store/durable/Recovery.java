@@ -145,7 +145,7 @@ final class Recovery {
                 int type = r.type();
                 long[] end;
                 try {
-                    end = Format.readRecord(type, r.payload(), codec, apply);
+                    end = Format.readRecord(r.seq(), type, r.payload(), codec, apply);
                 } catch (ByteSource.Malformed e) {
                     throw damaged(file, at, "a record of " + Format.typeName(type) + " that does not decode: " + e.getMessage());
                 } catch (RuntimeException e) {
@@ -290,7 +290,7 @@ final class Recovery {
                 if (r.seq() > snapshotSeq) {
                     int type = r.type();
                     try {
-                        Format.readRecord(type, r.payload(), codec, apply);
+                        Format.readRecord(r.seq(), type, r.payload(), codec, apply);
                     } catch (ByteSource.Malformed e) {
                         throw damaged(file, at, "a record of " + Format.typeName(type) + " that does not decode: " + e.getMessage());
                     } catch (RuntimeException e) {

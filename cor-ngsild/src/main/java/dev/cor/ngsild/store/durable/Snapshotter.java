@@ -37,6 +37,13 @@ final class Snapshotter implements Journal.Progress {
     private final long thresholdBytes;
     private final Thread thread;
     private volatile Supplier<Collection<HostedContext>> contexts = List::of;
+    private volatile HistoryCheckpoint history = seq -> { };
+
+    /** What makes the history up to a journal record durable outside the journal, before a snapshot lets the journal go. */
+    @FunctionalInterface
+    interface HistoryCheckpoint {
+        void upTo(long seq) throws IOException;
+    }
     private volatile Supplier<Collection<SubscriptionKeeper.Kept>> subscriptions = List::of;
     private volatile Supplier<Collection<RegistrationKeeper.Kept>> registrations = List::of;
     private volatile Supplier<Collection<SubscriptionKeeper.Kept>> csourceSubscriptions = List::of;
@@ -64,6 +71,11 @@ final class Snapshotter implements Journal.Progress {
         this.lastSeq = lastSeq;
         this.thread = new Thread(this::run, "cor-store-snapshot");
         this.thread.setDaemon(true);
+    }
+
+    /** The history's checkpoint, asked after the barrier and before the snapshot is written. */
+    void history(HistoryCheckpoint checkpoint) {
+        this.history = checkpoint;
     }
 
     void contexts(Supplier<Collection<HostedContext>> hosted) {
@@ -127,6 +139,9 @@ final class Snapshotter implements Journal.Progress {
         try {
             long seq = gate.barrier(journal::lastAppended, BARRIER_TIMEOUT_MS);
             journal.requestRotation(); // so that the segment written now can go with the next snapshot
+            // the snapshot lets the journal up to seq go (and a start replays only after it): the
+            // history up to seq must first be in its own forced segments
+            history.upTo(seq);
             Path file = dir.resolve(Format.snapshotName(seq));
             tmp = dir.resolve(Format.snapshotName(seq) + Format.TEMP_SUFFIX);
             long size = write(tmp, seq);

@@ -1,0 +1,332 @@
+package dev.cor.ngsild.store.durable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.store.TimeProperty;
+
+/**
+ * The history's on-disk format ({@code doc/storage.md}, "History"): the payloads of the journal's
+ * history records (types 12 to 16) and the frames of a history segment - a chunk, an entity's
+ * head, a deletion's mark, the counters' mark. Frames are {@link Format}'s (length, CRC32C,
+ * sequence number, type); in a history segment the sequence number is the frame's version: the
+ * last journal record of the entity it reflects. Stateless; the codec and CRC it is given belong
+ * to the calling thread.
+ */
+final class HistoryFormat {
+    private HistoryFormat() {
+    }
+
+    /** A history segment's magic: "CORH". */
+    static final int SEGMENT_MAGIC = 0x434F5248;
+    static final String DIRECTORY = "history";
+    static final String SEGMENT_PREFIX = "history-";
+    static final String SEGMENT_SUFFIX = ".seg";
+
+    // frame types of a history segment
+    static final int CHUNK = 1;
+    static final int HEAD = 2;
+    static final int ENTITY_GONE = 3;
+    static final int SERIES_GONE = 4;
+    static final int MARK = 5;
+
+    static String segmentName(long number) {
+        return SEGMENT_PREFIX + String.format("%020d", number) + SEGMENT_SUFFIX;
+    }
+
+    static String frameName(int type) {
+        return switch (type) {
+            case CHUNK -> "chunk";
+            case HEAD -> "head";
+            case ENTITY_GONE -> "entity deletion";
+            case SERIES_GONE -> "attribute deletion";
+            case MARK -> "mark";
+            default -> "frame type " + type;
+        };
+    }
+
+    /** What an entity's head says beside its instances. Immutable. */
+    record Head(List<String> types, List<String> scopes, long createdAt, long modifiedAt, long deletedAt) {
+        static final Head NONE = new Head(List.of(), List.of(), 0, 0, TemporalInstance.NO_TIME);
+    }
+
+    /**
+     * How many instances a chunk holds, its bytes (encoded, or estimated while in the heap), and
+     * the least and greatest of each time of its instances ({@link TemporalInstance#NO_TIME}, the
+     * least long, for an instance without it). Immutable.
+     */
+    record Ranges(int count, long bytes, long minObserved, long maxObserved, long minCreated, long maxCreated,
+            long minModified, long maxModified, long minDeleted, long maxDeleted) {
+        static Ranges of(List<TemporalInstance> instances, long bytes) {
+            long[] r = {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE,
+                Long.MAX_VALUE, Long.MIN_VALUE};
+            TimeProperty[] props = TimeProperty.values();
+            for (TemporalInstance i : instances) {
+                for (int p = 0; p < 4; p++) {
+                    long t = i.time(props[p]);
+                    r[2 * p] = Math.min(r[2 * p], t);
+                    r[2 * p + 1] = Math.max(r[2 * p + 1], t);
+                }
+            }
+            return new Ranges(instances.size(), bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+        }
+
+        long min(TimeProperty p) {
+            return switch (p) {
+                case OBSERVED_AT -> minObserved;
+                case CREATED_AT -> minCreated;
+                case MODIFIED_AT -> minModified;
+                case DELETED_AT -> minDeleted;
+            };
+        }
+
+        long max(TimeProperty p) {
+            return switch (p) {
+                case OBSERVED_AT -> maxObserved;
+                case CREATED_AT -> maxCreated;
+                case MODIFIED_AT -> maxModified;
+                case DELETED_AT -> maxDeleted;
+            };
+        }
+    }
+
+    /** What a chunk frame says before its instances. */
+    record ChunkHeader(String tenant, String entityId, String attribute, long chunkId, long minN, long maxN, Head head,
+            Ranges ranges) {
+    }
+
+    // ---------------------------------------------------------------- the journal's records
+
+    static void writeOp(ByteSink out, HistoryOp op, EntityCodec codec) {
+        out.string(op.tenant());
+        out.string(op.entityId());
+        switch (op) {
+            case HistoryOp.Recorded r -> {
+                out.u8((r.types() != null ? 1 : 0) | (r.scopes() != null ? 2 : 0));
+                if (r.types() != null) {
+                    codec.writeNames(out, r.types());
+                }
+                if (r.scopes() != null) {
+                    codec.writeNames(out, r.scopes());
+                }
+                out.zigzag(r.deletedAt());
+                out.varlong(r.firstN());
+                out.varint(r.instances().size());
+                for (TemporalInstance i : r.instances()) {
+                    out.string(i.attribute());
+                    out.zigzag(i.deletedAt());
+                    codec.writeAttribute(out, i.value());
+                }
+            }
+            case HistoryOp.EntityDeleted d -> {
+            }
+            case HistoryOp.AttributeDeleted d -> {
+                out.string(d.attribute());
+                out.nullableString(d.datasetId());
+                out.u8(d.all() ? 1 : 0);
+            }
+            case HistoryOp.InstanceModified m -> {
+                out.string(m.attribute());
+                out.varlong(m.n());
+                codec.writeAttribute(out, m.value());
+            }
+            case HistoryOp.InstanceDeleted d -> {
+                out.string(d.attribute());
+                out.varlong(d.n());
+            }
+        }
+    }
+
+    static HistoryOp readOp(int type, ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        String tenant = codec.name(in.string());
+        String entityId = in.string();
+        return switch (type) {
+            case Format.HISTORY_RECORD -> {
+                int flags = in.u8();
+                List<String> types = (flags & 1) != 0 ? List.copyOf(codec.readNames(in)) : null;
+                List<String> scopes = (flags & 2) != 0 ? List.copyOf(codec.readNames(in)) : null;
+                long deletedAt = in.zigzag();
+                long firstN = in.varlong();
+                int n = in.varint();
+                if (n < 0 || n > in.remaining()) {
+                    throw new ByteSource.Malformed("a history record of " + n + " instances");
+                }
+                List<TemporalInstance> instances = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    String attribute = codec.name(in.string());
+                    long del = in.zigzag();
+                    Attribute a = codec.readAttribute(in);
+                    instances.add(instance(attribute, a, firstN + i, del));
+                }
+                yield new HistoryOp.Recorded(tenant, entityId, types, scopes, deletedAt, firstN, List.copyOf(instances));
+            }
+            case Format.HISTORY_ENTITY_DELETE -> new HistoryOp.EntityDeleted(tenant, entityId);
+            case Format.HISTORY_ATTRIBUTE_DELETE -> {
+                String attribute = codec.name(in.string());
+                String datasetId = in.nullableString();
+                yield new HistoryOp.AttributeDeleted(tenant, entityId, attribute, datasetId, in.u8() != 0);
+            }
+            case Format.HISTORY_INSTANCE_MODIFY -> {
+                String attribute = codec.name(in.string());
+                long n = in.varlong();
+                yield new HistoryOp.InstanceModified(tenant, entityId, attribute, n, codec.readAttribute(in));
+            }
+            case Format.HISTORY_INSTANCE_DELETE -> {
+                String attribute = codec.name(in.string());
+                yield new HistoryOp.InstanceDeleted(tenant, entityId, attribute, in.varlong());
+            }
+            default -> throw new ByteSource.Malformed("no history record of type " + type);
+        };
+    }
+
+    /** The instance numbered {@code n}, as recorded. */
+    static TemporalInstance instance(String attribute, Attribute value, long n, long deletedAt) {
+        return new TemporalInstance(attribute, value, TemporalInstance.idOf(n), TemporalInstance.observedMillis(value),
+                deletedAt);
+    }
+
+    /** The number in an instance's id ({@link TemporalInstance#idOf}), or -1 for an id that is none of this store's. */
+    static long number(String instanceId) {
+        if (instanceId == null || !instanceId.startsWith(TemporalInstance.ID_PREFIX)) {
+            return -1;
+        }
+        try {
+            return Long.parseUnsignedLong(instanceId.substring(TemporalInstance.ID_PREFIX.length()), 16);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    // ---------------------------------------------------------------- a segment's frames
+
+    static void writeHead(ByteSink out, Head h, EntityCodec codec) {
+        codec.writeNames(out, h.types());
+        codec.writeNames(out, h.scopes());
+        out.zigzag(h.createdAt());
+        out.zigzag(h.modifiedAt());
+        out.zigzag(h.deletedAt());
+    }
+
+    static Head readHead(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        return new Head(List.copyOf(codec.readNames(in)), List.copyOf(codec.readNames(in)), in.zigzag(), in.zigzag(),
+                in.zigzag());
+    }
+
+    /** A chunk frame: its header, then each instance's number, deletedAt and attribute. */
+    static void writeChunk(ByteSink out, long version, String tenant, String entityId, String attribute, long chunkId,
+            long minN, long maxN, Head head, List<TemporalInstance> instances, EntityCodec codec, CRC32C crc) {
+        int start = Format.beginFrame(out, version, CHUNK);
+        out.string(tenant);
+        out.string(entityId);
+        out.string(attribute);
+        out.varlong(chunkId);
+        out.varlong(minN);
+        out.varlong(maxN);
+        writeHead(out, head, codec);
+        Ranges r = Ranges.of(instances, 0);
+        out.varint(r.count());
+        for (TimeProperty p : TimeProperty.values()) {
+            out.zigzag(r.min(p));
+            out.zigzag(r.max(p));
+        }
+        for (TemporalInstance i : instances) {
+            out.varlong(number(i.instanceId()));
+            out.zigzag(i.deletedAt());
+            codec.writeAttribute(out, i.value());
+        }
+        Format.endFrame(out, start, crc);
+    }
+
+    /** Reads a chunk frame's header; {@code bytes} is the frame's length on disk. */
+    static ChunkHeader readChunkHeader(ByteSource in, long bytes, EntityCodec codec) throws ByteSource.Malformed {
+        String tenant = codec.name(in.string());
+        String entityId = in.string();
+        String attribute = codec.name(in.string());
+        long chunkId = in.varlong();
+        long minN = in.varlong();
+        long maxN = in.varlong();
+        Head head = readHead(in, codec);
+        int count = in.varint();
+        long[] r = new long[8];
+        for (int i = 0; i < 8; i++) {
+            r[i] = in.zigzag();
+        }
+        return new ChunkHeader(tenant, entityId, attribute, chunkId, minN, maxN, head,
+                new Ranges(count, bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]));
+    }
+
+    /** Reads the instances after a chunk's header. */
+    static List<TemporalInstance> readInstances(ByteSource in, ChunkHeader h, EntityCodec codec) throws ByteSource.Malformed {
+        int n = h.ranges().count();
+        if (n < 0 || n > in.remaining()) {
+            throw new ByteSource.Malformed("a chunk of " + n + " instances");
+        }
+        List<TemporalInstance> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long number = in.varlong();
+            long deletedAt = in.zigzag();
+            out.add(instance(h.attribute(), codec.readAttribute(in), number, deletedAt));
+        }
+        if (in.remaining() != 0) {
+            throw new ByteSource.Malformed(in.remaining() + " bytes left over after a chunk's instances");
+        }
+        return out;
+    }
+
+    static void writeHeadFrame(ByteSink out, long version, String tenant, String entityId, Head head, EntityCodec codec,
+            CRC32C crc) {
+        int start = Format.beginFrame(out, version, HEAD);
+        out.string(tenant);
+        out.string(entityId);
+        writeHead(out, head, codec);
+        Format.endFrame(out, start, crc);
+    }
+
+    /** An entity's deletion ({@code attribute} null) or one attribute's: every frame of it before {@code version} is dead. */
+    static void writeGone(ByteSink out, long version, String tenant, String entityId, String attribute, CRC32C crc) {
+        int start = Format.beginFrame(out, version, attribute == null ? ENTITY_GONE : SERIES_GONE);
+        out.string(tenant);
+        out.string(entityId);
+        if (attribute != null) {
+            out.string(attribute);
+        }
+        Format.endFrame(out, start, crc);
+    }
+
+    /** The counters: the next instance number and chunk number (so that neither is given twice). */
+    static void writeMark(ByteSink out, long nextN, long nextChunk, CRC32C crc) {
+        int start = Format.beginFrame(out, 0, MARK);
+        out.varlong(nextN);
+        out.varlong(nextChunk);
+        Format.endFrame(out, start, crc);
+    }
+
+    /** A rough count of the bytes an instance takes encoded: what the tails' bound counts. */
+    static long estimate(TemporalInstance i) {
+        return 48 + i.attribute().length() / 4 + estimate(i.value().value(), 0) + i.value().sub().size() * 64L;
+    }
+
+    private static long estimate(com.fasterxml.jackson.databind.JsonNode n, int depth) {
+        if (n.isTextual()) {
+            return 2 + n.textValue().length();
+        }
+        if (n.isContainerNode() && depth < 4) {
+            long s = 2;
+            int k = 0;
+            for (var it = n.fields(); it.hasNext() && k < 64; k++) {
+                var f = it.next();
+                s += f.getKey().length() + 1 + estimate(f.getValue(), depth + 1);
+            }
+            if (n.isArray()) {
+                for (int j = 0; j < n.size() && j < 64; j++) {
+                    s += estimate(n.get(j), depth + 1);
+                }
+            }
+            return s + (n.size() > 64 ? (n.size() - 64) * 16L : 0);
+        }
+        return 9;
+    }
+}
