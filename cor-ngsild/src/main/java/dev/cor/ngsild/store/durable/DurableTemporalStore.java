@@ -171,6 +171,10 @@ public final class DurableTemporalStore implements TemporalStore {
         }
     }
 
+    /** The counters as the segments hold them (before the journal's replay). */
+    long recoveredN;
+    long recoveredChunk;
+
     /** Starts the history writer, once the journal exists. */
     void start(Journal journal, WriteGate gate) {
         this.journal = journal;

@@ -100,6 +100,8 @@ final class HistoryIndexReader {
         }
         store.nextN.set(counters[0] + 1);
         store.nextChunk.set(counters[1] + 1);
+        store.recoveredN = counters[0] + 1;
+        store.recoveredChunk = counters[1] + 1;
     }
 
     private static void head(Map<String, HeadSeen> heads, HeadSeen h) {

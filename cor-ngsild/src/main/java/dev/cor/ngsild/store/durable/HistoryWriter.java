@@ -25,6 +25,9 @@ final class HistoryWriter {
     private volatile boolean stopping;
     private volatile boolean halted;
     private volatile IOException failure;
+    /** The counters the segments hold (a mark, or the recovery's): a checkpoint without news writes none. */
+    private long markedN;
+    private long markedChunk;
 
     HistoryWriter(DurableTemporalStore store) {
         this.store = store;
@@ -137,9 +140,20 @@ final class HistoryWriter {
             write(store.peekJob());
             store.jobDone();
         }
-        buf.clear();
-        HistoryFormat.writeMark(buf, store.nextN.get(), store.nextChunk.get(), crc);
-        store.files.append(buf);
+        long n = store.nextN.get();
+        long chunk = store.nextChunk.get();
+        if (markedN == 0) {
+            markedN = store.recoveredN;
+            markedChunk = store.recoveredChunk;
+        }
+        if (n != markedN || chunk != markedChunk) {
+            // the counters, so that a number given to an instance since deleted is not given again
+            buf.clear();
+            HistoryFormat.writeMark(buf, n, chunk, crc);
+            store.files.append(buf);
+            markedN = n;
+            markedChunk = chunk;
+        }
         store.files.force();
         failed(null);
         store.completeCheckpoint(c, null);
