@@ -21,7 +21,7 @@ import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.TemporalEntity;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.TemporalStore;
 
@@ -316,6 +316,11 @@ public final class DurableTemporalStore implements TemporalStore {
                 return;
             }
         }
+    }
+
+    @Override
+    public boolean hasTenant(String tenant) {
+        return tenants.containsKey(tenant);
     }
 
     @Override

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 
 /**
  * One entity's history in the heap: its head (types, scopes, times), and per attribute a series -
@@ -396,7 +396,7 @@ final class EntityHistory {
                         ? new TemporalInstance(x.attribute(), m.value(), x.instanceId(),
                                 TemporalInstance.observedMillis(m.value()), x.deletedAt())
                         : x;
-                case HistoryOp.AttributeDeleted d -> new InstanceQuery(dev.cor.ngsild.store.TimeProperty.OBSERVED_AT,
+                case HistoryOp.AttributeDeleted d -> new InstanceQuery(dev.cor.ngsild.model.TimeProperty.OBSERVED_AT,
                         Long.MIN_VALUE, Long.MAX_VALUE, d.datasetId() == null ? InstanceQuery.DEFAULT_DATASET : d.datasetId(),
                         0).admits(x) ? null : x;
                 default -> x;

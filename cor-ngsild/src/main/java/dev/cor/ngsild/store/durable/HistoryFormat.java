@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 import dev.cor.ngsild.model.Attribute;
-import dev.cor.ngsild.store.TemporalInstance;
-import dev.cor.ngsild.store.TimeProperty;
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
 
 /**
  * The history's on-disk format ({@code doc/storage.md}, "History"): the payloads of the journal's

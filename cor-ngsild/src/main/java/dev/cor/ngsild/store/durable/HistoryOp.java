@@ -3,7 +3,7 @@ package dev.cor.ngsild.store.durable;
 import java.util.List;
 
 import dev.cor.ngsild.model.Attribute;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 
 /**
  * One change of an entity's history as the journal keeps it (record types 12 to 16,

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.PriorityQueue;
 
 import dev.cor.ngsild.store.InstanceQuery;
-import dev.cor.ngsild.store.TemporalInstance;
-import dev.cor.ngsild.store.TimeProperty;
+import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
 
 /**
  * A temporal read over a copy of one series' index and tail: the chunks whose range of the

@@ -29,9 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.store.TemporalStore;
-import dev.cor.ngsild.store.TimeProperty;
+import dev.cor.ngsild.model.TimeProperty;
 
 /** The durable history: what is recorded reads back, the same after a clean stop and after a crash, in any amount. */
 class DurableTemporalStoreTest {

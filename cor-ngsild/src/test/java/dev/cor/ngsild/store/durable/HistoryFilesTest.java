@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.ngsild.store.InstanceQuery;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.TemporalStore;
 

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.store.InstanceQuery;
-import dev.cor.ngsild.store.TemporalInstance;
+import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.store.TemporalStore;
 
 /** What the history's tests share: instances, a store to record into, and the plain computation reads are checked against. */
