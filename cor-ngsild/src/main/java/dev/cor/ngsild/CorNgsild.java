@@ -66,6 +66,8 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
     private final Forwarder forwarder;
     private final Registrations registrations;
     private final NgsildStatus status;
+    /** Applies the history's retention, or {@code null}: no history is kept. */
+    private final HistoryExpiry historyExpiry;
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private CorNgsild(Builder b) {
@@ -120,6 +122,7 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         contexts.bindTo(metrics.registry());
         store.meters().ifPresent(m -> m.bindTo(metrics.registry())); // the durable store's journal
         this.status = new NgsildStatus(store, subscriptions, application.csourceSubscriptions(), registrations);
+        this.historyExpiry = b.history && store.temporal().isPresent() ? new HistoryExpiry(store.temporal().get(), b.clock) : null;
         for (String tenant : store.tenants()) {
             metrics.tenant(store, tenant); // those a durable store recovered; the others as writes make them
         }
@@ -234,6 +237,9 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         failed = closing(failed, notifier::close);
         failed = closing(failed, notificationClient::close);
         failed = closing(failed, forwardClient::close);
+        if (historyExpiry != null) {
+            failed = closing(failed, historyExpiry::close);
+        }
         if (ownsClient) {
             failed = closing(failed, client::close);
         }

@@ -9,6 +9,7 @@ import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.policy.NgsildAuthorizer;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
+import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.durable.DataFiles;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.proto.CorProtoServer;
@@ -71,13 +72,14 @@ final class CorServer {
         Consumer<CorNgsild.Builder> outbound = o.outbound().settings(); // reads --trustStore
         DurableEntityStore durable = o.durable()
                 ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
-                        .snapshotBytes(o.snapshotEvery()).open()
+                        .snapshotBytes(o.snapshotEvery()).temporalRetention(o.temporal().retention(Long.MAX_VALUE)).open()
                 : null;
-        EntityStore store = durable != null ? durable : new MemoryEntityStore();
+        EntityStore store = durable != null ? durable
+                : new MemoryEntityStore(o.temporal().retention(TemporalRetention.MEMORY_DEFAULT_BYTES));
         ServerMetrics metrics = new ServerMetrics(build);
         CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
-                .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer);
+                .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer).history(o.temporal().on());
         if (o.brokerId() != null) {
             nb.brokerId(o.brokerId());
         }

@@ -36,11 +36,12 @@ import dev.cor.rest.CorArgs;
  * @param drainMs        how long SIGTERM's drain lasts: ready answers 503 and connections are still taken
  * @param logs           {@code --accessLog} and {@code --logFormat} ({@link LogFlags})
  * @param outbound       the outbound connections' flags: trust and address policy ({@link OutboundFlags})
+ * @param temporal       the history's flags ({@link TemporalFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
-        LogFlags logs, OutboundFlags outbound) {
+        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -90,6 +91,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                                   (the writes that arrive together share one fsync); interval=MS: once it is
                                   written, with an fsync every MS ms; off: at once, written behind the answer
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
+            """ + TemporalFlags.USAGE + """
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
               --https             serve HTTPS (TLS 1.3 and 1.2) on --port, with --key and --cert
@@ -144,6 +146,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         int drainMs = DEFAULT_DRAIN_MS;
         LogFlags logs = LogFlags.DEFAULT;
         OutboundFlags outbound = OutboundFlags.NONE;
+        TemporalFlags temporal = TemporalFlags.DEFAULT;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -173,6 +176,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--cert" -> cert = nonEmpty(flag, a.value());
                 case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
+                case "--temporal", "--temporalRetention", "--temporalMaxBytes" -> temporal = temporal.with(flag, a.value());
                 default -> {
                     if (OutboundFlags.takes(flag)) {
                         outbound = outbound.with(flag, a.value());
@@ -192,7 +196,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
-                logs, outbound.checked());
+                logs, outbound.checked(), temporal);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

@@ -130,6 +130,25 @@ class ServerApplicationTest {
     }
 
     @Test
+    void theHistoryIsKeptByDefaultAndTemporalOffAnswersTheTemporalApi501() throws Exception {
+        assertEquals(201, create(null, "{\"id\":\"urn:ngsi-ld:T:1\",\"type\":\"T\",\"p\":{\"type\":\"Property\",\"value\":1}}")
+                .statusCode());
+        HttpResponse<String> kept = send("GET", "/ngsi-ld/v1/temporal/entities/urn:ngsi-ld:T:1");
+        assertEquals(200, kept.statusCode(), kept.body());
+        assertTrue(kept.body().contains("\"instanceId\""), kept.body());
+        CorServer off = CorServer.start(ServerOptions.parse(new String[] {"--host", "127.0.0.1", "--port", "0", "--httpLoops",
+            "1", "--store", "memory", "--temporal", "off"}), BuildInfo.load());
+        try {
+            HttpResponse<String> r = http.sendString(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + off.port()
+                    + "/ngsi-ld/v1/temporal/entities?type=T")).timeout(Duration.ofSeconds(30)).build());
+            assertEquals(501, r.statusCode(), r.body());
+            assertTrue(r.body().contains("--temporal off"), r.body());
+        } finally {
+            off.stop();
+        }
+    }
+
+    @Test
     void healthTurns503OnceTheServerIsStopping() throws Exception {
         HttpResponse<String> up = send("GET", "/health");
         assertEquals(200, up.statusCode());

@@ -90,6 +90,27 @@ class ServerOptionsTest {
     }
 
     @Test
+    void theHistoryIsOnAndKeptForEverUnlessTheTemporalFlagsSayOtherwise() {
+        TemporalFlags none = ServerOptions.parse(new String[0]).temporal();
+        assertTrue(none.on());
+        assertEquals(new dev.cor.ngsild.store.TemporalRetention(Long.MAX_VALUE, 256L << 20), none.retention(256L << 20),
+                "no age bound, the store's own byte bound");
+        TemporalFlags t = ServerOptions.parse(new String[] {"--temporal", "off", "--temporalRetention", "30d",
+            "--temporalMaxBytes", "50g"}).temporal();
+        assertFalse(t.on());
+        assertEquals(30L * 86_400_000L, t.maxAgeMs());
+        assertEquals(50L << 30, t.retention(1).maxBytes());
+        assertEquals(90L * 60_000L, ServerOptions.parse(new String[] {"--temporalRetention", "90m"}).temporal().maxAgeMs());
+        assertEquals(12L * 3_600_000L, ServerOptions.parse(new String[] {"--temporalRetention", "12H"}).temporal().maxAgeMs());
+        for (String[] bad : new String[][] {{"--temporal", "maybe"}, {"--temporalRetention", "30"}, {"--temporalRetention", "0d"},
+            {"--temporalRetention", "2w"}, {"--temporalRetention", "99999999d"}, {"--temporalMaxBytes", "1k"}}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ServerOptions.parse(bad));
+            assertTrue(e.getMessage().startsWith(bad[0] + " takes "), e.getMessage());
+        }
+    }
+
+    @Test
     void sizesTakeBytesOrKMGSuffixesInEitherCase() {
         assertEquals(2L * 1024 * 1024, ServerOptions.parse(new String[] {"--coStack", "2m"}).coStackBytes());
         assertEquals(2L * 1024 * 1024, ServerOptions.parse(new String[] {"--coStack", "2M"}).coStackBytes());

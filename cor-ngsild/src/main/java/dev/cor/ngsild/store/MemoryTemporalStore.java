@@ -310,6 +310,12 @@ public final class MemoryTemporalStore implements TemporalStore {
         return t == null ? 0 : t.size();
     }
 
+    /** Every second: an expiry here looks at the oldest appends only, and the heap is the bound. */
+    @Override
+    public long expireEveryMs() {
+        return 1_000;
+    }
+
     /** The bytes of history kept, as {@link #cost} counts them. */
     public long bytes() {
         return bytes.get();

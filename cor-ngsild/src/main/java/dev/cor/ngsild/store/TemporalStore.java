@@ -99,6 +99,14 @@ public interface TemporalStore {
      */
     long expire(long nowMs);
 
+    /**
+     * How often the broker calls {@link #expire}, milliseconds: a store whose expiry is cheap
+     * keeps closer to its bound by being asked often. Default: every 10 s.
+     */
+    default long expireEveryMs() {
+        return 10_000;
+    }
+
     /** Whether a read can wait on a disk (the API then runs temporal reads as coroutines). Default: no. */
     default boolean readsWait() {
         return false;

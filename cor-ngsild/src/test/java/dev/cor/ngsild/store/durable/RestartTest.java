@@ -118,8 +118,9 @@ class RestartTest {
         try (Stream<Path> files = Files.list(dir)) {
             List<String> names = files.map(p -> p.getFileName().toString()).sorted().toList();
             if (how.equals("a clean stop")) {
-                assertEquals(2, names.size(), "the lock and the last snapshot only: " + names);
-                assertTrue(names.get(1).startsWith("snapshot-"), names.toString());
+                assertEquals(3, names.size(), "the lock, the history's directory and the last snapshot only: " + names);
+                assertEquals("history", names.get(1), names.toString());
+                assertTrue(names.get(2).startsWith("snapshot-"), names.toString());
             } else {
                 assertTrue(names.stream().anyMatch(n -> n.startsWith("journal-")), names.toString());
             }
