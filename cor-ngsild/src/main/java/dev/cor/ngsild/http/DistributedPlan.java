@@ -61,6 +61,8 @@ final class DistributedPlan {
             case CREATE_SUBSCRIPTION -> "createSubscription";
             case LIST_TYPES -> "retrieveEntityTypes";
             case LIST_ATTRIBUTES -> "retrieveAttrTypes";
+            case RETRIEVE_TEMPORAL -> "retrieveTemporal";
+            case QUERY_TEMPORAL, QUERY_TEMPORAL_POST -> "queryTemporal";
             default -> null;
         };
     }

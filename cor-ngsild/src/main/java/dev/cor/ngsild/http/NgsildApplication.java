@@ -103,7 +103,8 @@ public final class NgsildApplication implements CorRestApplication {
         this.batches = new BatchOperations(config, batchForwards);
         this.contextOps = new ContextOperations(new JsonldContextsApi(config.contexts()));
         this.discovery = new DiscoveryOperations(config, reads);
-        this.temporalOps = new TemporalOperations(config);
+        this.temporalOps = new TemporalOperations(config, forwards == null ? null
+                : new DistributedTemporal(config, forwards, distributedPlan));
         this.subscriptionOps = new SubscriptionOperations(config);
         this.csourceSubscriptions = config.subscriptions().forContextSources();
         CsourceNotifications csourceNotifications = new CsourceNotifications(config, csourceSubscriptions);

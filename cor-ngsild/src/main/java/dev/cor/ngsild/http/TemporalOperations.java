@@ -38,9 +38,10 @@ final class TemporalOperations {
     private final Config config;
     private final TemporalReads reads;
 
-    TemporalOperations(Config config) {
+    /** {@code distributed}: the forwards to context sources, or {@code null} when the broker forwards nothing. */
+    TemporalOperations(Config config, DistributedTemporal distributed) {
         this.config = config;
-        this.reads = new TemporalReads(config);
+        this.reads = new TemporalReads(config, distributed);
     }
 
     /** The store's temporal side, or 501: this broker keeps no history. */

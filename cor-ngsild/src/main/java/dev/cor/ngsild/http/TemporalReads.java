@@ -3,6 +3,7 @@ package dev.cor.ngsild.http;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,9 +53,12 @@ final class TemporalReads {
     static final int INSTANCES_PER_ANSWER = 10_000;
 
     private final Config config;
+    /** The forwards to context sources, or {@code null}: this broker forwards nothing. */
+    private final DistributedTemporal distributed;
 
-    TemporalReads(Config config) {
+    TemporalReads(Config config, DistributedTemporal distributed) {
         this.config = config;
+        this.distributed = distributed;
     }
 
     private EntityParser parser(Exchange x) {
@@ -82,18 +86,30 @@ final class TemporalReads {
         Asked asked = asked(x, x.params);
         String id = EntityOperations.entityId(x);
         TemporalEntity head = ts.entity(x.tenant, id);
-        if (head == null) {
-            throw NgsiLdException.notFound("no temporal evolution of entity " + id);
-        }
         String type = x.params.get("type");
-        if (type != null && !TypeSelection.parse(type, parser(x)::typeName).matches(head.types())) {
-            throw NgsiLdException.notFound("the temporal evolution of entity " + id + " is not of type " + type);
+        TypeSelection types = type == null ? null : TypeSelection.parse(type, parser(x)::typeName);
+        if (head != null && types != null && !types.matches(head.types())) {
+            head = null;
+        }
+        DistributedTemporal.Remote remote = null;
+        if (x.forwards != null && distributed != null) {
+            Set<String> asking = types != null ? types.types() : head != null ? new LinkedHashSet<>(head.types()) : Set.of();
+            remote = distributed.fetch(x, x.params, id, asking, attrsAsked(asked), 1).get(id);
+        }
+        if (head == null && remote == null) {
+            throw NgsiLdException.notFound(type == null ? "no temporal evolution of entity " + id
+                    : "no temporal evolution of entity " + id + " of type " + type);
         }
         Budget budget = new Budget();
-        Evolution e = evolution(ts, x.tenant, head, asked, budget);
+        Evolution e = evolution(ts, x.tenant, id, head, remote, asked, budget);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.render(e, x.context, asked.options(), bodyContext ? x.context.echo() : null);
         answer(x, asked, budget, bytes);
+    }
+
+    /** The expanded attributes a request names (attrs or pick), or {@code null}: all. */
+    private static Set<String> attrsAsked(Asked asked) {
+        return asked.projection().options.attrs();
     }
 
     // ---------------------------------------------------------------- query
@@ -211,10 +227,36 @@ final class TemporalReads {
             }
             return page.count() || (long) matched[0] <= (long) page.offset() + page.limit();
         });
+        Map<String, DistributedTemporal.Remote> remote = Map.of();
+        if (x.forwards != null && distributed != null) {
+            remote = distributed.fetch(x, p, null, selectorTypes(f), f.attrs().isEmpty() ? null : Set.copyOf(f.attrs()),
+                    page.offset() + page.limit() + 1);
+        }
         Budget budget = new Budget();
         List<Evolution> out = new ArrayList<>(hits.size());
-        for (TemporalEntity head : hits) {
-            out.add(evolution(ts, x.tenant, head, asked, budget));
+        if (remote.isEmpty()) {
+            for (TemporalEntity head : hits) {
+                out.add(evolution(ts, x.tenant, head.id(), head, null, asked, budget));
+            }
+        } else {
+            // the local matches and the sources' answers, merged by id and paged together, in id order
+            java.util.TreeMap<String, TemporalEntity> all = new java.util.TreeMap<>();
+            ts.entities(x.tenant, head -> {
+                if (matches(ts, x.tenant, head, asked, f, test, windowed)) {
+                    all.put(head.id(), head);
+                }
+                return true;
+            });
+            java.util.TreeSet<String> ids = new java.util.TreeSet<>(all.keySet());
+            ids.addAll(remote.keySet());
+            matched[0] = ids.size();
+            int k = 0;
+            for (String id : ids) {
+                if (k >= page.offset() && out.size() < page.limit()) {
+                    out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked, budget));
+                }
+                k++;
+            }
         }
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.renderAll(out, x.context, asked.options(), bodyContext ? x.context.echo() : null);
@@ -269,14 +311,31 @@ final class TemporalReads {
 
     // ---------------------------------------------------------------- one entity's evolution
 
-    private Evolution evolution(TemporalStore ts, String tenant, TemporalEntity head, Asked asked, Budget budget) {
+    /**
+     * One entity's evolution as the request asks to see it: this broker's ({@code head}, or
+     * {@code null}) and what its sources answered ({@code remote}, or {@code null}), merged by
+     * attribute - each instance once (by instanceId), in time order, lastN taken over the merge.
+     */
+    private Evolution evolution(TemporalStore ts, String tenant, String id, TemporalEntity head, DistributedTemporal.Remote remote,
+            Asked asked, Budget budget) {
         Representation rep = asked.projection();
-        Set<String> names = TemporalOperations.shown(head, rep.options::shows);
+        Set<String> names = new java.util.TreeSet<>();
+        if (head != null) {
+            names.addAll(TemporalOperations.shown(head, rep.options::shows));
+        }
+        if (remote != null) {
+            remote.attributes().keySet().stream().filter(rep.options::shows).forEach(names::add);
+        }
         Map<String, List<TemporalInstance>> attributes = new LinkedHashMap<>();
         Map<String, JsonNode> aggregated = new LinkedHashMap<>();
         for (String a : names) {
-            List<TemporalInstance> got = ts.instances(tenant, head.id(), a, asked.window(),
-                    asked.aggregation() != null ? Integer.MAX_VALUE : budget.left + 1);
+            List<TemporalInstance> there = remote == null ? null : remote.attributes().get(a);
+            List<TemporalInstance> got = head == null || !head.attributes().contains(a) ? new ArrayList<>()
+                    : ts.instances(tenant, id, a, asked.window(),
+                            asked.aggregation() != null || there != null ? Integer.MAX_VALUE : budget.left + 1);
+            if (there != null) {
+                got = merged(got, there, asked.window());
+            }
             if (asked.datasetIds() != null) {
                 got.removeIf(i -> !admitsDataset(asked, i));
             }
@@ -304,8 +363,50 @@ final class TemporalReads {
                 attributes.put(a, got);
             }
         }
-        return new Evolution(head.id(), head.types(), head.scopes(), head.createdAt(), head.modifiedAt(), head.deletedAt(),
+        List<String> types = new ArrayList<>(head != null ? head.types() : List.of());
+        if (remote != null) {
+            remote.types().stream().filter(t -> !types.contains(t)).forEach(types::add);
+        }
+        long now = config.clock().millis();
+        return new Evolution(id, types, head != null ? head.scopes() : List.of(), head != null ? head.createdAt() : now,
+                head != null ? head.modifiedAt() : now, head != null ? head.deletedAt() : TemporalInstance.NO_TIME,
                 attributes, aggregated);
+    }
+
+    /**
+     * This broker's instances and a source's, in the window, in time order, lastN of them; an
+     * instance both hold (the same id, time and value: a source that records what this broker
+     * does) once. Ids alone do not say it: each broker numbers its own instances.
+     */
+    private static List<TemporalInstance> merged(List<TemporalInstance> here, List<TemporalInstance> there, InstanceQuery window) {
+        List<TemporalInstance> all = new ArrayList<>(here);
+        Set<String> seen = new java.util.HashSet<>();
+        here.forEach(i -> seen.add(sameness(i, window)));
+        for (TemporalInstance i : there) {
+            if (window.admits(i) && seen.add(sameness(i, window))) {
+                all.add(i);
+            }
+        }
+        TimeProperty p = window.property();
+        all.sort(java.util.Comparator.comparingLong(i -> i.time(p)));
+        return window.lastN() > 0 && all.size() > window.lastN() ? new ArrayList<>(all.subList(all.size() - window.lastN(),
+                all.size())) : all;
+    }
+
+    private static String sameness(TemporalInstance i, InstanceQuery window) {
+        return i.instanceId() + "\u0000" + i.time(window.property()) + "\u0000" + i.value().datasetId() + "\u0000" + i.value().value();
+    }
+
+    /** The types of which every match has one, or none when a selector names no type. */
+    private static Set<String> selectorTypes(Filter f) {
+        Set<String> out = new LinkedHashSet<>();
+        for (EntityQuery.Selector s : f.selectors()) {
+            if (s.types() == null) {
+                return Set.of();
+            }
+            out.addAll(s.types().types());
+        }
+        return out;
     }
 
     /**
