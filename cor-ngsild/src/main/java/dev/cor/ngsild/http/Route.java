@@ -49,7 +49,10 @@ record Route(Operation operation, String entityId, String attribute, String cont
         }
         String head = s.get(0);
         int n = s.size();
-        if (head.isEmpty() || (n > 2 && s.subList(2, n).contains(""))) {
+        // an empty segment past the entity id is no resource; the temporal API's ids sit one
+        // segment further (temporal/entities/{id}/attrs/{attrId}/{instanceId}), where an empty
+        // id, attribute or instance is the operation's 400, as an empty entity id is
+        if (head.isEmpty() || (n > 2 && !head.equals("temporal") && s.subList(2, n).contains(""))) {
             return new Match(null, null, null);
         }
         switch (head) {

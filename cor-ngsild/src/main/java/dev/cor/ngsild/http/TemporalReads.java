@@ -45,13 +45,10 @@ import dev.cor.rest.CorRestJson;
  * geo-query and a scope query - but q and the geo-query are checked against the attribute
  * instances in the temporal window (§ 5.7.4.4): an entity matches when instances of that window
  * satisfy them. The instances of one attribute an answer carries are bounded
- * ({@link #INSTANCES_PER_ANSWER} in all); when the bound cuts some off the answer is 206 with a
+ * ({@link dev.cor.ngsild.policy.NgsildLimits#temporalInstances} in all); when the bound cuts some off the answer is 206 with a
  * {@code Content-Range} in date-times (§ 6.3.10). Shared by every loop and worker.
  */
 final class TemporalReads {
-    /** The most instances one answer carries, over all its entities and attributes. */
-    static final int INSTANCES_PER_ANSWER = 10_000;
-
     private final Config config;
     /** The forwards to context sources, or {@code null}: this broker forwards nothing. */
     private final DistributedTemporal distributed;
@@ -70,12 +67,11 @@ final class TemporalReads {
             Representation projection, TemporalAggregation aggregation) {
     }
 
-    /** The instances shown and whether the answer's bound cut some off (206). */
-    private static final class Budget {
-        int left = INSTANCES_PER_ANSWER;
-        boolean cut;
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
+    /**
+     * What the answer's bound on instances left out (206): {@code from} and {@code to} are the
+     * Content-Range's ends, in the order they are written.
+     */
+    private record Cut(long from, long to) {
     }
 
     // ---------------------------------------------------------------- retrieve
@@ -100,11 +96,17 @@ final class TemporalReads {
             throw NgsiLdException.notFound(type == null ? "no temporal evolution of entity " + id
                     : "no temporal evolution of entity " + id + " of type " + type);
         }
-        Budget budget = new Budget();
-        Evolution e = evolution(ts, x.tenant, id, head, remote, asked, budget);
+        Evolution e = evolution(ts, x.tenant, id, head, remote, asked);
+        if (x.params.has("attrs") && e.attributes().isEmpty() && e.aggregated().isEmpty() && (head == null
+                || TemporalOperations.shown(head, asked.projection().options::shows).isEmpty())) {
+            throw NgsiLdException.notFound("the temporal evolution of entity " + id + " has none of the attributes "
+                    + x.params.get("attrs"));
+        }
+        List<Evolution> one = new ArrayList<>(List.of(e));
+        Cut cut = cut(one, asked);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
-        byte[] bytes = TemporalRenderer.render(e, x.context, asked.options(), bodyContext ? x.context.echo() : null);
-        answer(x, asked, budget, bytes);
+        byte[] bytes = TemporalRenderer.render(one.get(0), x.context, asked.options(), bodyContext ? x.context.echo() : null);
+        answer(x, asked, cut, bytes);
     }
 
     /** The expanded attributes a request names (attrs or pick), or {@code null}: all. */
@@ -232,11 +234,10 @@ final class TemporalReads {
             remote = distributed.fetch(x, p, null, selectorTypes(f), f.attrs().isEmpty() ? null : Set.copyOf(f.attrs()),
                     page.offset() + page.limit() + 1);
         }
-        Budget budget = new Budget();
         List<Evolution> out = new ArrayList<>(hits.size());
         if (remote.isEmpty()) {
             for (TemporalEntity head : hits) {
-                out.add(evolution(ts, x.tenant, head.id(), head, null, asked, budget));
+                out.add(evolution(ts, x.tenant, head.id(), head, null, asked));
             }
         } else {
             // the local matches and the sources' answers, merged by id and paged together, in id order
@@ -253,17 +254,18 @@ final class TemporalReads {
             int k = 0;
             for (String id : ids) {
                 if (k >= page.offset() && out.size() < page.limit()) {
-                    out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked, budget));
+                    out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked));
                 }
                 k++;
             }
         }
+        Cut cut = cut(out, asked);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.renderAll(out, x.context, asked.options(), bodyContext ? x.context.echo() : null);
         if (page.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(matched[0]));
         }
-        answer(x, asked, budget, bytes);
+        answer(x, asked, cut, bytes);
         if (x.operation() == Operation.QUERY_TEMPORAL) {
             page.links(x, "temporal/entities", (long) matched[0] > (long) page.offset() + page.limit());
         }
@@ -317,8 +319,9 @@ final class TemporalReads {
      * attribute - each instance once (by instanceId), in time order, lastN taken over the merge.
      */
     private Evolution evolution(TemporalStore ts, String tenant, String id, TemporalEntity head, DistributedTemporal.Remote remote,
-            Asked asked, Budget budget) {
+            Asked asked) {
         Representation rep = asked.projection();
+        int bound = config.limits().temporalInstances();
         Set<String> names = new java.util.TreeSet<>();
         if (head != null) {
             names.addAll(TemporalOperations.shown(head, rep.options::shows));
@@ -332,7 +335,8 @@ final class TemporalReads {
             List<TemporalInstance> there = remote == null ? null : remote.attributes().get(a);
             List<TemporalInstance> got = head == null || !head.attributes().contains(a) ? new ArrayList<>()
                     : ts.instances(tenant, id, a, asked.window(),
-                            asked.aggregation() != null || there != null ? Integer.MAX_VALUE : budget.left + 1);
+                            // one more than the answer may carry tells that the bound cuts this attribute
+                            asked.aggregation() != null || there != null ? Integer.MAX_VALUE : bound + 1);
             if (there != null) {
                 got = merged(got, there, asked.window());
             }
@@ -344,22 +348,7 @@ final class TemporalReads {
             }
             if (asked.aggregation() != null) {
                 aggregated.put(a, aggregated(asked, got));
-                continue;
-            }
-            if (got.size() > budget.left) {
-                budget.cut = true;
-                got = asked.window().lastN() > 0 ? got.subList(got.size() - budget.left, got.size())
-                        : got.subList(0, budget.left);
-            }
-            budget.left -= got.size();
-            for (TemporalInstance i : got) {
-                long t = i.time(asked.window().property());
-                if (t != TemporalInstance.NO_TIME) {
-                    budget.first = Math.min(budget.first, t);
-                    budget.last = Math.max(budget.last, t);
-                }
-            }
-            if (!got.isEmpty()) {
+            } else {
                 attributes.put(a, got);
             }
         }
@@ -410,6 +399,68 @@ final class TemporalReads {
     }
 
     /**
+     * Applies the answer's bound on instances (temporal pagination, § 6.3.10) to {@code out}, in
+     * place: when the evolutions carry more instances than the bound, the answer is cut at one
+     * instant for every attribute of every entity - the bound's worth of the oldest instances (the
+     * latest with lastN), and every instance at that instant - so that the range the
+     * Content-Range names is complete, and the next page starts where it ends. An attribute left
+     * without instances by the cut is shown empty (its instances are past the range). {@code null}
+     * when nothing was cut (200).
+     */
+    private Cut cut(List<Evolution> out, Asked asked) {
+        if (asked.aggregation() != null) {
+            return null;
+        }
+        TimeProperty p = asked.window().property();
+        int bound = config.limits().temporalInstances();
+        List<Long> times = new ArrayList<>();
+        for (Evolution e : out) {
+            for (List<TemporalInstance> l : e.attributes().values()) {
+                for (TemporalInstance i : l) {
+                    long t = i.time(p);
+                    if (t != TemporalInstance.NO_TIME) {
+                        times.add(t);
+                    }
+                }
+            }
+        }
+        if (times.size() <= bound) {
+            return null;
+        }
+        boolean latestFirst = asked.window().lastN() > 0;
+        times.sort(latestFirst ? java.util.Comparator.reverseOrder() : java.util.Comparator.naturalOrder());
+        long at = times.get(bound - 1);
+        long first = latestFirst ? Long.MIN_VALUE : Long.MAX_VALUE;
+        long last = latestFirst ? Long.MAX_VALUE : Long.MIN_VALUE;
+        for (int k = 0; k < out.size(); k++) {
+            Evolution e = out.get(k);
+            Map<String, List<TemporalInstance>> kept = new LinkedHashMap<>();
+            for (Map.Entry<String, List<TemporalInstance>> a : e.attributes().entrySet()) {
+                List<TemporalInstance> in = new ArrayList<>();
+                for (TemporalInstance i : a.getValue()) {
+                    long t = i.time(p);
+                    if (t == TemporalInstance.NO_TIME || (latestFirst ? t >= at : t <= at)) {
+                        in.add(i);
+                        if (t != TemporalInstance.NO_TIME) {
+                            first = latestFirst ? Math.max(first, t) : Math.min(first, t);
+                            last = latestFirst ? Math.min(last, t) : Math.max(last, t);
+                        }
+                    }
+                }
+                if (!in.isEmpty() || asked.options().form() != Form.TEMPORAL_VALUES) {
+                    kept.put(a.getKey(), in);
+                }
+            }
+            out.set(k, new Evolution(e.id(), e.types(), e.scopes(), e.createdAt(), e.modifiedAt(), e.deletedAt(), kept,
+                    e.aggregated()));
+        }
+        // the range starts at the window's bound on the side it is read from, when the query gave one
+        long bound0 = latestFirst ? asked.window().to() : asked.window().from();
+        boolean given = latestFirst ? bound0 != Long.MAX_VALUE : bound0 != Long.MIN_VALUE;
+        return new Cut(given ? bound0 : first, last);
+    }
+
+    /**
      * The aggregated representation of one attribute (§ 4.5.19): per datasetId (one object, or an
      * array of them when there are several), its type and, per method asked, the periods
      * {@code [value, startAt, endAt]}.
@@ -441,17 +492,19 @@ final class TemporalReads {
         return all.size() == 1 ? all.get(0) : all;
     }
 
-    /** 200, or 206 with the Content-Range of what was shown when the answer's bound cut instances off (§ 6.3.10). */
-    private static void answer(Exchange x, Asked asked, Budget budget, byte[] bytes) {
-        if (!budget.cut || budget.first == Long.MAX_VALUE) {
+    /**
+     * 200, or 206 with the Content-Range of the instants shown when the answer's bound cut
+     * instances off (§ 6.3.10): {@code date-time <start>-<end>/<lastN or *>}, from the oldest to
+     * the latest, or with lastN from the latest to the oldest.
+     */
+    private static void answer(Exchange x, Asked asked, Cut cut, byte[] bytes) {
+        if (cut == null) {
             x.answer(200, x.accept, bytes, x.context);
             return;
         }
         x.answer(206, x.accept, bytes, x.context);
-        boolean latestFirst = asked.window().lastN() > 0;
-        String from = EntityRenderer.time(latestFirst ? budget.last : budget.first);
-        String to = EntityRenderer.time(latestFirst ? budget.first : budget.last);
-        x.request.responseHeaders().set("Content-Range", "date-time " + from + "-" + to + "/"
+        x.request.responseHeaders().set("Content-Range", "date-time " + EntityRenderer.time(cut.from()) + "-"
+                + EntityRenderer.time(cut.to()) + "/"
                 + (asked.window().lastN() > 0 ? Integer.toString(asked.window().lastN()) : "*"));
     }
 

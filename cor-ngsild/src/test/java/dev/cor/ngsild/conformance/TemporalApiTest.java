@@ -395,4 +395,28 @@ class TemporalApiTest extends ConformanceTest {
         Checks.problem(retrieve(b, id), 404, "ResourceNotFound");
         Checks.problem(retrieve(Entities.tenant(), id), 404, "NonexistentTenant");
     }
+
+    @Test
+    void an_empty_entity_attribute_or_instance_segment_is_bad_data_014_02_015_02_016_02_017_02() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        String instance = Checks.okJson(retrieve(tenant, id)).path("speed").path(0).path("instanceId").asText();
+        Checks.problem(api.post("/temporal/entities//attrs").tenant(tenant).json(Json.obj("""
+                {"heading": {"type": "Property", "value": 1}}""")).send(), 400, "BadRequestData");
+        Checks.problem(api.delete("/temporal/entities//attrs/speed").tenant(tenant).send(), 400, "BadRequestData");
+        Checks.problem(api.delete("/temporal/entities//attrs/speed/" + instance).tenant(tenant).send(), 400, "BadRequestData");
+        Checks.problem(api.delete("/temporal/entities/" + id + "/attrs//" + instance).tenant(tenant).send(), 400,
+                "BadRequestData");
+        Checks.problem(api.patch("/temporal/entities//attrs/speed/" + instance).tenant(tenant).json(Json.obj("""
+                {"type": "Property", "value": 1}""")).send(), 400, "BadRequestData");
+        assertEquals(3, Checks.okJson(retrieve(tenant, id)).path("speed").size(), "nothing was deleted");
+    }
+
+    @Test
+    void retrieving_only_attributes_the_evolution_does_not_have_is_404_020_08() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        Checks.problem(retrieve(tenant, id, "attrs", "unknownAttribute"), 404, "ResourceNotFound");
+        Checks.okJson(retrieve(tenant, id, "attrs", "speed", "timerel", "after", "timeAt", "2030-01-01T00:00:00Z"));
+    }
 }
