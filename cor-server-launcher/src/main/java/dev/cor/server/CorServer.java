@@ -7,6 +7,7 @@ import java.util.function.Consumer;
 import dev.cor.http.CorHttpServer;
 import dev.cor.ngsild.CorNgsild;
 import dev.cor.ngsild.policy.NgsildAuthorizer;
+import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.TemporalRetention;
@@ -79,7 +80,8 @@ final class CorServer {
         ServerMetrics metrics = new ServerMetrics(build);
         CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())
-                .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer).history(o.temporal().on());
+                .forwardTimeoutMs(o.forwardTimeout()).authorizer(authorizer).history(o.temporal().on())
+                .limits(NgsildLimits.defaults().withTemporalInstances(o.temporal().page()));
         if (o.brokerId() != null) {
             nb.brokerId(o.brokerId());
         }

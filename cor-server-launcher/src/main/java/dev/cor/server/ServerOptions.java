@@ -176,7 +176,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--cert" -> cert = nonEmpty(flag, a.value());
                 case "--corsOrigin" -> corsOrigin = CorsApplication.origin(flag, a.value());
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
-                case "--temporal", "--temporalRetention", "--temporalMaxBytes" -> temporal = temporal.with(flag, a.value());
+                case "--temporal", "--temporalRetention", "--temporalMaxBytes", "--temporalPage" -> temporal = temporal.with(flag, a.value());
                 default -> {
                     if (OutboundFlags.takes(flag)) {
                         outbound = outbound.with(flag, a.value());
