@@ -21,9 +21,11 @@ import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityParser.Mode;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
+import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
 import dev.cor.ngsild.store.TemporalStore;
 
@@ -97,7 +99,8 @@ final class TemporalOperations {
         EntityInput head = head(parser, body, true);
         List<TemporalInstance> instances = instances(parser, body, now());
         boolean existed = ts.entity(x.tenant, head.id()) != null;
-        ts.record(x.tenant, head.id(), head.types(), head.scopes(), instances, TemporalInstance.NO_TIME);
+        ts.record(x.tenant, head.id(), head.types(), head.scopes(), replacing(ts, x.tenant, head.id(), instances),
+                TemporalInstance.NO_TIME);
         if (existed) {
             x.noContent();
         } else {
@@ -122,7 +125,7 @@ final class TemporalOperations {
         if (ts.entity(x.tenant, id) == null) {
             throw NgsiLdException.notFound("no temporal evolution of entity " + id);
         }
-        ts.record(x.tenant, id, head.types(), head.scopes(), instances, TemporalInstance.NO_TIME);
+        ts.record(x.tenant, id, head.types(), head.scopes(), replacing(ts, x.tenant, id, instances), TemporalInstance.NO_TIME);
         x.noContent();
     }
 
@@ -204,6 +207,31 @@ final class TemporalOperations {
             throw NgsiLdException.badData("the instanceId '" + i + "' is not a URI");
         }
         return i;
+    }
+
+    /**
+     * A provided instance is an observation: one of the same attribute, datasetId and observedAt
+     * as an instance the evolution holds replaces that one (which keeps its id), rather than
+     * being a second (the suite's 008_01; Stellio does the same). Applies those replacements and
+     * answers the instances left to record.
+     */
+    private static List<TemporalInstance> replacing(TemporalStore ts, String tenant, String id, List<TemporalInstance> in) {
+        if (ts.entity(tenant, id) == null) {
+            return in;
+        }
+        List<TemporalInstance> rest = new ArrayList<>(in.size());
+        for (TemporalInstance i : in) {
+            if (i.observedAt() != TemporalInstance.NO_TIME) {
+                String d = i.value().datasetId();
+                List<TemporalInstance> same = ts.instances(tenant, id, i.attribute(), new InstanceQuery(TimeProperty.OBSERVED_AT,
+                        i.observedAt(), i.observedAt() + 1, d == null ? InstanceQuery.DEFAULT_DATASET : d, 0), 1);
+                if (!same.isEmpty() && ts.modifyInstance(tenant, id, i.attribute(), same.get(0).instanceId(), i.value())) {
+                    continue;
+                }
+            }
+            rest.add(i);
+        }
+        return rest;
     }
 
     /** The entity's own members of a temporal body - id, type, scope - checked as an entity's are. */

@@ -96,13 +96,29 @@ class TemporalApiTest extends ConformanceTest {
         assertEquals(6, ids.size(), "every instance has an id of its own: " + e);
         ids.forEach(i -> assertTrue(i.startsWith("urn:ngsi-ld:attribute:instance:"), i));
 
-        // the same body again: 204, and the instances are added (an evolution is a history, not a state)
+        // more of it: 204, and the instances are added (an evolution is a history, not a state)
         Checks.noContent(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
                 {"id": "%s", "type": "Vehicle",
                  "speed": {"type": "Property", "value": 90, "observedAt": "2020-08-01T12:04:00Z"}}""", id)).send());
         JsonNode again = Checks.okJson(retrieve(tenant, id, "attrs", "speed"));
         assertEquals(List.of(120, 90, 80, 100), values(again.path("speed")), "ordered by observedAt: " + again);
         assertFalse(again.has("fuelLevel"), "attrs shows only speed: " + again);
+    }
+
+    @Test
+    void an_instance_provided_again_for_the_same_observation_replaces_it_008_01() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        String first = Checks.okJson(retrieve(tenant, id)).path("speed").path(0).path("instanceId").asText();
+        Checks.noContent(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 121, "observedAt": "2020-08-01T12:03:00Z"},
+                           {"type": "Property", "value": 80, "observedAt": "2020-08-01T12:05:00Z"},
+                           {"type": "Property", "value": 7, "observedAt": "2020-08-01T12:03:00Z", "datasetId": "urn:ngsi-ld:d:1"}]}""",
+                id)).send());
+        JsonNode speed = Checks.okJson(retrieve(tenant, id)).path("speed");
+        assertEquals(List.of(121, 7, 80, 100), values(speed), "replaced, not doubled; another datasetId is another: " + speed);
+        assertEquals(first, speed.path(0).path("instanceId").asText(), "the replaced instance keeps its id");
     }
 
     @Test
