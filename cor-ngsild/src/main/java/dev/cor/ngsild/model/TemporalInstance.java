@@ -49,6 +49,17 @@ public record TemporalInstance(String attribute, Attribute value, String instanc
         return new TemporalInstance(attribute, value, id, observedAt, deletedAt);
     }
 
+    /**
+     * This instance modified (Modify Attribute Instance, § 5.6.15): {@code value} in its place,
+     * with its id, its deletion time and its createdAt kept - it was recorded when it was - and
+     * {@code value}'s modifiedAt.
+     */
+    public TemporalInstance modifiedTo(Attribute value) {
+        Attribute v = new Attribute(value.kind(), value.value(), value.datasetId(), value.observedAt(), value.unitCode(),
+                value.valueType(), value.objectType(), value.sub(), this.value.createdAt(), value.modifiedAt());
+        return new TemporalInstance(attribute, v, instanceId, observedMillis(v), deletedAt);
+    }
+
     /** The instanceId a store gives its {@code n}-th instance: unique for the store's life, across restarts. */
     public static String idOf(long n) {
         return ID_PREFIX + Long.toHexString(n);

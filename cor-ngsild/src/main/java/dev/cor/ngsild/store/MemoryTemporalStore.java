@@ -176,7 +176,7 @@ public final class MemoryTemporalStore implements TemporalStore {
     @Override
     public boolean modifyInstance(String tenant, String entityId, String attribute, String instanceId, Attribute value) {
         return edit(tenant, entityId, attribute, i -> i.instanceId().equals(instanceId),
-                i -> new TemporalInstance(i.attribute(), value, i.instanceId(), TemporalInstance.observedMillis(value), i.deletedAt()));
+                i -> i.modifiedTo(value));
     }
 
     @Override

@@ -71,8 +71,8 @@ public interface TemporalStore {
     boolean deleteAttribute(String tenant, String entityId, String attribute, String datasetId, boolean all);
 
     /**
-     * Replaces one instance (§ 5.6.15) with {@code value} - its id and deletedAt are kept; its
-     * modifiedAt is {@code value}'s.
+     * Replaces one instance (§ 5.6.15) with {@code value} ({@link TemporalInstance#modifiedTo}): its
+     * id, deletedAt and createdAt are kept; its modifiedAt is {@code value}'s.
      *
      * @return whether the instance was there
      */

@@ -170,6 +170,10 @@ class TemporalApiTest extends ConformanceTest {
         JsonNode after = Checks.okJson(retrieve(tenant, id, "options", "sysAttrs")).path("speed");
         assertEquals(List.of(120, 81, 100), values(after));
         assertEquals(second, after.path(1).path("instanceId").asText(), "the instance keeps its id");
+        assertEquals(speed.path(1).path("createdAt").isMissingNode() ? after.path(0).path("createdAt").asText()
+                : speed.path(1).path("createdAt").asText(), after.path(1).path("createdAt").asText(),
+                "and when it was recorded: " + after);
+        assertTrue(after.path(1).path("modifiedAt").asText().compareTo(after.path(1).path("createdAt").asText()) >= 0, after::toString);
         Checks.noContent(api.delete("/temporal/entities/" + id + "/attrs/speed/" + second).tenant(tenant).send());
         assertEquals(List.of(120, 100), values(Checks.okJson(retrieve(tenant, id)).path("speed")));
         Checks.problem(api.delete("/temporal/entities/" + id + "/attrs/speed/" + second).tenant(tenant).send(), 404,

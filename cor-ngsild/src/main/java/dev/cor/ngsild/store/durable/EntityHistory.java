@@ -393,8 +393,7 @@ final class EntityHistory {
             TemporalInstance y = switch (op) {
                 case HistoryOp.InstanceDeleted d -> HistoryFormat.number(x.instanceId()) == d.n() ? null : x;
                 case HistoryOp.InstanceModified m -> HistoryFormat.number(x.instanceId()) == m.n()
-                        ? new TemporalInstance(x.attribute(), m.value(), x.instanceId(),
-                                TemporalInstance.observedMillis(m.value()), x.deletedAt())
+                        ? x.modifiedTo(m.value())
                         : x;
                 case HistoryOp.AttributeDeleted d -> new InstanceQuery(dev.cor.ngsild.model.TimeProperty.OBSERVED_AT,
                         Long.MIN_VALUE, Long.MAX_VALUE, d.datasetId() == null ? InstanceQuery.DEFAULT_DATASET : d.datasetId(),
