@@ -364,10 +364,18 @@ final class SoakLoad {
         };
     }
 
-    /** A read: by id, a q query, or a POST query with a distinct small inline context. */
+    /**
+     * A read: by id, a q query, a POST query with a distinct small inline context, or the history
+     * the writes keep growing (the latest instances of one entity, an hourly aggregation of all).
+     */
     private void read(KeepAliveHttp c, Random rnd) throws Exception {
         String id = writerEntity(rnd.nextInt(rates.writers()), rnd.nextInt(rates.entitiesPerWriter()));
-        switch (rnd.nextInt(4)) {
+        switch (rnd.nextInt(6)) {
+            case 4 -> send(c, "temporal-lastN", request("/temporal/entities/" + id + "?lastN=5&timeproperty=modifiedAt").GET(),
+                    Set.of(200, 404));
+            case 5 -> send(c, "temporal-aggregation", request("/temporal/entities?type=" + TYPE + "&attrs=n&limit=20"
+                    + "&options=aggregatedValues&aggrMethods=avg,max,totalCount&aggrPeriodDuration=PT1H&timeproperty=modifiedAt").GET(),
+                    Set.of(200));
             case 0 -> send(c, "get", request("/entities/" + id).GET(), Set.of(200, 404));
             case 1 -> send(c, "get-linked", request("/entities/" + id).GET()
                     .header("Link", "<" + contexts.url(OK_CONTEXT) + ">; " + LINK_REL), Set.of(200, 404));

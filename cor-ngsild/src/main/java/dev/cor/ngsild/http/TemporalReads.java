@@ -102,6 +102,10 @@ final class TemporalReads {
             throw NgsiLdException.notFound("the temporal evolution of entity " + id + " has none of the attributes "
                     + x.params.get("attrs"));
         }
+        if ((x.params.has("pick") || x.params.has("omit")) && !asked.options().showId() && !asked.options().showType()
+                && !(asked.options().showScope() && !e.scopes().isEmpty()) && e.attributes().isEmpty() && e.aggregated().isEmpty()) {
+            throw NgsiLdException.notFound("nothing of the temporal evolution of entity " + id + " is left after pick and omit");
+        }
         List<Evolution> one = new ArrayList<>(List.of(e));
         Cut cut = cut(one, asked);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
@@ -599,6 +603,10 @@ final class TemporalReads {
             projection = projection.without("options");
         }
         Representation rep = Representation.of(projection, parser(x));
+        if (!rep.linked.isEmpty()) {
+            // 5.7.3.4: a temporal read has no linked entity retrieval (TP 5731_01)
+            throw NgsiLdException.badData("a braced pick or omit projects linked entities, which a temporal read does not retrieve");
+        }
         TemporalAggregation aggregation = null;
         if (form == Form.AGGREGATED) {
             if (!p.has("aggrMethods")) {

@@ -141,6 +141,25 @@ public final class TemporalRenderer {
         g.writeEndArray();
     }
 
+    /**
+     * The value of a pair (§ 4.5.9): a Property's or GeoProperty's value, a Relationship's object,
+     * a ListProperty's or ListRelationship's array as it is; a LanguageProperty's, JsonProperty's
+     * and VocabProperty's wrapped in their member ({@code {"languageMap": ...}}), as the ETSI
+     * suite's 020_12, 020_15 and 020_16 read them.
+     */
+    private static void pairValue(JsonGenerator g, Attribute a, LdContext ctx) throws IOException {
+        switch (a.kind()) {
+            case LIST_RELATIONSHIP -> g.writeTree(a.value());
+            case LANGUAGE_PROPERTY, JSON_PROPERTY, VOCAB_PROPERTY -> {
+                g.writeStartObject();
+                g.writeFieldName(a.kind().valueMember());
+                EntityRenderer.value(g, a, ctx);
+                g.writeEndObject();
+            }
+            default -> EntityRenderer.value(g, a, ctx);
+        }
+    }
+
     /** Per datasetId (in the order they first appear), {@code {type, <values member>: [[v, t], ...], datasetId}}. */
     private static void temporalValues(JsonGenerator g, List<TemporalInstance> instances, LdContext ctx, Options o)
             throws IOException {
@@ -159,7 +178,7 @@ public final class TemporalRenderer {
             g.writeArrayFieldStart(valuesMember(kind));
             for (TemporalInstance i : l) {
                 g.writeStartArray();
-                EntityRenderer.value(g, i.value(), ctx);
+                pairValue(g, i.value(), ctx);
                 long t = i.time(o.time());
                 if (o.time() == TimeProperty.OBSERVED_AT && i.value().observedAt() != null) {
                     g.writeString(i.value().observedAt());

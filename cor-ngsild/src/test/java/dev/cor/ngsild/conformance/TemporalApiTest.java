@@ -324,6 +324,54 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void pick_and_omit_shape_the_evolution_and_leaving_nothing_is_404_020_21_020_22_020_23() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        JsonNode picked = Checks.okJson(retrieve(tenant, id, "pick", "speed"));
+        assertEquals(List.of("speed"), fieldNames(picked), picked::toString);
+        JsonNode omitted = Checks.okJson(retrieve(tenant, id, "omit", "type,speed"));
+        assertEquals(List.of("id", "fuelLevel"), fieldNames(omitted), omitted::toString);
+        Checks.problem(retrieve(tenant, id, "pick", "speed", "omit", "speed"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "pick", "speed", "attrs", "fuelLevel"), 400, "BadRequestData");
+        Checks.problem(retrieve(tenant, id, "pick", "unknown"), 404, "ResourceNotFound");
+        Checks.problem(retrieve(tenant, id, "omit", "id,type,fuelLevel,speed"), 404, "ResourceNotFound");
+    }
+
+    private static List<String> fieldNames(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    @Test
+    void temporal_values_wrap_language_json_and_vocab_values_and_keep_lists_bare_020_12_020_15_020_16_459_01() {
+        String tenant = Entities.tenant();
+        String id = Entities.id("Vehicle");
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "street": {"type": "LanguageProperty", "languageMap": {"fr": "Grand Place"}, "observedAt": "2020-08-01T12:03:00Z"},
+                 "shape": {"type": "JsonProperty", "json": {"value": 120}, "observedAt": "2020-08-01T12:03:00Z"},
+                 "category": {"type": "VocabProperty", "vocab": "monument", "observedAt": "2020-08-01T12:03:00Z"},
+                 "route": {"type": "ListRelationship", "objectList": ["urn:ngsi-ld:Road:1", "urn:ngsi-ld:Road:2"],
+                           "observedAt": "2020-08-01T12:03:00Z"},
+                 "depths": {"type": "ListProperty", "valueList": [1.2, 3.4], "observedAt": "2020-08-01T12:03:00Z"}}""", id))
+                .send(), 201);
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "options", "temporalValues"));
+        assertEquals(Json.arr("""
+                [[{"languageMap": {"fr": "Grand Place"}}, "2020-08-01T12:03:00Z"]]"""), e.path("street").path("languageMaps"), e::toString);
+        assertEquals(Json.arr("""
+                [[{"json": {"value": 120}}, "2020-08-01T12:03:00Z"]]"""), e.path("shape").path("jsons"), e::toString);
+        assertEquals(Json.arr("""
+                [[{"vocab": "monument"}, "2020-08-01T12:03:00Z"]]"""), e.path("category").path("vocabs"), e::toString);
+        assertEquals(Json.arr("""
+                [[["urn:ngsi-ld:Road:1", "urn:ngsi-ld:Road:2"], "2020-08-01T12:03:00Z"]]"""), e.path("route").path("objectLists"),
+                e::toString);
+        assertEquals(Json.arr("""
+                [[[1.2, 3.4], "2020-08-01T12:03:00Z"]]"""), e.path("depths").path("valueLists"), e::toString);
+        Checks.problem(retrieve(tenant, id, "pick", "route{name}"), 400, "BadRequestData"); // 5731_01: no linked entities here
+    }
+
+    @Test
     void an_ld_json_answer_carries_the_context_in_its_body() {
         String tenant = Entities.tenant();
         String id = vehicleIn(tenant);
