@@ -197,8 +197,10 @@ public final class NgsildApplication implements CorRestApplication {
         if (x.contextRef != null && config.contexts().needsDownload(x.contextRef)) {
             return true;
         }
-        if (x.operation().isTemporal() && x.operation().isRead() && config.temporal() != null && config.temporal().readsWait()) {
-            return true; // its instances may be read from disk
+        if (x.operation().isTemporal() && x.operation().isRead() && config.temporal() != null) {
+            // its instances may be read from disk, and a long history is read in slices, the loop
+            // serving everyone else between two (TemporalReads.Pace)
+            return true;
         }
         if (x.operation() == Operation.DELETE_CONTEXT && contextOps.canWait(x)) {
             return true;

@@ -68,6 +68,25 @@ final class TemporalReads {
     }
 
     /**
+     * Lets the loop serve everyone else now and then while one read goes through a long history:
+     * inside a coroutine, once {@link #SLICE_NANOS} of work have passed since the last turn, the
+     * coroutine sleeps for no time ({@code CorCo.sleep(0)}: the loop runs one round); on a worker
+     * it does nothing. Called between entities and between attributes, never inside a store's lock.
+     */
+    private static final class Pace {
+        static final long SLICE_NANOS = 1_000_000;
+        private final boolean coroutine = dev.cor.base.CorCo.current() != null;
+        private long since = System.nanoTime();
+
+        void maybeYield() {
+            if (coroutine && System.nanoTime() - since > SLICE_NANOS) {
+                dev.cor.base.CorCo.sleep(0);
+                since = System.nanoTime();
+            }
+        }
+    }
+
+    /**
      * What the answer's bound on instances left out (206): {@code from} and {@code to} are the
      * Content-Range's ends, in the order they are written.
      */
@@ -224,7 +243,9 @@ final class TemporalReads {
         boolean windowed = !asked.window().unbounded();
         List<TemporalEntity> hits = new ArrayList<>();
         int[] matched = {0};
+        Pace pace = new Pace();
         ts.entities(x.tenant, head -> {
+            pace.maybeYield();
             if (matches(ts, x.tenant, head, asked, f, test, windowed)) {
                 if (matched[0] >= page.offset() && hits.size() < page.limit()) {
                     hits.add(head);
@@ -241,12 +262,14 @@ final class TemporalReads {
         List<Evolution> out = new ArrayList<>(hits.size());
         if (remote.isEmpty()) {
             for (TemporalEntity head : hits) {
+                pace.maybeYield();
                 out.add(evolution(ts, x.tenant, head.id(), head, null, asked));
             }
         } else {
             // the local matches and the sources' answers, merged by id and paged together, in id order
             java.util.TreeMap<String, TemporalEntity> all = new java.util.TreeMap<>();
             ts.entities(x.tenant, head -> {
+                pace.maybeYield();
                 if (matches(ts, x.tenant, head, asked, f, test, windowed)) {
                     all.put(head.id(), head);
                 }

@@ -372,6 +372,16 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void a_temporal_read_runs_as_a_coroutine_of_its_loop_which_it_lets_serve_others_in_between() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        long before = broker.server().coroutineCount();
+        Checks.okJson(retrieve(tenant, id));
+        Checks.okJson(query(tenant, "type", "Vehicle"));
+        assertEquals(before + 2, broker.server().coroutineCount(), "a long history is read in slices, yielding between them");
+    }
+
+    @Test
     void an_ld_json_answer_carries_the_context_in_its_body() {
         String tenant = Entities.tenant();
         String id = vehicleIn(tenant);
