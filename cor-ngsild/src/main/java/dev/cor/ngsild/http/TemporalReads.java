@@ -311,9 +311,22 @@ final class TemporalReads {
         if (readsInstances) {
             InstanceQuery window = new InstanceQuery(asked.window().property(), asked.window().from(), asked.window().to(),
                     null, 0);
+            // without q and a geo-query, an attribute's presence in the window is all the test reads:
+            // its first instance there tells, unless that one is not shown (a deletion, another dataset)
+            boolean presence = f.q() == null && f.geo() == null;
             for (String a : head.attributes()) {
                 List<Attribute> in = new ArrayList<>();
-                for (TemporalInstance i : ts.instances(tenant, head.id(), a, window, Integer.MAX_VALUE)) {
+                List<TemporalInstance> got = null;
+                if (presence) {
+                    got = ts.instances(tenant, head.id(), a, window, 1);
+                    if (!got.isEmpty() && (got.get(0).deleted() || !admitsDataset(asked, got.get(0)))) {
+                        got = null;
+                    }
+                }
+                if (got == null) {
+                    got = ts.instances(tenant, head.id(), a, window, Integer.MAX_VALUE);
+                }
+                for (TemporalInstance i : got) {
                     if (!i.deleted() && admitsDataset(asked, i)) {
                         in.add(i.value());
                     }

@@ -57,14 +57,20 @@ public final class MemoryTemporalStore implements TemporalStore {
     /**
      * One attribute's instances in the order recorded: {@code items[0..size)}; shared by the
      * series made from it by appends (which only write beyond {@code size}), replaced whole by
-     * any other edit.
+     * any other edit. {@code ordered}: every instance has an observedAt and they never go back in
+     * recording order - what data recorded as it is observed gives -, so that a read by observedAt
+     * finds its window by binary search instead of a scan.
      */
-    private record Series(TemporalInstance[] items, int size) {
+    private record Series(TemporalInstance[] items, int size, boolean ordered) {
+        Series(TemporalInstance[] items, int size) {
+            this(items, size, ordered(items, size));
+        }
+
         /** A new series of one instance, with an array of its own. */
         static Series of(TemporalInstance first) {
             TemporalInstance[] a = new TemporalInstance[4];
             a[0] = first;
-            return new Series(a, 1);
+            return new Series(a, 1, first.observedAt() != TemporalInstance.NO_TIME);
         }
 
         Series append(TemporalInstance i) {
@@ -73,7 +79,20 @@ public final class MemoryTemporalStore implements TemporalStore {
                 a = Arrays.copyOf(a, size * 2);
             }
             a[size] = i;
-            return new Series(a, size + 1);
+            return new Series(a, size + 1, ordered && i.observedAt() != TemporalInstance.NO_TIME
+                    && i.observedAt() >= a[size - 1].observedAt());
+        }
+
+        private static boolean ordered(TemporalInstance[] items, int size) {
+            long last = Long.MIN_VALUE;
+            for (int k = 0; k < size; k++) {
+                long t = items[k].observedAt();
+                if (t == TemporalInstance.NO_TIME || t < last) {
+                    return false;
+                }
+                last = t;
+            }
+            return true;
         }
     }
 
@@ -98,11 +117,14 @@ public final class MemoryTemporalStore implements TemporalStore {
         List<TemporalInstance> out = new ArrayList<>(instances.size());
         long now = System.currentTimeMillis();
         synchronized (h) {
+            // copied once and published whole: never changed after the volatile write, so readers need no lock
             Map<String, Series> next = new HashMap<>(h.series);
-            Map<String, long[]> added = new HashMap<>(); // attribute -> {count, bytes}
+            boolean newAttribute = false;
+            Map<String, long[]> added = new HashMap<>(4); // attribute -> {count, bytes}
             for (TemporalInstance i : instances) {
                 TemporalInstance r = i.withId(TemporalInstance.idOf(nextId.getAndIncrement()));
                 Series was = next.get(r.attribute());
+                newAttribute |= was == null;
                 next.put(r.attribute(), was == null ? Series.of(r) : was.append(r));
                 long b = cost(r);
                 long[] c = added.computeIfAbsent(r.attribute(), k -> new long[2]);
@@ -110,8 +132,9 @@ public final class MemoryTemporalStore implements TemporalStore {
                 c[1] += b;
                 out.add(r);
             }
-            h.series = Map.copyOf(next);
-            h.head = head(h.head, entityId, types, scopes, next.keySet(), now, deletedAt);
+            h.series = next;
+            h.head = head(h.head, entityId, types, scopes, newAttribute || h.head == null ? Set.copyOf(next.keySet())
+                    : h.head.attributes(), now, deletedAt);
             for (Map.Entry<String, long[]> e : added.entrySet()) {
                 bytes.addAndGet(e.getValue()[1]);
                 appended.add(new Appended(h, e.getKey(), now, (int) e.getValue()[0], e.getValue()[1]));
@@ -127,7 +150,7 @@ public final class MemoryTemporalStore implements TemporalStore {
                     now, now, deletedAt);
         }
         List<String> t = was.types();
-        if (types != null && !types.equals(was.types().subList(0, Math.min(types.size(), was.types().size())))) {
+        if (types != null && types != t && !types.equals(was.types().subList(0, Math.min(types.size(), was.types().size())))) {
             Set<String> all = new LinkedHashSet<>(types);
             all.addAll(was.types());
             t = List.copyOf(all);
@@ -267,7 +290,60 @@ public final class MemoryTemporalStore implements TemporalStore {
         if (s == null || limit <= 0) {
             return List.of();
         }
+        if (s.ordered() && query.property() == TimeProperty.OBSERVED_AT) {
+            return selectOrdered(s.items(), s.size(), query, limit);
+        }
         return select(s.items(), s.size(), query, limit);
+    }
+
+    /**
+     * {@link #select} over instances that all have an observedAt, in non-decreasing order of it,
+     * asked by observedAt: the window's bounds by binary search, then only the instances answered
+     * (or, with a datasetId, those looked at to find them) are touched.
+     */
+    static List<TemporalInstance> selectOrdered(TemporalInstance[] items, int size, InstanceQuery q, int limit) {
+        int lo = q.from() == Long.MIN_VALUE ? 0 : firstAtOrAfter(items, size, q.from());
+        int hi = q.to() == Long.MAX_VALUE ? size : firstAtOrAfter(items, size, q.to());
+        int keep = q.lastN() > 0 ? Math.min(q.lastN(), limit) : limit;
+        if (lo >= hi || keep <= 0) {
+            return new ArrayList<>(0);
+        }
+        if (q.datasetId() == null) {
+            int n = Math.min(keep, hi - lo);
+            int start = q.lastN() > 0 ? hi - n : lo;
+            return new ArrayList<>(Arrays.asList(items).subList(start, start + n));
+        }
+        ArrayList<TemporalInstance> hit = new ArrayList<>(Math.min(keep, 64));
+        if (q.lastN() > 0) {
+            for (int k = hi - 1; k >= lo && hit.size() < keep; k--) {
+                if (q.admits(items[k])) {
+                    hit.add(items[k]);
+                }
+            }
+            java.util.Collections.reverse(hit);
+        } else {
+            for (int k = lo; k < hi && hit.size() < keep; k++) {
+                if (q.admits(items[k])) {
+                    hit.add(items[k]);
+                }
+            }
+        }
+        return hit;
+    }
+
+    /** The first index of {@code items[0..size)} (ordered by observedAt) whose observedAt is at least {@code t}. */
+    private static int firstAtOrAfter(TemporalInstance[] items, int size, long t) {
+        int lo = 0;
+        int hi = size;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (items[mid].observedAt() < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /**
@@ -353,7 +429,7 @@ public final class MemoryTemporalStore implements TemporalStore {
             if (n == s.size()) {
                 next.remove(attribute);
             } else {
-                next.put(attribute, new Series(Arrays.copyOfRange(s.items(), n, Math.max(s.size(), n + 4)), s.size() - n));
+                next.put(attribute, new Series(Arrays.copyOfRange(s.items(), n, Math.max(s.size(), n + 4)), s.size() - n, s.ordered()));
             }
             h.series = Map.copyOf(next);
             TemporalEntity was = h.head;

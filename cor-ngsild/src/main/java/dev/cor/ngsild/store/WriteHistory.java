@@ -54,6 +54,9 @@ public final class WriteHistory implements WriteObserver {
         if (after != null) {
             for (Map.Entry<String, AttributeList> a : after.attributes().entrySet()) {
                 AttributeList was = before == null ? null : before.attributes().get(a.getKey());
+                if (was == a.getValue()) {
+                    continue; // the write kept this attribute as it was: the same instances
+                }
                 for (Attribute i : a.getValue().instances()) {
                     Attribute old = was == null ? null : was.instance(i.datasetId());
                     if (old != i) {
@@ -65,6 +68,9 @@ public final class WriteHistory implements WriteObserver {
         if (before != null) {
             for (Map.Entry<String, AttributeList> a : before.attributes().entrySet()) {
                 AttributeList still = after == null ? null : after.attributes().get(a.getKey());
+                if (still == a.getValue()) {
+                    continue; // kept as it was: nothing of it deleted
+                }
                 for (Attribute i : a.getValue().instances()) {
                     if (still == null || still.instance(i.datasetId()) == null) {
                         Attribute gone = new Attribute(i.kind(), NULL, i.datasetId(), null, null, null, null, Map.of(), now, now);

@@ -33,6 +33,9 @@ final class HistoryReads {
         TimeProperty p = q.property();
         boolean last = q.lastN() > 0;
         int k = last ? Math.min(q.lastN(), limit) : limit;
+        if (k == Integer.MAX_VALUE) {
+            return all(store, chunks, tail, q);
+        }
         // the kept ones: for the last k, a min-heap (its head the first to go); for the first k, a max-heap
         PriorityQueue<Keyed> kept = new PriorityQueue<>(last ? ORDER : ORDER.reversed());
         for (TemporalInstance i : tail) {
@@ -75,6 +78,51 @@ final class HistoryReads {
         Arrays.sort(out, ORDER);
         List<TemporalInstance> result = new ArrayList<>(out.length);
         for (Keyed x : out) {
+            result.add(x.instance());
+        }
+        return result;
+    }
+
+    /**
+     * Every instance of the window, without a bound: no heap to keep the first or last k, the
+     * chunks read in order of their least time (so the sort at the end mostly finds runs in order).
+     */
+    private static List<TemporalInstance> all(DurableTemporalStore store, EntityHistory.ChunkState[] chunks,
+            List<TemporalInstance> tail, InstanceQuery q) {
+        TimeProperty p = q.property();
+        List<EntityHistory.ChunkState> order = new ArrayList<>();
+        for (EntityHistory.ChunkState c : chunks) {
+            HistoryFormat.Ranges r = c.ranges();
+            if (r.count() > 0 && (q.unbounded() || (r.max(p) != TemporalInstance.NO_TIME && r.max(p) >= q.from()
+                    && r.min(p) < q.to()))) {
+                order.add(c);
+            }
+        }
+        order.sort((a, b) -> Long.compare(a.ranges().min(p), b.ranges().min(p)));
+        List<Keyed> kept = new ArrayList<>();
+        for (EntityHistory.ChunkState c : order) {
+            List<TemporalInstance> content = c.pending();
+            if (content == null) {
+                try {
+                    content = store.readChunk(c.ref());
+                } catch (IOException e) {
+                    continue; // retention deleted its segment since the copy: it is gone
+                }
+            }
+            for (TemporalInstance i : content) {
+                if (q.admits(i)) {
+                    kept.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
+                }
+            }
+        }
+        for (TemporalInstance i : tail) {
+            if (q.admits(i)) {
+                kept.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
+            }
+        }
+        kept.sort(ORDER);
+        List<TemporalInstance> result = new ArrayList<>(kept.size());
+        for (Keyed x : kept) {
             result.add(x.instance());
         }
         return result;
