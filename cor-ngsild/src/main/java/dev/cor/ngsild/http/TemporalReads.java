@@ -53,6 +53,10 @@ final class TemporalReads {
     /** The forwards to context sources, or {@code null}: this broker forwards nothing. */
     private final DistributedTemporal distributed;
 
+    /** What an attribute holds in the entity a query's test sees when only its presence is read. */
+    private static final AttributeList PRESENT = AttributeList.of(List.of(new Attribute(dev.cor.ngsild.model.AttributeKind.PROPERTY,
+            com.fasterxml.jackson.databind.node.NullNode.getInstance(), null, null, null, null, null, null, 0, 0)));
+
     TemporalReads(Config config, DistributedTemporal distributed) {
         this.config = config;
         this.distributed = distributed;
@@ -315,6 +319,12 @@ final class TemporalReads {
             // its first instance there tells, unless that one is not shown (a deletion, another dataset)
             boolean presence = f.q() == null && f.geo() == null;
             for (String a : head.attributes()) {
+                if (presence && asked.datasetIds() == null) {
+                    if (ts.shows(tenant, head.id(), a, window)) {
+                        attributes.put(a, PRESENT);
+                    }
+                    continue;
+                }
                 List<Attribute> in = new ArrayList<>();
                 List<TemporalInstance> got = null;
                 if (presence) {

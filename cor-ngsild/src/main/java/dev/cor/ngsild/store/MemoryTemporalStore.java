@@ -50,9 +50,30 @@ public final class MemoryTemporalStore implements TemporalStore {
         this.retention = Objects.requireNonNull(retention, "retention");
     }
 
-    /** One append to one series: which, when, how many instances and bytes. */
-    private record Appended(History history, String attribute, long recordedAt, int count, long bytes) {
+    /**
+     * The appends to one series within one second of the first ({@link #GRANULE_MS}): which
+     * series, when, how many instances. One per series and second rather than one per write, so
+     * that a series written to thousands of times a second keeps a few objects for the retention,
+     * not one per write. {@code count} and {@code closed} under the history's monitor.
+     */
+    private static final class Appended {
+        final History history;
+        final String attribute;
+        final long recordedAt;
+        int count;
+        /** Taken by the retention: later appends open a new one. */
+        boolean closed;
+
+        Appended(History history, String attribute, long recordedAt, int count) {
+            this.history = history;
+            this.attribute = attribute;
+            this.recordedAt = recordedAt;
+            this.count = count;
+        }
     }
+
+    /** The retention's granule: appends to a series within this many milliseconds share one {@link Appended}. */
+    private static final long GRANULE_MS = 1_000;
 
     /**
      * One attribute's instances in the order recorded: {@code items[0..size)}; shared by the
@@ -101,6 +122,8 @@ public final class MemoryTemporalStore implements TemporalStore {
         final String id;
         volatile TemporalEntity head;
         volatile Map<String, Series> series = Map.of();
+        /** Per attribute, the retention's latest {@link Appended}, still open to appends (under the monitor). */
+        Map<String, Appended> open;
 
         History(String id) {
             this.id = id;
@@ -120,25 +143,30 @@ public final class MemoryTemporalStore implements TemporalStore {
             // copied once and published whole: never changed after the volatile write, so readers need no lock
             Map<String, Series> next = new HashMap<>(h.series);
             boolean newAttribute = false;
-            Map<String, long[]> added = new HashMap<>(4); // attribute -> {count, bytes}
+            long added = 0;
+            if (h.open == null) {
+                h.open = new HashMap<>(4);
+            }
             for (TemporalInstance i : instances) {
                 TemporalInstance r = i.withId(TemporalInstance.idOf(nextId.getAndIncrement()));
                 Series was = next.get(r.attribute());
                 newAttribute |= was == null;
                 next.put(r.attribute(), was == null ? Series.of(r) : was.append(r));
-                long b = cost(r);
-                long[] c = added.computeIfAbsent(r.attribute(), k -> new long[2]);
-                c[0]++;
-                c[1] += b;
+                added += cost(r);
+                Appended a = h.open.get(r.attribute());
+                if (a != null && !a.closed && now - a.recordedAt < GRANULE_MS) {
+                    a.count++;
+                } else {
+                    a = new Appended(h, r.attribute(), now, 1);
+                    h.open.put(r.attribute(), a);
+                    appended.add(a);
+                }
                 out.add(r);
             }
             h.series = next;
             h.head = head(h.head, entityId, types, scopes, newAttribute || h.head == null ? Set.copyOf(next.keySet())
                     : h.head.attributes(), now, deletedAt);
-            for (Map.Entry<String, long[]> e : added.entrySet()) {
-                bytes.addAndGet(e.getValue()[1]);
-                appended.add(new Appended(h, e.getKey(), now, (int) e.getValue()[0], e.getValue()[1]));
-            }
+            bytes.addAndGet(added);
         }
         return out;
     }
@@ -405,17 +433,21 @@ public final class MemoryTemporalStore implements TemporalStore {
         long dropped = 0;
         while (true) {
             Appended a = appended.peek();
-            if (a == null || (a.recordedAt() >= cutoff && bytes.get() <= retention.maxBytes())) {
+            if (a == null || (a.recordedAt + GRANULE_MS > cutoff && bytes.get() <= retention.maxBytes())) {
                 return dropped;
             }
-            appended.poll();
-            dropped += dropOldest(a.history(), a.attribute(), a.count());
+            appended.poll(); // by age only once its newest instance is older than the cutoff: never less kept
+            dropped += dropOldest(a);
         }
     }
 
     /** Drops the {@code count} oldest instances of a series (fewer if edits removed some); how many. */
-    private long dropOldest(History h, String attribute, int count) {
+    private long dropOldest(Appended appended) {
+        History h = appended.history;
+        String attribute = appended.attribute;
         synchronized (h) {
+            appended.closed = true;
+            int count = appended.count;
             Series s = h.series.get(attribute);
             if (s == null) {
                 return 0;

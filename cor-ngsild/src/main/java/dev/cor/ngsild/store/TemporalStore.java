@@ -56,6 +56,28 @@ public interface TemporalStore {
     List<TemporalInstance> instances(String tenant, String entityId, String attribute, InstanceQuery query, int limit);
 
     /**
+     * Whether {@code window} (its time and datasetId, not its lastN) holds an instance of one
+     * attribute of one entity that records no deletion: what a temporal query's attrs test reads
+     * of an attribute. A store that can tell from what it keeps in the heap says so without
+     * reading its instances. Default: the first instances of the window, read.
+     */
+    default boolean shows(String tenant, String entityId, String attribute, InstanceQuery window) {
+        List<TemporalInstance> first = instances(tenant, entityId, attribute, window, 1);
+        if (first.isEmpty()) {
+            return false;
+        }
+        if (!first.get(0).deleted()) {
+            return true;
+        }
+        for (TemporalInstance i : instances(tenant, entityId, attribute, window, Integer.MAX_VALUE)) {
+            if (!i.deleted()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Deletes the entity's whole temporal evolution (§ 5.6.13).
      *
      * @return whether there was one

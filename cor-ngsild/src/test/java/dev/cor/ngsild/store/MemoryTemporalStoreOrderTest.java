@@ -68,4 +68,29 @@ class MemoryTemporalStoreOrderTest {
             }
         }
     }
+
+    @Test
+    void retentionDropsWhatIsOlderThanTheAgeAndOverTheBytes() {
+        MemoryTemporalStore store = new MemoryTemporalStore(new TemporalRetention(60_000, Long.MAX_VALUE));
+        for (int k = 0; k < 1000; k++) { // one series written to many times a second
+            store.record(T, "urn:ngsi-ld:S:r", List.of("https://example.org/S"), List.of(),
+                    List.of(instance(1_700_000_000_000L + k, null)), TemporalInstance.NO_TIME);
+        }
+        long now = System.currentTimeMillis();
+        assertEquals(0, store.expire(now), "nothing is a minute old");
+        assertEquals(1000, store.instances(T, "urn:ngsi-ld:S:r", ATTR, InstanceQuery.ALL, Integer.MAX_VALUE).size());
+        assertEquals(1000, store.expire(now + 62_000), "all of them are");
+        assertEquals(0, store.instances(T, "urn:ngsi-ld:S:r", ATTR, InstanceQuery.ALL, Integer.MAX_VALUE).size());
+        assertEquals(0, store.bytes());
+
+        MemoryTemporalStore small = new MemoryTemporalStore(new TemporalRetention(Long.MAX_VALUE, 1));
+        small.record(T, "urn:ngsi-ld:S:b", List.of("https://example.org/S"), List.of(),
+                List.of(instance(1_700_000_000_000L, null)), TemporalInstance.NO_TIME);
+        assertEquals(1, small.expire(System.currentTimeMillis()), "over the bytes kept");
+        small.record(T, "urn:ngsi-ld:S:b", List.of("https://example.org/S"), List.of(),
+                List.of(instance(1_700_000_001_000L, null)), TemporalInstance.NO_TIME);
+        assertEquals(1, small.instances(T, "urn:ngsi-ld:S:b", ATTR, InstanceQuery.ALL, Integer.MAX_VALUE).size(),
+                "a write after the retention took its group opens a new one");
+        assertEquals(1, small.expire(System.currentTimeMillis()));
+    }
 }

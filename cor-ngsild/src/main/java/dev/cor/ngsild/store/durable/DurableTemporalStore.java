@@ -22,6 +22,7 @@ import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.StoreUnavailableException;
 import dev.cor.ngsild.store.TemporalEntity;
 import dev.cor.ngsild.model.TemporalInstance;
+import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.TemporalStore;
 
@@ -351,6 +352,41 @@ public final class DurableTemporalStore implements TemporalStore {
             tail = List.copyOf(s.tail);
         }
         return HistoryReads.select(this, chunks, tail, query, limit);
+    }
+
+    /**
+     * From the heap when it can: an instance of the tail in the window, or a chunk whose range of
+     * the window's time lies inside it and that holds no deletion (then every one of its instances
+     * is in the window); else the instances are read.
+     */
+    @Override
+    public boolean shows(String tenant, String entityId, String attribute, InstanceQuery window) {
+        EntityHistory eh = lookup(tenant, entityId);
+        if (eh == null) {
+            return false;
+        }
+        TimeProperty p = window.property();
+        synchronized (eh) {
+            EntityHistory.Series s = eh.series.get(attribute);
+            if (s == null) {
+                return false;
+            }
+            for (TemporalInstance i : s.tail) {
+                if (!i.deleted() && window.admits(i)) {
+                    return true;
+                }
+            }
+            if (window.datasetId() == null) {
+                for (EntityHistory.ChunkState c : s.chunks) {
+                    HistoryFormat.Ranges r = c.ranges();
+                    if (r.count() > 0 && r.maxDeleted() == TemporalInstance.NO_TIME && r.min(p) != TemporalInstance.NO_TIME
+                            && r.min(p) >= window.from() && r.max(p) < window.to()) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return TemporalStore.super.shows(tenant, entityId, attribute, window);
     }
 
     /** Reads the instances of a written chunk. Any thread. */

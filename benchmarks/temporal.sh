@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The temporal API's bars (issue: the temporal API), measured from outside against the launcher
+# (cor-server.jar, one loop, on 127.0.0.1; load from corRequest, server CPU from /proc/PID/stat):
+#   record  PATCH of one attribute of the 20-attribute bench entity, history on (the default)
+#           against --temporal off, alternating which goes first, on --store memory and on the
+#           durable store (--fsync always): req/s and server CPU per request (the bar: on/off
+#           <= 1.15 in CPU), at 1 and 16 connections
+#   reads   one attribute of 1 000 000 per-second instances: GET .../{id}?attrs=x&lastN=100 (the
+#           bar: p50 <= 1 ms); one of 2 592 000 (30 days at one a second): the hourly avg over
+#           the 30 days (aggregatedValues, avg, PT1H, timerel=between; the bar: <= 50 ms) - on
+#           each store
+#   query   1 000 entities of one type, one attribute at one instance a minute over two days
+#           (1 440 in the queried day, 1 440 the day before it): timerel=between of the second
+#           day (the bar: <= 100 ms), as the API answers it (limit=1000: 206 at 10 000
+#           instances) and with a page that fits the answer's cap (limit=6, count=true)
+#   ingest  POST /entityOperations/upsert of 1 000 entities, each with a changed value, at 4
+#           connections: instances recorded per second (the bar: >= 200 000), history on and off
+#   heap    the durable store holding HEAP_INSTANCES (default 10 000 000) instances: used heap
+#           after a full GC (jcmd GC.heap_info after System.gc), and the history's bytes on disk
+#   benchmarks/temporal.sh                          (every part; about 25 minutes)
+#   PARTS="reads query" benchmarks/temporal.sh      (some of them)
+# Build first: ./cor mvn -q -DskipTests package. It stops everything it started, also on Ctrl-C.
+here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/benchmarks/lib.sh"
+
+PARTS=${PARTS:-record reads query ingest heap}
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-5}
+WARM=${WARM:-2}
+SERVER_WARM=${SERVER_WARM:-15}
+HEAP_INSTANCES=${HEAP_INSTANCES:-10000000}
+port=18521
+base="http://127.0.0.1:$port/ngsi-ld/v1"
+loader() { python3 "$here/benchmarks/temporal_load.py" "$base" "$@"; }
+results="$work/results"
+: >"$results"
+day0=1767225600 # 2026-01-01T00:00:00Z
+
+broker() { # STORE TEMPORAL [more flags]: a fresh broker
+  local store=$1 temporal=$2; shift 2
+  local flags=(--store "$store")
+  if [ "$store" = durable ]; then rm -rf "$work/data"; flags=(--dataDir "$work/data" --fsync always); fi
+  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}" \
+    --temporal "$temporal" --maxBody 64m --temporalMaxBytes 64g "$@"
+}
+row() { echo "$*" >>"$results"; echo "$*" >&2; }
+
+echo "temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg), parts: $PARTS"
+
+# ---------------------------------------------------------------- record
+if [[ " $PARTS " == *" record "* ]]; then
+  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+  patch=(--method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json")
+  url="$base/entities/urn:ngsi-ld:Bench:attrs20/attrs/attr01"
+  for round in $(seq "$ROUNDS"); do
+    for store in memory durable; do
+      order="on off"; [ $((round % 2)) = 0 ] && order="off on"
+      for temporal in $order; do
+        broker "$store" "$temporal"
+        post "$base/entities" "$work/attrs20.json"
+        load "$url" 16 "$SERVER_WARM" "${patch[@]}" >/dev/null
+        for conns in 1 16; do
+          row record "$round" "$store" "$temporal" "$conns" $(measure "$url" "$conns" "$WARM" "$DURATION" "${patch[@]}")
+        done
+        stop_all
+      done
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- reads
+if [[ " $PARTS " == *" reads "* ]]; then
+  for store in memory durable; do
+    broker "$store" on
+    echo "$store: loading 1 000 000 + 2 592 000 instances: $(loader urn:ngsi-ld:Sensor:million Sensor temperature $day0 1 1000000 100000) / $(loader urn:ngsi-ld:Sensor:month Sensor temperature $day0 1 2592000 100000) (instances s instances/s)" >&2
+    last="$base/temporal/entities/urn:ngsi-ld:Sensor:million?attrs=temperature&lastN=100"
+    avg="$base/temporal/entities/urn:ngsi-ld:Sensor:month?attrs=temperature&options=aggregatedValues&aggrMethods=avg&aggrPeriodDuration=PT1H&timerel=between&timeAt=2026-01-01T00:00:00Z&endTimeAt=2026-01-31T00:00:00Z"
+    for u in "$last" "$avg"; do curl -s -o "$work/answer" -w "$store %{http_code} %{size_download} bytes %{time_total} s\n" "$u" >&2; done
+    load "$last" 1 "$SERVER_WARM" >/dev/null
+    row reads "$store" lastN100 1 $(measure "$last" 1 "$WARM" "$DURATION")
+    load "$avg" 1 "$SERVER_WARM" >/dev/null
+    row reads "$store" avg-PT1H-30d 1 $(measure "$avg" 1 "$WARM" "$DURATION")
+    stop_all
+  done
+fi
+
+# ---------------------------------------------------------------- query
+if [[ " $PARTS " == *" query "* ]]; then
+  for store in memory durable; do
+    broker "$store" on
+    t0=$(date +%s)
+    python3 "$here/benchmarks/temporal_load.py" "$base" "urn:ngsi-ld:Meter:{i}" Meter power $day0 60 2880 2880 1000 >/dev/null
+    echo "$store: 1 000 entities x 2 880 instances loaded in $(( $(date +%s) - t0 )) s" >&2
+    q="$base/temporal/entities?type=Meter&timerel=between&timeAt=2026-01-02T00:00:00Z&endTimeAt=2026-01-03T00:00:00Z"
+    for u in "$q&limit=1000" "$q&limit=6&count=true"; do
+      curl -s -o "$work/answer" -D "$work/head" -w "$store %{http_code} %{size_download} bytes" "$u" >&2
+      python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); n=sum(len(e.get("power", [])) for e in a); print(f" {len(a)} entities, {n} instances")' "$work/answer" >&2
+      grep -i 'content-range\|results-count' "$work/head" >&2 || true
+    done
+    load "$q&limit=1000" 1 "$SERVER_WARM" >/dev/null
+    row query "$store" between-1d-limit1000 1 $(measure "$q&limit=1000" 1 "$WARM" "$DURATION")
+    row query "$store" between-1d-limit6-count 1 $(measure "$q&limit=6&count=true" 1 "$WARM" "$DURATION")
+    stop_all
+  done
+fi
+
+# ---------------------------------------------------------------- ingest
+if [[ " $PARTS " == *" ingest "* ]]; then
+  python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+json.dump([{"id": f"urn:ngsi-ld:Ingest:{i:04d}", "type": "Ingest",
+            "temperature": {"type": "Property", "value": "V{seq}"}} for i in range(1000)], open(f"{w}/upsert.json", "w"))
+PY
+  up=(--method POST --header 'Content-Type: application/json' --body-file "$work/upsert.json")
+  for store in memory durable; do
+    for temporal in on off; do
+      broker "$store" "$temporal"
+      load "$base/entityOperations/upsert" 4 "$SERVER_WARM" "${up[@]}" >/dev/null
+      row ingest "$store" "$temporal" 4 $(measure "$base/entityOperations/upsert" 4 "$WARM" "$DURATION" "${up[@]}")
+      stop_all
+    done
+  done
+fi
+
+# ---------------------------------------------------------------- heap
+if [[ " $PARTS " == *" heap "* ]]; then
+  broker durable on
+  pid=${pids[-1]}
+  jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
+  heap() { "$jcmd" "$pid" GC.run >/dev/null; "$jcmd" "$pid" GC.heap_info | awk '/garbage-first heap/ { for (i = 1; i <= NF; i++) if ($i == "used") print $(i + 1) }'; }
+  row heap durable 0 "$(heap)"
+  per_entity=1000000
+  n=0
+  t0=$(date +%s)
+  while [ "$n" -lt "$HEAP_INSTANCES" ]; do
+    loader "urn:ngsi-ld:Heap:$n" Heap temperature $day0 1 $per_entity 200000 >/dev/null
+    n=$((n + per_entity))
+    if [ $((n % 10000000)) = 0 ] || [ "$n" -ge "$HEAP_INSTANCES" ]; then
+      sleep 5 # the history writer catches up
+      row heap durable "$n" "$(heap)" "$(du -sm "$work/data" | cut -f1)MB" "$(( $(date +%s) - t0 ))s"
+    fi
+  done
+  stop_all
+fi
+
+echo
+echo "temporal.sh done, $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$results" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+rec = {}
+for r in rows:
+    print(" ".join(r))
+    if r[0] == "record":
+        rec[(r[1], r[2], r[3], r[4])] = (float(r[5]), float(r[9]) if r[9] != "-" else float("nan"))
+if rec:
+    print("record: history on / off, server CPU per request (the bar: <= 1.15) and req/s")
+    for (rnd, store, t, c) in sorted(rec):
+        if t == "on" and (rnd, store, "off", c) in rec:
+            on, off = rec[(rnd, store, "on", c)], rec[(rnd, store, "off", c)]
+            print(f"  round {rnd} {store:<8} {c:>2} conns: cpu {on[1] / off[1]:.2f} ({on[1]} vs {off[1]} us), req/s {on[0] / off[0]:.2f}")
+PY
