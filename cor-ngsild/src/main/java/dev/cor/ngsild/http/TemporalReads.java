@@ -119,7 +119,8 @@ final class TemporalReads {
             throw NgsiLdException.notFound(type == null ? "no temporal evolution of entity " + id
                     : "no temporal evolution of entity " + id + " of type " + type);
         }
-        Evolution e = evolution(ts, x.tenant, id, head, remote, asked);
+        Reach reach = Reach.of(asked, config.limits().temporalInstances());
+        Evolution e = evolution(ts, x.tenant, id, head, remote, asked, reach);
         if (x.params.has("attrs") && e.attributes().isEmpty() && e.aggregated().isEmpty() && (head == null
                 || TemporalOperations.shown(head, asked.projection().options::shows).isEmpty())) {
             throw NgsiLdException.notFound("the temporal evolution of entity " + id + " has none of the attributes "
@@ -130,7 +131,7 @@ final class TemporalReads {
             throw NgsiLdException.notFound("nothing of the temporal evolution of entity " + id + " is left after pick and omit");
         }
         List<Evolution> one = new ArrayList<>(List.of(e));
-        Cut cut = cut(one, asked);
+        Cut cut = cut(one, asked, reach);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.render(one.get(0), x.context, asked.options(), bodyContext ? x.context.echo() : null);
         answer(x, asked, cut, bytes);
@@ -264,10 +265,11 @@ final class TemporalReads {
                     page.offset() + page.limit() + 1);
         }
         List<Evolution> out = new ArrayList<>(hits.size());
+        Reach reach = Reach.of(asked, config.limits().temporalInstances());
         if (remote.isEmpty()) {
             for (TemporalEntity head : hits) {
                 pace.maybeYield();
-                out.add(evolution(ts, x.tenant, head.id(), head, null, asked));
+                out.add(evolution(ts, x.tenant, head.id(), head, null, asked, reach));
             }
         } else {
             // the local matches and the sources' answers, merged by id and paged together, in id order
@@ -285,12 +287,12 @@ final class TemporalReads {
             int k = 0;
             for (String id : ids) {
                 if (k >= page.offset() && out.size() < page.limit()) {
-                    out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked));
+                    out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked, reach));
                 }
                 k++;
             }
         }
-        Cut cut = cut(out, asked);
+        Cut cut = cut(out, asked, reach);
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.renderAll(out, x.context, asked.options(), bodyContext ? x.context.echo() : null);
         if (page.count()) {
@@ -369,7 +371,7 @@ final class TemporalReads {
      * attribute - each instance once (by instanceId), in time order, lastN taken over the merge.
      */
     private Evolution evolution(TemporalStore ts, String tenant, String id, TemporalEntity head, DistributedTemporal.Remote remote,
-            Asked asked) {
+            Asked asked, Reach reach) {
         Representation rep = asked.projection();
         int bound = config.limits().temporalInstances();
         Set<String> names = new java.util.TreeSet<>();
@@ -383,17 +385,31 @@ final class TemporalReads {
         Map<String, JsonNode> aggregated = new LinkedHashMap<>();
         for (String a : names) {
             List<TemporalInstance> there = remote == null ? null : remote.attributes().get(a);
-            List<TemporalInstance> got = head == null || !head.attributes().contains(a) ? new ArrayList<>()
-                    : ts.instances(tenant, id, a, asked.window(),
+            InstanceQuery window = reach == null ? asked.window() : reach.narrowed(asked.window());
+            boolean here = head != null && head.attributes().contains(a);
+            List<TemporalInstance> got = !here ? new ArrayList<>()
+                    : ts.instances(tenant, id, a, window,
                             // one more than the answer may carry tells that the bound cuts this attribute
                             asked.aggregation() != null || there != null ? Integer.MAX_VALUE : bound + 1);
+            boolean beyond = false; // whether the narrowed read left instances of this attribute out: the answer is cut
+            if (here && window != asked.window()) {
+                InstanceQuery rest = reach.beyond(asked.window());
+                beyond = rest != null && ts.shows(tenant, id, a, rest);
+                reach.excluded |= beyond;
+            }
             if (there != null) {
                 got = merged(got, there, asked.window());
+            }
+            if (reach != null) {
+                reach.saw(got);
             }
             if (asked.datasetIds() != null) {
                 got.removeIf(i -> !admitsDataset(asked, i));
             }
             if (got.isEmpty()) {
+                if (beyond && asked.options().form() != Form.TEMPORAL_VALUES) {
+                    attributes.put(a, got); // its instances are past the cut: shown empty, as cut() shows them
+                }
                 continue;
             }
             if (asked.aggregation() != null) {
@@ -449,6 +465,72 @@ final class TemporalReads {
     }
 
     /**
+     * How far an answer's reads need to go, as they go: once the instances read hold the bound's
+     * worth, the answer will be cut at an instant no later than the bound-th oldest of them (the
+     * latest with lastN, no earlier), so the next attributes are read only up to it - an answer
+     * over many entities reads the bound's worth, not every entity's window. Only for a window
+     * that has bounds (an instance without the compared time is in no such window); {@code null}
+     * when nothing is cut (aggregation) or the window is unbounded. One per request.
+     */
+    private static final class Reach {
+        private final int bound;
+        private final boolean latestFirst;
+        private final TimeProperty property;
+        /** The bound's worth of times nearest the start (a max-heap; with lastN, a min-heap of the latest). */
+        private final java.util.PriorityQueue<Long> nearest;
+        /** Whether a narrowed read left an instance out: the answer is cut even if it holds no more than the bound. */
+        boolean excluded;
+
+        private Reach(int bound, boolean latestFirst, TimeProperty property) {
+            this.bound = bound;
+            this.latestFirst = latestFirst;
+            this.property = property;
+            java.util.Comparator<Long> order = latestFirst ? java.util.Comparator.naturalOrder() : java.util.Comparator.reverseOrder();
+            this.nearest = new java.util.PriorityQueue<>(order);
+        }
+
+        static Reach of(Asked asked, int bound) {
+            return asked.aggregation() != null || asked.window().unbounded() ? null
+                    : new Reach(bound, asked.window().lastN() > 0, asked.window().property());
+        }
+
+        void saw(List<TemporalInstance> got) {
+            for (TemporalInstance i : got) {
+                long t = i.time(property);
+                if (t == TemporalInstance.NO_TIME) {
+                    continue;
+                }
+                if (nearest.size() < bound) {
+                    nearest.add(t);
+                } else if (latestFirst ? t > nearest.peek() : t < nearest.peek()) {
+                    nearest.poll();
+                    nearest.add(t);
+                }
+            }
+        }
+
+        /** The part of {@code w} that {@link #narrowed} leaves out, or {@code null}: none. */
+        InstanceQuery beyond(InstanceQuery w) {
+            long at = nearest.peek();
+            if (latestFirst) {
+                return at <= w.from() ? null : new InstanceQuery(w.property(), w.from(), Math.min(at, w.to()), w.datasetId(), 0);
+            }
+            return at + 1 >= w.to() ? null : new InstanceQuery(w.property(), Math.max(w.from(), at + 1), w.to(), w.datasetId(), 0);
+        }
+
+        /** {@code w} up to the instant the answer will be cut at, when the bound's worth has been read. */
+        InstanceQuery narrowed(InstanceQuery w) {
+            if (nearest.size() < bound) {
+                return w;
+            }
+            long at = nearest.peek();
+            return latestFirst ? new InstanceQuery(w.property(), Math.max(w.from(), Math.min(at, w.to())), w.to(), w.datasetId(),
+                    w.lastN())
+                    : new InstanceQuery(w.property(), w.from(), Math.max(w.from(), Math.min(w.to(), at + 1)), w.datasetId(), w.lastN());
+        }
+    }
+
+    /**
      * Applies the answer's bound on instances (temporal pagination, § 6.3.10) to {@code out}, in
      * place: when the evolutions carry more instances than the bound, the answer is cut at one
      * instant for every attribute of every entity - the bound's worth of the oldest instances (the
@@ -457,7 +539,7 @@ final class TemporalReads {
      * without instances by the cut is shown empty (its instances are past the range). {@code null}
      * when nothing was cut (200).
      */
-    private Cut cut(List<Evolution> out, Asked asked) {
+    private Cut cut(List<Evolution> out, Asked asked, Reach reach) {
         if (asked.aggregation() != null) {
             return null;
         }
@@ -474,12 +556,13 @@ final class TemporalReads {
                 }
             }
         }
-        if (times.size() <= bound) {
+        boolean excluded = reach != null && reach.excluded;
+        if (times.size() <= bound && !(excluded && !times.isEmpty())) {
             return null;
         }
         boolean latestFirst = asked.window().lastN() > 0;
         times.sort(latestFirst ? java.util.Comparator.reverseOrder() : java.util.Comparator.naturalOrder());
-        long at = times.get(bound - 1);
+        long at = times.get(Math.min(bound, times.size()) - 1);
         long first = latestFirst ? Long.MIN_VALUE : Long.MAX_VALUE;
         long last = latestFirst ? Long.MAX_VALUE : Long.MIN_VALUE;
         for (int k = 0; k < out.size(); k++) {

@@ -108,4 +108,30 @@ class TemporalPaginationTest {
         Checks.status(a, 206);
         assertTrue(a.header("Content-Range").startsWith("date-time "), a::toString);
     }
+
+    @Test
+    void a_query_that_reads_the_bounds_worth_first_still_says_what_later_entities_hold_past_it() {
+        String tenant = Entities.tenant();
+        // the first entity (by id) holds the bound's worth before 00:30; the second only after it
+        String first = "urn:ngsi-ld:Vehicle:page-a";
+        String second = "urn:ngsi-ld:Vehicle:page-b";
+        for (String id : java.util.List.of(first, second)) {
+            ObjectNode e = Json.obj("""
+                    {"id": "%s", "type": "Vehicle"}""", id);
+            ArrayNode speed = e.putArray("speed");
+            int from = id.equals(first) ? 0 : 40;
+            int n = id.equals(first) ? 30 : 5;
+            for (int i = 0; i < n; i++) {
+                speed.addObject().put("type", "Property").put("value", from + i)
+                        .put("observedAt", String.format("2020-01-01T00:%02d:00Z", from + i));
+            }
+            Checks.status(api.post("/temporal/entities").tenant(tenant).json(e).send(), 201);
+        }
+        Answer a = api.get("/temporal/entities").tenant(tenant).query("type", "Vehicle").query("timerel", "after")
+                .query("timeAt", "2020-01-01T00:00:00Z").send();
+        JsonNode page = partial(a); // 35 instances in the window: a 206, though the answer holds 30
+        assertEquals("date-time 2020-01-01T00:00:00.000Z-2020-01-01T00:29:00.000Z/*", a.header("Content-Range"), a::toString);
+        assertEquals(30, page.path(0).path("speed").size());
+        assertEquals(0, page.path(1).path("speed").size(), "the second's instances are past the cut: " + page);
+    }
 }

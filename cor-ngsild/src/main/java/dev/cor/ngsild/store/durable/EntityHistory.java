@@ -162,7 +162,7 @@ final class EntityHistory {
      */
     void record(HistoryOp.Recorded op, long seq, DurableTemporalStore store) {
         if (seq > headVersion) {
-            if (op.types() != null) {
+            if (op.types() != null && !op.types().equals(types)) { // the same types: nothing to merge
                 LinkedHashSet<String> t = new LinkedHashSet<>(op.types());
                 t.addAll(types);
                 types = List.copyOf(t);
