@@ -19,8 +19,6 @@ import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityParser;
-import dev.cor.ngsild.model.EntityRenderer;
-import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TemporalRenderer;
 import dev.cor.ngsild.model.TemporalRenderer.Evolution;
@@ -30,7 +28,6 @@ import dev.cor.ngsild.query.AggregatedPeriod;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
-import dev.cor.ngsild.query.TemporalAggregation;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
 import dev.cor.ngsild.store.TemporalStore;
@@ -66,11 +63,6 @@ final class TemporalReads {
         return new EntityParser(x.context, config.limits());
     }
 
-    /** What the request asks to see of each entity: the window, the form, the projection. */
-    private record Asked(InstanceQuery window, Set<String> datasetIds, TemporalRenderer.Options options,
-            Representation projection, TemporalAggregation aggregation) {
-    }
-
     /**
      * Lets the loop serve everyone else now and then while one read goes through a long history:
      * inside a coroutine, once {@link #SLICE_NANOS} of work have passed since the last turn, the
@@ -90,19 +82,12 @@ final class TemporalReads {
         }
     }
 
-    /**
-     * What the answer's bound on instances left out (206): {@code from} and {@code to} are the
-     * Content-Range's ends, in the order they are written.
-     */
-    private record Cut(long from, long to) {
-    }
-
     // ---------------------------------------------------------------- retrieve
 
     /** {@code GET /temporal/entities/{id}} (§ 5.7.3). */
     void retrieve(Exchange x) {
         TemporalStore ts = TemporalOperations.store(config);
-        Asked asked = asked(x, x.params);
+        TemporalAsked asked = TemporalAsked.of(x, x.params, parser(x));
         String id = EntityOperations.entityId(x);
         TemporalEntity head = ts.entity(x.tenant, id);
         String type = x.params.get("type");
@@ -119,7 +104,7 @@ final class TemporalReads {
             throw NgsiLdException.notFound(type == null ? "no temporal evolution of entity " + id
                     : "no temporal evolution of entity " + id + " of type " + type);
         }
-        Reach reach = Reach.of(asked, config.limits().temporalInstances());
+        TemporalPage.Reach reach = TemporalPage.Reach.of(asked, config.limits().temporalInstances());
         Evolution e = evolution(ts, x.tenant, id, head, remote, asked, reach);
         if (x.params.has("attrs") && e.attributes().isEmpty() && e.aggregated().isEmpty() && (head == null
                 || TemporalOperations.shown(head, asked.projection().options::shows).isEmpty())) {
@@ -131,14 +116,14 @@ final class TemporalReads {
             throw NgsiLdException.notFound("nothing of the temporal evolution of entity " + id + " is left after pick and omit");
         }
         List<Evolution> one = new ArrayList<>(List.of(e));
-        Cut cut = cut(one, asked, reach);
+        TemporalPage.Cut cut = TemporalPage.cut(one, asked, reach, config.limits().temporalInstances());
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.render(one.get(0), x.context, asked.options(), bodyContext ? x.context.echo() : null);
-        answer(x, asked, cut, bytes);
+        TemporalPage.answer(x, asked, cut, bytes);
     }
 
     /** The expanded attributes a request names (attrs or pick), or {@code null}: all. */
-    private static Set<String> attrsAsked(Asked asked) {
+    private static Set<String> attrsAsked(TemporalAsked asked) {
         return asked.projection().options.attrs();
     }
 
@@ -242,7 +227,7 @@ final class TemporalReads {
 
     private void run(Exchange x, QueryParams p, Filter f) {
         TemporalStore ts = TemporalOperations.store(config);
-        Asked asked = asked(x, p);
+        TemporalAsked asked = TemporalAsked.of(x, p, parser(x));
         Page page = Page.of(p, config.limits());
         EntityQuery test = new EntityQuery(f.selectors(), f.attrs(), f.q(), f.geo(), f.scope());
         boolean windowed = !asked.window().unbounded();
@@ -265,7 +250,7 @@ final class TemporalReads {
                     page.offset() + page.limit() + 1);
         }
         List<Evolution> out = new ArrayList<>(hits.size());
-        Reach reach = Reach.of(asked, config.limits().temporalInstances());
+        TemporalPage.Reach reach = TemporalPage.Reach.of(asked, config.limits().temporalInstances());
         if (remote.isEmpty()) {
             for (TemporalEntity head : hits) {
                 pace.maybeYield();
@@ -292,13 +277,13 @@ final class TemporalReads {
                 k++;
             }
         }
-        Cut cut = cut(out, asked, reach);
+        TemporalPage.Cut cut = TemporalPage.cut(out, asked, reach, config.limits().temporalInstances());
         boolean bodyContext = x.accept == MediaType.LD_JSON;
         byte[] bytes = TemporalRenderer.renderAll(out, x.context, asked.options(), bodyContext ? x.context.echo() : null);
         if (page.count()) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(matched[0]));
         }
-        answer(x, asked, cut, bytes);
+        TemporalPage.answer(x, asked, cut, bytes);
         if (x.operation() == Operation.QUERY_TEMPORAL) {
             page.links(x, "temporal/entities", (long) matched[0] > (long) page.offset() + page.limit());
         }
@@ -310,7 +295,7 @@ final class TemporalReads {
      * every such instance, each attribute holding them all: a term holds when one of them
      * satisfies it). With a window, an entity without any instance in it is not selected.
      */
-    private boolean matches(TemporalStore ts, String tenant, TemporalEntity head, Asked asked, Filter f, EntityQuery test,
+    private boolean matches(TemporalStore ts, String tenant, TemporalEntity head, TemporalAsked asked, Filter f, EntityQuery test,
             boolean windowed) {
         boolean readsInstances = windowed || !f.attrs().isEmpty() || f.q() != null || f.geo() != null;
         Map<String, AttributeList> attributes = new LinkedHashMap<>();
@@ -355,7 +340,7 @@ final class TemporalReads {
         return test.test(e);
     }
 
-    private static boolean admitsDataset(Asked asked, TemporalInstance i) {
+    private static boolean admitsDataset(TemporalAsked asked, TemporalInstance i) {
         if (asked.datasetIds() == null) {
             return true;
         }
@@ -371,7 +356,7 @@ final class TemporalReads {
      * attribute - each instance once (by instanceId), in time order, lastN taken over the merge.
      */
     private Evolution evolution(TemporalStore ts, String tenant, String id, TemporalEntity head, DistributedTemporal.Remote remote,
-            Asked asked, Reach reach) {
+            TemporalAsked asked, TemporalPage.Reach reach) {
         Representation rep = asked.projection();
         int bound = config.limits().temporalInstances();
         Set<String> names = new java.util.TreeSet<>();
@@ -465,140 +450,11 @@ final class TemporalReads {
     }
 
     /**
-     * How far an answer's reads need to go, as they go: once the instances read hold the bound's
-     * worth, the answer will be cut at an instant no later than the bound-th oldest of them (the
-     * latest with lastN, no earlier), so the next attributes are read only up to it - an answer
-     * over many entities reads the bound's worth, not every entity's window. Only for a window
-     * that has bounds (an instance without the compared time is in no such window); {@code null}
-     * when nothing is cut (aggregation) or the window is unbounded. One per request.
-     */
-    private static final class Reach {
-        private final int bound;
-        private final boolean latestFirst;
-        private final TimeProperty property;
-        /** The bound's worth of times nearest the start (a max-heap; with lastN, a min-heap of the latest). */
-        private final java.util.PriorityQueue<Long> nearest;
-        /** Whether a narrowed read left an instance out: the answer is cut even if it holds no more than the bound. */
-        boolean excluded;
-
-        private Reach(int bound, boolean latestFirst, TimeProperty property) {
-            this.bound = bound;
-            this.latestFirst = latestFirst;
-            this.property = property;
-            java.util.Comparator<Long> order = latestFirst ? java.util.Comparator.naturalOrder() : java.util.Comparator.reverseOrder();
-            this.nearest = new java.util.PriorityQueue<>(order);
-        }
-
-        static Reach of(Asked asked, int bound) {
-            return asked.aggregation() != null || asked.window().unbounded() ? null
-                    : new Reach(bound, asked.window().lastN() > 0, asked.window().property());
-        }
-
-        void saw(List<TemporalInstance> got) {
-            for (TemporalInstance i : got) {
-                long t = i.time(property);
-                if (t == TemporalInstance.NO_TIME) {
-                    continue;
-                }
-                if (nearest.size() < bound) {
-                    nearest.add(t);
-                } else if (latestFirst ? t > nearest.peek() : t < nearest.peek()) {
-                    nearest.poll();
-                    nearest.add(t);
-                }
-            }
-        }
-
-        /** The part of {@code w} that {@link #narrowed} leaves out, or {@code null}: none. */
-        InstanceQuery beyond(InstanceQuery w) {
-            long at = nearest.peek();
-            if (latestFirst) {
-                return at <= w.from() ? null : new InstanceQuery(w.property(), w.from(), Math.min(at, w.to()), w.datasetId(), 0);
-            }
-            return at + 1 >= w.to() ? null : new InstanceQuery(w.property(), Math.max(w.from(), at + 1), w.to(), w.datasetId(), 0);
-        }
-
-        /** {@code w} up to the instant the answer will be cut at, when the bound's worth has been read. */
-        InstanceQuery narrowed(InstanceQuery w) {
-            if (nearest.size() < bound) {
-                return w;
-            }
-            long at = nearest.peek();
-            return latestFirst ? new InstanceQuery(w.property(), Math.max(w.from(), Math.min(at, w.to())), w.to(), w.datasetId(),
-                    w.lastN())
-                    : new InstanceQuery(w.property(), w.from(), Math.max(w.from(), Math.min(w.to(), at + 1)), w.datasetId(), w.lastN());
-        }
-    }
-
-    /**
-     * Applies the answer's bound on instances (temporal pagination, § 6.3.10) to {@code out}, in
-     * place: when the evolutions carry more instances than the bound, the answer is cut at one
-     * instant for every attribute of every entity - the bound's worth of the oldest instances (the
-     * latest with lastN), and every instance at that instant - so that the range the
-     * Content-Range names is complete, and the next page starts where it ends. An attribute left
-     * without instances by the cut is shown empty (its instances are past the range). {@code null}
-     * when nothing was cut (200).
-     */
-    private Cut cut(List<Evolution> out, Asked asked, Reach reach) {
-        if (asked.aggregation() != null) {
-            return null;
-        }
-        TimeProperty p = asked.window().property();
-        int bound = config.limits().temporalInstances();
-        List<Long> times = new ArrayList<>();
-        for (Evolution e : out) {
-            for (List<TemporalInstance> l : e.attributes().values()) {
-                for (TemporalInstance i : l) {
-                    long t = i.time(p);
-                    if (t != TemporalInstance.NO_TIME) {
-                        times.add(t);
-                    }
-                }
-            }
-        }
-        boolean excluded = reach != null && reach.excluded;
-        if (times.size() <= bound && !(excluded && !times.isEmpty())) {
-            return null;
-        }
-        boolean latestFirst = asked.window().lastN() > 0;
-        times.sort(latestFirst ? java.util.Comparator.reverseOrder() : java.util.Comparator.naturalOrder());
-        long at = times.get(Math.min(bound, times.size()) - 1);
-        long first = latestFirst ? Long.MIN_VALUE : Long.MAX_VALUE;
-        long last = latestFirst ? Long.MAX_VALUE : Long.MIN_VALUE;
-        for (int k = 0; k < out.size(); k++) {
-            Evolution e = out.get(k);
-            Map<String, List<TemporalInstance>> kept = new LinkedHashMap<>();
-            for (Map.Entry<String, List<TemporalInstance>> a : e.attributes().entrySet()) {
-                List<TemporalInstance> in = new ArrayList<>();
-                for (TemporalInstance i : a.getValue()) {
-                    long t = i.time(p);
-                    if (t == TemporalInstance.NO_TIME || (latestFirst ? t >= at : t <= at)) {
-                        in.add(i);
-                        if (t != TemporalInstance.NO_TIME) {
-                            first = latestFirst ? Math.max(first, t) : Math.min(first, t);
-                            last = latestFirst ? Math.min(last, t) : Math.max(last, t);
-                        }
-                    }
-                }
-                if (!in.isEmpty() || asked.options().form() != Form.TEMPORAL_VALUES) {
-                    kept.put(a.getKey(), in);
-                }
-            }
-            out.set(k, new Evolution(e.id(), e.types(), e.scopes(), e.createdAt(), e.modifiedAt(), e.deletedAt(), kept,
-                    e.aggregated()));
-        }
-        // the range starts at the window's bound on the side it is read from, when the query gave one
-        long bound0 = latestFirst ? asked.window().to() : asked.window().from();
-        boolean given = latestFirst ? bound0 != Long.MAX_VALUE : bound0 != Long.MIN_VALUE;
-        return new Cut(given ? bound0 : first, last);
-    }
-
-    /**
      * The aggregated representation of one attribute (§ 4.5.19): per datasetId (one object, or an
      * array of them when there are several), its type and, per method asked, the periods
      * {@code [value, startAt, endAt]}.
      */
-    private static JsonNode aggregated(Asked asked, List<TemporalInstance> instances) {
+    private static JsonNode aggregated(TemporalAsked asked, List<TemporalInstance> instances) {
         Map<String, List<TemporalInstance>> byDataset = new LinkedHashMap<>();
         for (TemporalInstance i : instances) {
             byDataset.computeIfAbsent(i.value().datasetId() == null ? "" : i.value().datasetId(),
@@ -623,156 +479,5 @@ final class TemporalReads {
             }
         }
         return all.size() == 1 ? all.get(0) : all;
-    }
-
-    /**
-     * 200, or 206 with the Content-Range of the instants shown when the answer's bound cut
-     * instances off (§ 6.3.10): {@code date-time <start>-<end>/<lastN or *>}, from the oldest to
-     * the latest, or with lastN from the latest to the oldest.
-     */
-    private static void answer(Exchange x, Asked asked, Cut cut, byte[] bytes) {
-        if (cut == null) {
-            x.answer(200, x.accept, bytes, x.context);
-            return;
-        }
-        x.answer(206, x.accept, bytes, x.context);
-        x.request.responseHeaders().set("Content-Range", "date-time " + EntityRenderer.time(cut.from()) + "-"
-                + EntityRenderer.time(cut.to()) + "/"
-                + (asked.window().lastN() > 0 ? Integer.toString(asked.window().lastN()) : "*"));
-    }
-
-    // ---------------------------------------------------------------- parameters
-
-    /**
-     * The temporal parameters (§ 4.11, § 6.18-6.22): timerel with timeAt (and endTimeAt for
-     * between), timeproperty, lastN, datasetId, the representation (options and format, with
-     * temporalValues and aggregatedValues) and its projection (attrs, pick, omit, lang).
-     */
-    private Asked asked(Exchange x, QueryParams p) {
-        String timerel = p.get("timerel");
-        TimeProperty property = TimeProperty.OBSERVED_AT;
-        if (p.has("timeproperty")) {
-            property = TimeProperty.of(p.get("timeproperty"));
-            if (property == null) {
-                throw NgsiLdException.badData("timeproperty is observedAt, createdAt, modifiedAt or deletedAt, not '"
-                        + p.get("timeproperty") + "'");
-            }
-        }
-        long from = Long.MIN_VALUE;
-        long to = Long.MAX_VALUE;
-        long timeAt = TemporalInstance.NO_TIME;
-        long endTimeAt = TemporalInstance.NO_TIME;
-        if (timerel != null) {
-            timeAt = dateTime(p, "timeAt", true);
-            switch (timerel) {
-                case "before" -> to = timeAt;
-                case "after" -> from = timeAt;
-                case "between" -> {
-                    endTimeAt = dateTime(p, "endTimeAt", true);
-                    if (endTimeAt <= timeAt) {
-                        throw NgsiLdException.badData("endTimeAt " + p.get("endTimeAt") + " is not after timeAt " + p.get("timeAt"));
-                    }
-                    from = timeAt;
-                    to = endTimeAt;
-                }
-                default -> throw NgsiLdException.badData("timerel is before, after or between, not '" + timerel + "'");
-            }
-            if (!timerel.equals("between") && p.has("endTimeAt")) {
-                dateTime(p, "endTimeAt", true); // checked, and ignored: only between reads it
-            }
-        } else if (p.has("timeAt") || p.has("endTimeAt")) {
-            throw NgsiLdException.badData("timeAt and endTimeAt need a timerel (before, after or between)");
-        }
-        int lastN = 0;
-        if (p.has("lastN")) {
-            lastN = p.integer("lastN", 0);
-            if (lastN == 0) {
-                throw NgsiLdException.badData("lastN is a positive integer, not 0");
-            }
-        }
-        Set<String> datasetIds = null;
-        if (p.has("datasetId")) {
-            datasetIds = new java.util.HashSet<>();
-            for (String d : p.list("datasetId")) {
-                if (!d.equals(InstanceQuery.DEFAULT_DATASET) && !Syntax.isUri(d)) {
-                    throw NgsiLdException.badData("datasetId '" + d + "' is neither a URI nor @none");
-                }
-                datasetIds.add(d);
-            }
-        }
-        // the temporal forms, then the entity representation's own options for the rest
-        Form form = null;
-        boolean sysAttrs = false;
-        List<String> rest = new ArrayList<>();
-        for (String o : p.list("options")) {
-            Form f = form(o);
-            if (f != null) {
-                if (form != null && form != f) {
-                    throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
-                }
-                form = f;
-            } else {
-                sysAttrs |= o.equals("sysAttrs");
-                rest.add(o);
-            }
-        }
-        if (p.has("format")) {
-            Form f = form(p.get("format"));
-            if (f == null) {
-                throw NgsiLdException.invalid("unknown format '" + p.get("format") + "' (normalized, concise, temporalValues,"
-                        + " simplified, keyValues, aggregatedValues)");
-            }
-            form = f;
-        }
-        if (form == null) {
-            form = Form.NORMALIZED;
-        }
-        QueryParams projection = p.without("format").with("options", String.join(",", rest));
-        if (rest.isEmpty()) {
-            projection = projection.without("options");
-        }
-        Representation rep = Representation.of(projection, parser(x));
-        if (!rep.linked.isEmpty()) {
-            // 5.7.3.4: a temporal read has no linked entity retrieval (TP 5731_01)
-            throw NgsiLdException.badData("a braced pick or omit projects linked entities, which a temporal read does not retrieve");
-        }
-        TemporalAggregation aggregation = null;
-        if (form == Form.AGGREGATED) {
-            if (!p.has("aggrMethods")) {
-                throw NgsiLdException.badData("the aggregated temporal representation needs aggrMethods");
-            }
-            aggregation = TemporalAggregation.parse(p.get("aggrMethods"), p.get("aggrPeriodDuration"));
-        } else if (p.has("aggrMethods") || p.has("aggrPeriodDuration")) {
-            TemporalAggregation.parse(p.has("aggrMethods") ? p.get("aggrMethods") : "totalCount", p.get("aggrPeriodDuration"));
-        }
-        TemporalRenderer.Options options = new TemporalRenderer.Options(form, sysAttrs, property, rep.options.showId(),
-                rep.options.showType(), rep.options.showScope(), rep.options.lang());
-        return new Asked(new InstanceQuery(property, from, to, null, lastN), datasetIds, options, rep, aggregation);
-    }
-
-    /** The temporal form an option or format names, or {@code null} for the others. */
-    private static Form form(String name) {
-        return switch (name) {
-            case "temporalValues", "simplified", "keyValues" -> Form.TEMPORAL_VALUES;
-            case "aggregatedValues" -> Form.AGGREGATED;
-            case "concise" -> Form.CONCISE;
-            case "normalized" -> Form.NORMALIZED;
-            default -> null;
-        };
-    }
-
-    private static long dateTime(QueryParams p, String name, boolean required) {
-        String v = p.get(name);
-        if (v == null) {
-            if (required) {
-                throw NgsiLdException.badData(name + " is needed by timerel=" + p.get("timerel"));
-            }
-            return TemporalInstance.NO_TIME;
-        }
-        long t = Syntax.epochMillis(v);
-        if (t == Syntax.NOT_A_DATE_TIME) {
-            throw NgsiLdException.badData(name + " is a UTC DateTime (§ 4.6.3: YYYY-MM-DDThh:mm:ssZ), not '" + v + "'");
-        }
-        return t;
     }
 }
