@@ -438,21 +438,7 @@ final class EntityOperations {
         if (entities == null && attrTerms.isEmpty() && q == null && geoQ == null) {
             throw NgsiLdException.badData("a Query names entities, attrs, q or geoQ");
         }
-        List<EntityQuery.Selector> selectors = new ArrayList<>();
-        if (entities != null) {
-            if (!entities.isArray() || entities.isEmpty()) {
-                throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
-            }
-            // each selector is an alternative: the union of what they select
-            for (JsonNode s : entities) {
-                if (!s.isObject() || !s.path("type").isTextual()) {
-                    throw NgsiLdException.badData("an EntitySelector is an object with a type (a string)");
-                }
-                String id = optionalText(s, "id");
-                selectors.add(selector(parser, id == null ? List.of() : List.of(id), optionalText(s, "idPattern"),
-                        s.get("type").asText()));
-            }
-        }
+        List<EntityQuery.Selector> selectors = selectors(parser, entities);
         // the representation members of the body act as the GET parameters of the same name
         QueryParams params = x.params;
         if (!attrTerms.isEmpty()) {
@@ -471,6 +457,30 @@ final class EntityOperations {
                 q == null ? null : QueryExpression.parse(q, x.context, Set.copyOf(expandValues(body))),
                 geoQ == null ? null : GeoQuery.parse(geoQ, x.context),
                 scopeQ == null ? null : ScopeQuery.parse(scopeQ)));
+    }
+
+    /**
+     * A Query's {@code entities} (§ 5.2.23): each EntitySelector an alternative - the union of
+     * what they select -; none when {@code entities} is absent. BadRequestData when it is not a
+     * non-empty array of objects with a type. Query Entities and Query Temporal Evolution read it here.
+     */
+    static List<EntityQuery.Selector> selectors(EntityParser parser, JsonNode entities) {
+        List<EntityQuery.Selector> selectors = new ArrayList<>();
+        if (entities == null) {
+            return selectors;
+        }
+        if (!entities.isArray() || entities.isEmpty()) {
+            throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
+        }
+        for (JsonNode s : entities) {
+            if (!s.isObject() || !s.path("type").isTextual()) {
+                throw NgsiLdException.badData("an EntitySelector is an object with a type (a string)");
+            }
+            String id = optionalText(s, "id");
+            selectors.add(selector(parser, id == null ? List.of() : List.of(id), optionalText(s, "idPattern"),
+                    s.get("type").asText()));
+        }
+        return selectors;
     }
 
     /** A Query body's expandValues: a comma-separated string or an array of terms. */

@@ -166,20 +166,7 @@ final class TemporalReads {
         if (entities == null && attrTerms.isEmpty() && q == null && geoQ == null && !x.params.bool("local", false)) {
             throw NgsiLdException.badData("a Query names entities, attrs, q or geoQ");
         }
-        List<EntityQuery.Selector> selectors = new ArrayList<>();
-        if (entities != null) {
-            if (!entities.isArray() || entities.isEmpty()) {
-                throw NgsiLdException.badData("the Query's entities is a non-empty array of EntitySelectors");
-            }
-            for (JsonNode s : entities) {
-                if (!s.isObject() || !s.path("type").isTextual()) {
-                    throw NgsiLdException.badData("an EntitySelector is an object with a type (a string)");
-                }
-                String id = EntityOperations.optionalText(s, "id");
-                selectors.add(EntityOperations.selector(parser, id == null ? List.of() : List.of(id),
-                        EntityOperations.optionalText(s, "idPattern"), s.get("type").asText()));
-            }
-        }
+        List<EntityQuery.Selector> selectors = EntityOperations.selectors(parser, entities);
         QueryParams params = x.params;
         if (!attrTerms.isEmpty()) {
             params = params.with("attrs", String.join(",", attrTerms));
