@@ -110,18 +110,8 @@ class DrainProcessTest {
      * a refused connection - and counts as one (-1).
      */
     static int probeWhileClosing(int port, String path) throws IOException {
-        try (Socket c = new Socket()) {
-            try {
-                c.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-            } catch (ConnectException refused) {
-                return -1;
-            }
-            c.setSoTimeout(30_000);
-            OutputStream o = c.getOutputStream();
-            o.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            o.flush();
-            String head = HttpHead.read(new BufferedInputStream(c.getInputStream()));
+        try {
+            String head = exchange(port, path);
             return head == null ? -1 : Integer.parseInt(HttpHead.startLineWord(head, 1));
         } catch (java.net.SocketException reset) {
             return -1;
@@ -130,20 +120,25 @@ class DrainProcessTest {
 
     /** {@code GET path} on a connection of its own: the status, or -1 when the connection is refused. */
     static int probe(int port, String path) throws IOException {
+        String head = exchange(port, path);
+        assertNotNull(head, "the broker closed the connection without an answer to " + path);
+        return Integer.parseInt(HttpHead.startLineWord(head, 1));
+    }
+
+    /** {@code GET path} on a connection of its own: the answer's head, {@code null} if closed unanswered, a status of -1 if refused. */
+    private static String exchange(int port, String path) throws IOException {
         try (Socket c = new Socket()) {
             try {
                 c.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
             } catch (ConnectException refused) {
-                return -1;
+                return "HTTP/1.1 -1 refused\r\n"; // read as the status -1
             }
             c.setSoTimeout(30_000);
             OutputStream o = c.getOutputStream();
             o.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             o.flush();
-            String head = HttpHead.read(new BufferedInputStream(c.getInputStream()));
-            assertNotNull(head, "the broker closed the connection without an answer to " + path);
-            return Integer.parseInt(HttpHead.startLineWord(head, 1));
+            return HttpHead.read(new BufferedInputStream(c.getInputStream()));
         }
     }
 
