@@ -454,7 +454,7 @@ final class EntityOperations {
             params = params.with("joinLevel", Integer.toString(body.get("joinLevel").intValue()));
         }
         list(x, params, new EntityQuery(selectors, attributes(parser, attrTerms),
-                q == null ? null : QueryExpression.parse(q, x.context, Set.copyOf(expandValues(body))),
+                q == null ? null : QueryExpression.parse(PercentEncoding.bodyQ(q), x.context, Set.copyOf(expandValues(body))),
                 geoQ == null ? null : GeoQuery.parse(geoQ, x.context),
                 scopeQ == null ? null : ScopeQuery.parse(scopeQ)));
     }

@@ -2,6 +2,8 @@ package dev.cor.ngsild.http;
 
 import java.nio.charset.StandardCharsets;
 
+import dev.cor.ngsild.error.NgsiLdException;
+
 /**
  * Percent-encoding (RFC 3986 § 2.1) as the broker reads and writes it - the one place: a path
  * segment is decoded by {@link #decode} ({@code +} stays a plus, as RFC 3986 has it in a path), a
@@ -40,6 +42,28 @@ final class PercentEncoding {
      */
     static String decodeQuery(String s) {
         return decode(s.indexOf('+') < 0 ? s : s.replace('+', ' '));
+    }
+
+    /**
+     * A q written in a body - a Subscription's (§ 5.2.12), a Query's (§ 5.2.23) - read as the same q
+     * in a URL is: when it holds a percent-escape ({@code %} and two hex digits) its escapes are
+     * decoded, a malformed one being 400 BadRequestData; otherwise it is taken as written, so a
+     * {@code %} that starts no escape is the character itself. V1.8 does not call a body's q
+     * percent-encoded, but q is copied from URLs, and Orion-LD, Scorpio and Stellio read a body's q
+     * so (the suite writes {@code name=="Eiffel%20Tower"} in 046_05's subscription, {@code %22} in
+     * 5814_01_02's).
+     */
+    static String bodyQ(String q) {
+        for (int i = q.indexOf('%'); i >= 0 && i + 2 < q.length(); i = q.indexOf('%', i + 1)) {
+            if (Character.digit(q.charAt(i + 1), 16) >= 0 && Character.digit(q.charAt(i + 2), 16) >= 0) {
+                String decoded = decode(q);
+                if (decoded == null) {
+                    throw NgsiLdException.badData("q holds a malformed percent-escape (%XX)");
+                }
+                return decoded;
+            }
+        }
+        return q;
     }
 
     /** {@code s} with its {@code %XX} escapes decoded as UTF-8; {@code null} when one is malformed. */

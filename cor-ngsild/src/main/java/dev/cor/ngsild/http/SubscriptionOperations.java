@@ -481,14 +481,8 @@ final class SubscriptionOperations {
      * {@code restored}: kept from before, its q is read as it was accepted then.
      */
     private static SubscriptionFilter filter(String q, JsonNode geoQ, String scopeQ, LdContext ctx, boolean restored) {
-        if (q != null && q.contains("%22")) {
-            // a q copied from a URL, its quotes still percent-encoded (the suite's 5814_01_02 writes one so): a
-            // percent sign has no place in the grammar (4.9), so it is read as the URL's parameter would be
-            String decoded = PercentEncoding.decode(q);
-            if (decoded == null) {
-                throw NgsiLdException.badData("q holds a malformed percent-escape (%XX)");
-            }
-            q = decoded;
+        if (q != null) {
+            q = PercentEncoding.bodyQ(q);
         }
         QueryExpression query = q == null ? null
                 : restored ? QueryExpression.parseKept(q, ctx) : QueryExpression.parse(q, ctx);

@@ -207,7 +207,7 @@ final class TemporalReads {
             }
         }
         Filter f = new Filter(selectors, EntityOperations.attributes(parser, attrTerms),
-                q == null ? null : QueryExpression.parse(q, x.context, Set.of()),
+                q == null ? null : QueryExpression.parse(PercentEncoding.bodyQ(q), x.context, Set.of()),
                 geoQ == null ? null : GeoQuery.parse(geoQ, x.context), scopeQ == null ? null : ScopeQuery.parse(scopeQ));
         run(x, params, f);
     }
