@@ -133,7 +133,9 @@ record RegistrationQuery(Set<String> ids, BoundedPattern idPattern, TypeSelectio
             return false;
         }
         if (info.entities().isEmpty()) {
-            return ids.isEmpty() && idPattern == null && types == null;
+            // § 5.2.10: without entities it registers its attributes of any entity - the lookup's rule
+            // (Coverage), so a query lists what a forward would ask (TP 037_05_02)
+            return true;
         }
         for (Registration.EntityInfo e : info.entities()) {
             if (types != null && !types.matches(List.of(e.type()))) {

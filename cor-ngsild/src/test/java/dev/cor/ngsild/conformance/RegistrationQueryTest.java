@@ -73,8 +73,9 @@ class RegistrationQueryTest extends ConformanceTest {
     @Test
     void by_type_037_01_01() {
         three();
-        assertEquals(List.of(buildingReg), ids("type", "Building"));
-        assertEquals(sorted(buildingReg, vehicleReg), ids("type", "Building,Vehicle"));
+        // the registration of attributes alone names no entity: it registers them of any type (037_05_02)
+        assertEquals(sorted(buildingReg, namesReg), ids("type", "Building"));
+        assertEquals(sorted(buildingReg, vehicleReg, namesReg), ids("type", "Building,Vehicle"));
     }
 
     @Test
@@ -88,22 +89,38 @@ class RegistrationQueryTest extends ConformanceTest {
     @Test
     void by_entity_id_against_ids_and_patterns_037_10_01() {
         three();
-        assertEquals(List.of(buildingReg), ids("id", "urn:ngsi-ld:Building:1,urn:ngsi-ld:Building:2"));
-        assertEquals(List.of(vehicleReg), ids("id", "urn:ngsi-ld:Vehicle:V1"));
-        assertEquals(List.of(), ids("id", "urn:ngsi-ld:Vehicle:V2"));
+        // the registration of attributes alone names no entity: it registers them of any id (037_05_02)
+        assertEquals(sorted(buildingReg, namesReg), ids("id", "urn:ngsi-ld:Building:1,urn:ngsi-ld:Building:2"));
+        assertEquals(sorted(vehicleReg, namesReg), ids("id", "urn:ngsi-ld:Vehicle:V1"));
+        assertEquals(List.of(namesReg), ids("id", "urn:ngsi-ld:Vehicle:V2"));
         // a pattern against a registration's id; against a registration's pattern it matches (they cannot be compared)
-        assertEquals(sorted(buildingReg, vehicleReg), ids("idPattern", "Vehicle:V[0-9]"));
-        assertEquals(List.of(vehicleReg), ids("type", "Vehicle", "idPattern", "Vehicle:V[0-9]"));
-        assertEquals(List.of(), ids("type", "Vehicle", "idPattern", "Vehicle:X"));
+        assertEquals(sorted(buildingReg, vehicleReg, namesReg), ids("idPattern", "Vehicle:V[0-9]"));
+        assertEquals(sorted(vehicleReg, namesReg), ids("type", "Vehicle", "idPattern", "Vehicle:V[0-9]"));
+        assertEquals(List.of(namesReg), ids("type", "Vehicle", "idPattern", "Vehicle:X"));
     }
 
     @Test
     void the_returned_registrations_are_compacted_with_the_requests_context_037_05() {
         three();
-        JsonNode r = Checks.okJson(query("type", "Vehicle")).path(0);
+        JsonNode r = Checks.okJson(query("type", "Vehicle", "attrs", "speed")).path(0);
         assertEquals("Vehicle", r.path("information").path(0).path("entities").path(0).path("type").asText());
         assertEquals("speed", r.path("information").path(0).path("propertyNames").path(0).asText());
         assertEquals("camera", r.path("sourceKind").asText());
+    }
+
+    @Test
+    void a_registration_info_without_entities_matches_any_entity_037_05_02() {
+        // § 5.2.10: a RegistrationInfo without entities registers its attributes of any entity, so a query
+        // by type and idPattern lists it - as the lookup (Coverage) serves it to any request for them
+        tenant = RegistrationResourceTest.freshTenant();
+        reg(Json.obj("""
+                {"id": "%s", "type": "ContextSourceRegistration",
+                 "information": [{"propertyNames": ["name", "subCategory"]}],
+                 "endpoint": "http://c.example:1026", "@context": "%s"}""", namesReg, model));
+        assertEquals(List.of(namesReg), ids("type", "OffStreetParking", "idPattern", ".*downtown$"));
+        assertEquals(List.of(namesReg), ids("id", "urn:ngsi-ld:OffStreetParking:downtown"));
+        // its attributes still select: a query for others does not list it
+        assertEquals(List.of(), ids("type", "OffStreetParking", "attrs", "availableSpotNumber"));
     }
 
     @Test
@@ -188,7 +205,7 @@ class RegistrationQueryTest extends ConformanceTest {
                  "information": [{"entities": [{"type": "Vehicle"}]}], "endpoint": "http://t.example:1026",
                  "observationInterval": {"startAt": "2020-08-01T00:00:00Z", "endAt": "2021-08-01T00:00:00Z"},
                  "@context": "%s"}""", temporal, model));
-        assertEquals(List.of(vehicleReg), ids("type", "Vehicle"));
+        assertEquals(sorted(vehicleReg, namesReg), ids("type", "Vehicle"));
         assertEquals(List.of(temporal), ids("type", "Vehicle", "timerel", "before", "timeAt", "2021-01-01T00:00:00Z"));
         assertEquals(List.of(), ids("type", "Vehicle", "timerel", "after", "timeAt", "2022-01-01T00:00:00Z"));
         assertEquals(List.of(temporal), ids("type", "Vehicle", "timerel", "between", "timeAt", "2019-01-01T00:00:00Z",
