@@ -101,6 +101,37 @@ class ContentNegotiationTest extends ConformanceTest {
         Checks.problemDetails(api.get("/jsonldContexts").accept(Ngsi.GEO_JSON).send(), 406);
     }
 
+    @ParameterizedTest(name = "Accept: {0} on {1}")
+    @CsvSource(delimiter = '|', value = {
+        "application/xml|/subscriptions/urn:ngsi-ld:Subscription:none",
+        "application/xml|/csourceRegistrations?type=Building",
+        "application/xml|/csourceSubscriptions",
+        "application/xml|/temporal/entities?type=Vehicle&timerel=after&timeAt=2020-08-01T12:05:00Z",
+        "application/geo+json|/subscriptions/urn:ngsi-ld:Subscription:none",
+        "application/geo+json|/temporal/entities?type=Vehicle&timerel=after&timeAt=2020-08-01T12:05:00Z",
+        "application/geo+json|/csourceRegistrations?type=Building"})
+    @DisplayName("6.3.4 TP 049_01_02..05, 049_02_01..03: every GET's Accept is checked first - subscriptions, registrations, the temporal API")
+    void notAcceptableEverywhere(String accept, String target) {
+        Checks.problemDetails(api.get(target).accept(accept).send(), 406);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "POST|/temporal/entities",
+        "POST|/subscriptions",
+        "PATCH|/subscriptions/urn:ngsi-ld:Subscription:none"})
+    @DisplayName("6.3.4 TP 048_01_02, 048_01_04, 048_01_06: a body as application/xml is 415 on the subscriptions and the temporal API too")
+    void unsupportedMediaTypeEverywhere(String method, String path) {
+        Checks.bare(api.method(method, path).body("application/xml", "{}").send(), 415);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/csourceRegistrations?type=Vehicle", "/temporal/entities?type=Vehicle&timerel=after&timeAt=2020-08-01T12:05:00Z"})
+    @DisplayName("6.3.4 TP 045_01_03, 045_01_04: Accept */* on a listing of registrations or of temporal evolutions is application/json with the context's Link")
+    void anyMediaTypeIsJsonOnListings(String target) {
+        Checks.okJson(api.get(target).accept("*/*").link(model).send(), model);
+    }
+
     @ParameterizedTest(name = "Content-Type: {0}")
     @ValueSource(strings = {"application/xml", "text/plain", "application/merge-patch+json", "application/x-www-form-urlencoded"})
     @DisplayName("6.3.4 TP 048_01_03: POST /entities with another Content-Type is just 415, no body; nothing is created")

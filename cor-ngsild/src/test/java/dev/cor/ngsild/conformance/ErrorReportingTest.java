@@ -71,6 +71,45 @@ class ErrorReportingTest extends ConformanceTest {
         Checks.problem(api.get(Ngsi.entity(fresh)).send(), 404, "ResourceNotFound");
     }
 
+    /**
+     * The other resources of the suite's 059_01 rows (the temporal API, types, subscriptions, the
+     * purge): name, method, path, body, and a path that must stay 404 (what a create would have made).
+     * {@code {new}} is an id nothing has.
+     */
+    static Stream<Arguments> otherResources() {
+        return Stream.of(
+                Arguments.of("create temporal evolution", "POST", "/temporal/entities",
+                        "{\"id\": \"{new}\", \"type\": \"Building\", \"name\": [{\"type\": \"Property\", \"value\": \"x\","
+                                + " \"observedAt\": \"2020-08-01T12:00:00Z\"}]}", "/temporal/entities/{new}"),
+                Arguments.of("query temporal evolutions", "GET", "/temporal/entities?type=Building", null, null),
+                Arguments.of("retrieve entity types", "GET", "/types", null, null),
+                Arguments.of("create subscription", "POST", "/subscriptions",
+                        "{\"id\": \"{new}\", \"type\": \"Subscription\", \"entities\": [{\"type\": \"Building\"}],"
+                                + " \"notification\": {\"endpoint\": {\"uri\": \"http://127.0.0.1:9/n\"}}}", "/subscriptions/{new}"),
+                Arguments.of("query subscriptions", "GET", "/subscriptions", null, null),
+                Arguments.of("purge entities", "DELETE", "/entities?type=Building", null, null));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("otherResources")
+    @DisplayName("6.3.20 TP 059_01_03..08: an unknown query parameter is 400 InvalidRequest on the temporal API, types, subscriptions and the purge too")
+    void unknownParameterElsewhere(String name, String method, String path, String body, String absent) {
+        String id = Entities.id("Building");
+        String fresh = Entities.id("Building");
+        ObjectNode entity = Json.obj("{\"id\": \"%s\", \"type\": \"Building\", \"name\": {\"type\": \"Property\", \"value\": \"kept\"}}", id);
+        createPlain(entity);
+        Ngsi.Request r = api.method(method, path + (path.contains("?") ? "&" : "?") + "invalidParams=invalidValue");
+        if (body != null) {
+            r.json(body.replace("{new}", fresh));
+        }
+        JsonNode problem = Checks.problem(r.send(), 400, "InvalidRequest");
+        assertTrue(problem.path("detail").asText().contains("invalidParams"), () -> "the detail names the parameter: " + problem);
+        Json.assertSame(entity, Checks.okJson(api.get(Ngsi.entity(id)).send()));
+        if (absent != null) {
+            Checks.problem(api.get(absent.replace("{new}", fresh)).send(), 404, "ResourceNotFound");
+        }
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
         "POST,/entities/urn:ngsi-ld:Building:405,GET",
