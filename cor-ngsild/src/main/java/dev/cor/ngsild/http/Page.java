@@ -27,7 +27,8 @@ record Page(int limit, int offset, boolean count) {
     /**
      * Adds the {@code Link}s to the previous page (when this one does not start at 0) and to the
      * next one (when {@code more} is left) of a listing of {@code resource} (§ 5.5.9, § 6.3.10):
-     * the request's parameters, sorted by name, with {@code limit} and {@code offset} moved. Every
+     * the request's parameters in the order the request wrote them, with {@code limit} and
+     * {@code offset} set in their places (added at the end when the request had none). Every
      * listing links its pages here - entities, subscriptions, registrations and the subscriptions
      * to them. None when the page is empty by request ({@code limit=0}).
      */
@@ -43,9 +44,14 @@ record Page(int limit, int offset, boolean count) {
         }
     }
 
-    /** {@code </ngsi-ld/v1/RESOURCE?...>;rel="REL";type="MEDIA TYPE"}, written as the specification's examples write it. */
+    /**
+     * {@code </ngsi-ld/v1/RESOURCE?...>;rel="REL";type="application/ld+json"}, written as the
+     * specification's examples and ETSI's test purposes (031_02, 037_11, 041_03) write it. The
+     * type is the NGSI-LD media type whatever this answer's is: it says what the linked page is,
+     * and a client asks it with its own Accept.
+     */
     private String link(Exchange x, String resource, int at, String rel) {
-        java.util.TreeMap<String, String> params = new java.util.TreeMap<>(x.params.asMap());
+        java.util.Map<String, String> params = new java.util.LinkedHashMap<>(x.params.asMap());
         params.put("limit", Integer.toString(limit));
         params.put("offset", Integer.toString(at));
         StringBuilder b = new StringBuilder("<").append(NgsildApplication.BASE_PATH).append(resource);
@@ -54,6 +60,6 @@ record Page(int limit, int offset, boolean count) {
             b.append(sep).append(p.getKey()).append('=').append(PercentEncoding.encode(p.getValue()));
             sep = '&';
         }
-        return b.append(">;rel=\"").append(rel).append("\";type=\"").append(x.accept.mediaType()).append('"').toString();
+        return b.append(">;rel=\"").append(rel).append("\";type=\"application/ld+json\"").toString();
     }
 }

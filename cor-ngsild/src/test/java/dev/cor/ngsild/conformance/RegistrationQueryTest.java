@@ -181,10 +181,33 @@ class RegistrationQueryTest extends ConformanceTest {
         assertEquals(1, page.size());
         assertEquals(sorted(vehicleReg, buildingReg, namesReg).get(1), page.path(0).path("id").asText());
         assertEquals("3", a.header("NGSILD-Results-Count"));
-        String links = String.join(",", a.headerValues("Link"));
-        assertTrue(links.contains("rel=\"prev\"") && links.contains("offset=0"), links);
-        assertTrue(links.contains("rel=\"next\"") && links.contains("offset=2"), links);
+        assertEquals(List.of(
+                "</ngsi-ld/v1/csourceRegistrations?attrs=name%2Cspeed&limit=1&offset=0&count=true>;rel=\"prev\";type=\"application/ld+json\"",
+                "</ngsi-ld/v1/csourceRegistrations?attrs=name%2Cspeed&limit=1&offset=2&count=true>;rel=\"next\";type=\"application/ld+json\""),
+                pageLinks(a));
         assertEquals(3, Checks.okJson(query("attrs", "name,speed", "limit", "15")).size());
+    }
+
+    /**
+     * § 5.5.9, § 6.3.10, as ETSI's 037_11_01 asks: no Accept (an application/json answer), the
+     * parameters in the request's order; the page links keep that order and name the NGSI-LD
+     * media type.
+     */
+    @Test
+    void the_page_links_keep_the_requests_parameter_order_and_name_ld_json_037_11() {
+        three();
+        Answer a = query("attrs", "name,speed", "limit", "1", "offset", "2");
+        assertEquals("application/json", a.header("Content-Type"));
+        assertEquals(List.of("</ngsi-ld/v1/csourceRegistrations?attrs=name%2Cspeed&limit=1&offset=1>;rel=\"prev\";type=\"application/ld+json\""),
+                pageLinks(a));
+        Answer b = query("offset", "0", "limit", "2", "attrs", "name,speed");
+        assertEquals(List.of("</ngsi-ld/v1/csourceRegistrations?offset=2&limit=2&attrs=name%2Cspeed>;rel=\"next\";type=\"application/ld+json\""),
+                pageLinks(b));
+    }
+
+    /** The Link values of an answer other than the context's. */
+    private static List<String> pageLinks(Answer a) {
+        return a.headerValues("Link").stream().filter(l -> !l.contains("json-ld#context")).toList();
     }
 
     @Test
