@@ -21,6 +21,7 @@ import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.EntityOrder;
 import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.LinkedEntities;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.rest.CorRestJson;
@@ -113,8 +114,7 @@ final class EntityOperations {
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
         if (join != null) {
             Entity shown = rep.selectsInstances() ? rep.instances(e) : e;
-            x.answer(200, x.accept, LinkedEntities.render(List.of(shown), true, join, config.store(), x.tenant, x.context,
-                    rep, bodyContext ? x.context.echo() : null), x.context);
+            x.answer(200, x.accept, Exchange.json(linked(x, rep, join, bodyContext).render(List.of(shown), true)), x.context);
             return;
         }
         RenderKey key = new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext);
@@ -534,8 +534,7 @@ final class EntityOperations {
         boolean geo = x.accept == MediaType.GEO_JSON;
         boolean bodyContext = x.accept == MediaType.LD_JSON || (geo && !x.preferBodyJson());
         byte[] bytes = join != null
-                ? LinkedEntities.render(entities, false, join, config.store(), x.tenant, x.context, rep,
-                        bodyContext ? x.context.echo() : null)
+                ? Exchange.json(linked(x, rep, join, bodyContext).render(entities, false))
                 : geo || rep.selectsInstances()
                 ? EntityRenderer.renderAll(entities, x.context, rep.options, bodyContext ? x.context.echo() : null, geo)
                 : joined(entities, x.context, new RenderKey(x.context.identity(), rep.options, x.accept, bodyContext));
@@ -580,9 +579,16 @@ final class EntityOperations {
         return out;
     }
 
+    /** The joins of one answer: linked entities read from the request's tenant, shown as its representation says. */
+    private LinkedEntities linked(Exchange x, Representation rep, LinkedEntities.Join join, boolean bodyContext) {
+        return new LinkedEntities(id -> config.store().get(x.tenant, id), x.context,
+                new LinkedEntities.Shape(rep.options, rep.linked), join, bodyContext ? x.context.echo() : null);
+    }
+
     /** The linked entity retrieval the request asks for (§ 4.5.23), or {@code null}; not with a GeoJSON answer. */
     private static LinkedEntities.Join join(QueryParams params, Representation rep, boolean geo) {
-        LinkedEntities.Join join = LinkedEntities.Join.of(params);
+        LinkedEntities.Join join = LinkedEntities.Join.of(params.get("join"), params.integer("joinLevel", 1),
+                params.list("containedBy"));
         if (join != null && geo) {
             throw NgsiLdException.badData("join applies to NGSI-LD entities, not to a GeoJSON answer");
         }

@@ -16,6 +16,7 @@ import dev.cor.ngsild.model.EntityParser;
 import dev.cor.ngsild.model.EntityRenderer.Format;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.LinkedEntities;
 
 /**
  * What a read asks to see (ETSI GS CIM 009 § 6.3.7, § 4.15, § 4.21): the representation from

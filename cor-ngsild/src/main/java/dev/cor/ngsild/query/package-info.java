@@ -12,5 +12,7 @@
  * written record. {@link dev.cor.ngsild.query.TemporalAggregation} ({@code aggrMethods},
  * {@code aggrPeriodDuration}, § 4.5.19) is parsed the same way and aggregates one attribute's
  * instances, read through accessors so that this package stays below the store's.
+ * {@link dev.cor.ngsild.query.LinkedEntities} joins the entities relationships point to (§ 4.5.23)
+ * for answers and notifications alike, reading them through a lookup for the same reason.
  */
 package dev.cor.ngsild.query;

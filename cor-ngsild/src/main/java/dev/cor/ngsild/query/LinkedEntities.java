@@ -1,4 +1,4 @@
-package dev.cor.ngsild.http;
+package dev.cor.ngsild.query;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -20,7 +21,6 @@ import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
-import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRestJson;
 
 /**
@@ -34,30 +34,35 @@ import dev.cor.rest.CorRestJson;
  * so a cycle of relationships ends. Linked entities are the tenant's, read from the store; one that
  * does not exist is left out. Only a relationship that is shown is followed; pick and omit shape
  * the entities asked for, and - with braces, {@code locatedAt{id,name}} - the entities reached
- * through a relationship (§ 4.21); a relationship they do not brace shows its entities whole. One
- * instance per answer, touched by the thread that runs the request.
+ * through a relationship (§ 4.21); a relationship they do not brace shows its entities whole.
+ * Retrieve Entity, Query Entities and the notifications of a subscription whose
+ * {@code notification} asks a join (Table 5.2.14-1) all join here. One instance per answer or
+ * notification, touched by the thread that makes it; it reads linked entities through the lookup
+ * it is given (the tenant's store).
  */
-final class LinkedEntities {
+public final class LinkedEntities {
     /** How many linked entities one answer may gather: past it, the rest are left out. */
-    static final int MAX_LINKED = 1_000;
+    public static final int MAX_LINKED = 1_000;
 
-    /** What the request asks: {@code inline} or {@code flat}, how many hops, what the asker holds already. */
-    record Join(boolean inline, int level, Set<String> containedBy) {
-        /** The request's join, or {@code null} when it asks none ({@code join} absent or {@code @none}); 400 when one is wrong. */
-        static Join of(QueryParams p) {
-            String join = p.get("join");
+    /** What is asked: {@code inline} or {@code flat}, how many hops, what the asker holds already. */
+    public record Join(boolean inline, int level, Set<String> containedBy) {
+        /**
+         * The join asked ({@code join} as written, {@code null} when absent), or {@code null} when
+         * it asks none ({@code @none}); BadRequestData when one is wrong. The same rules for a
+         * request's parameters and a subscription's {@code notification} members.
+         */
+        public static Join of(String join, int level, List<String> containedByIds) {
             if (join == null || join.equals("@none")) {
                 return null;
             }
             if (!join.equals("inline") && !join.equals("flat")) {
                 throw NgsiLdException.badData("join is inline, flat or @none, not '" + join + "'");
             }
-            int level = p.integer("joinLevel", 1);
             if (level < 1) {
                 throw NgsiLdException.badData("joinLevel is a positive integer, not " + level);
             }
             Set<String> containedBy = new LinkedHashSet<>();
-            for (String id : p.list("containedBy")) {
+            for (String id : containedByIds) {
                 if (!Syntax.isUri(id)) {
                     throw NgsiLdException.badData("containedBy lists entity ids (URIs), and '" + id + "' is none");
                 }
@@ -72,11 +77,10 @@ final class LinkedEntities {
      * relationship (expanded name) the shape of the entities it reaches; one it does not name shows
      * them whole.
      */
-    record Shape(EntityRenderer.Options options, Map<String, Shape> via) {
+    public record Shape(EntityRenderer.Options options, Map<String, Shape> via) {
     }
 
-    private final EntityStore store;
-    private final String tenant;
+    private final Function<String, Entity> lookup;
     private final LdContext ctx;
     private final Shape root;
     /** A linked entity nothing braces: shown whole, in the representation of the answer. */
@@ -85,13 +89,17 @@ final class LinkedEntities {
     private final JsonNode bodyContext;
     private int linked;
 
-    private LinkedEntities(EntityStore store, String tenant, LdContext ctx, Representation rep, Join join,
-            JsonNode bodyContext) {
-        this.store = store;
-        this.tenant = tenant;
+    /**
+     * {@code lookup}: an entity of the tenant by id, {@code null} when there is none;
+     * {@code root}: how the entities asked for are shown, and through which relationships braces
+     * reach; {@code bodyContext}: the {@code @context} each top-level entity carries, or
+     * {@code null}.
+     */
+    public LinkedEntities(Function<String, Entity> lookup, LdContext ctx, Shape root, Join join, JsonNode bodyContext) {
+        this.lookup = lookup;
         this.ctx = ctx;
-        EntityRenderer.Options o = rep.options;
-        this.root = new Shape(o, rep.linked);
+        EntityRenderer.Options o = root.options();
+        this.root = root;
         this.whole = new Shape(new EntityRenderer.Options(o.format(), o.sysAttrs(), null, null, true, true, true, o.lang(),
                 null), Map.of());
         this.join = join;
@@ -104,36 +112,53 @@ final class LinkedEntities {
     }
 
     /**
-     * The answer's bytes: {@code roots} with their linked entities - for a retrieval of one entity
+     * The answer: {@code roots} with their linked entities - for a retrieval of one entity
      * ({@code single}) an object with {@code join=inline}, and with {@code join=flat} too when it
-     * links nothing that exists; else an array. {@code bodyContext}: the
-     * {@code @context} each top-level entity carries (application/ld+json), or {@code null}.
+     * links nothing that exists; else an array.
      */
-    static byte[] render(List<Entity> roots, boolean single, Join join, EntityStore store, String tenant, LdContext ctx,
-            Representation rep, JsonNode bodyContext) {
-        return new LinkedEntities(store, tenant, ctx, rep, join, bodyContext).render(roots, single);
-    }
-
-    private byte[] render(List<Entity> roots, boolean single) {
+    public JsonNode render(List<Entity> roots, boolean single) {
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
         if (join.inline()) {
             for (Entity e : roots) {
-                Set<String> chain = new LinkedHashSet<>(join.containedBy());
-                chain.add(e.id());
-                out.add(withContext(inline(e, root, chain, 1)));
+                out.add(inline(e));
             }
-            return Exchange.json(single && out.size() == 1 ? out.get(0) : out);
-        }
-        record Reached(Entity entity, Shape shape) {
+            return single && out.size() == 1 ? out.get(0) : out;
         }
         Map<String, ObjectNode> flat = new LinkedHashMap<>();
-        List<Reached> level = new ArrayList<>();
         for (Entity e : roots) {
             flat.put(e.id(), withContext(tree(e, root.options())));
+        }
+        for (ObjectNode linkedEntity : linkedOf(roots)) {
+            flat.put(linkedEntity.path("id").asText(), linkedEntity);
+        }
+        if (single && flat.size() == 1) {
+            return flat.values().iterator().next(); // nothing linked: the entity as a retrieval gives it (the suite's 018_14)
+        }
+        flat.values().forEach(out::add);
+        return out;
+    }
+
+    /** {@code e} as the root shape shows it, each shown relationship carrying the entities it reaches (join=inline). */
+    public ObjectNode inline(Entity e) {
+        Set<String> chain = new LinkedHashSet<>(join.containedBy());
+        chain.add(e.id());
+        return withContext(inline(e, root, chain, 1));
+    }
+
+    /**
+     * join=flat: the entities {@code roots} reach within the join's hops, each once, in the order
+     * of the hops - none of the roots themselves, nor one in {@code containedBy}.
+     */
+    public List<ObjectNode> linkedOf(List<Entity> roots) {
+        record Reached(Entity entity, Shape shape) {
+        }
+        List<ObjectNode> flat = new ArrayList<>();
+        List<Reached> level = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>(join.containedBy());
+        for (Entity e : roots) {
+            seen.add(e.id());
             level.add(new Reached(e, root));
         }
-        Set<String> seen = new LinkedHashSet<>(join.containedBy());
-        seen.addAll(flat.keySet());
         for (int hop = 1; hop <= join.level() && !level.isEmpty(); hop++) {
             List<Reached> next = new ArrayList<>();
             for (Reached r : level) {
@@ -144,10 +169,10 @@ final class LinkedEntities {
                     Shape shape = through(r.shape(), a.getKey());
                     for (String target : targets(a.getValue())) {
                         if (seen.add(target) && linked < MAX_LINKED) {
-                            Entity t = store.get(tenant, target);
+                            Entity t = lookup.apply(target);
                             if (t != null) {
                                 linked++;
-                                flat.put(t.id(), withContext(tree(t, shape.options())));
+                                flat.add(withContext(tree(t, shape.options())));
                                 next.add(new Reached(t, shape));
                             }
                         }
@@ -156,11 +181,7 @@ final class LinkedEntities {
             }
             level = next;
         }
-        if (single && flat.size() == 1) {
-            return Exchange.json(flat.values().iterator().next()); // nothing linked: the entity as a retrieval gives it (the suite's 018_14)
-        }
-        flat.values().forEach(out::add);
-        return Exchange.json(out);
+        return flat;
     }
 
     /** {@code e} rendered as {@code shape} says, its relationships carrying their targets, {@code hop} hops from the root. */
@@ -188,7 +209,7 @@ final class LinkedEntities {
                     if (chain.contains(target) || linked >= MAX_LINKED) {
                         continue;
                     }
-                    Entity t = store.get(tenant, target);
+                    Entity t = lookup.apply(target);
                     if (t != null) {
                         linked++;
                         Set<String> deeper = new LinkedHashSet<>(chain);
