@@ -104,8 +104,9 @@ final class DistributedPlan {
         if (regs.isEmpty() && x.operation() == Operation.PURGE_ENTITIES && proxiedElsewhere(x, null)) {
             return List.of(); // no source takes it, but one holds what it may select: purge() reports the Conflict
         }
-        if (regs.isEmpty() && x.operation() == Operation.CREATE_ENTITY && id != null && proxiedElsewhere(x, id)) {
-            return List.of(); // no source takes it, but one holds it: write() answers the Conflict
+        if (regs.isEmpty() && (x.operation() == Operation.CREATE_ENTITY || x.operation() == Operation.DELETE_ENTITY)
+                && id != null && proxiedElsewhere(x, id)) {
+            return List.of(); // no source takes it, but one holds it: DistributedWrites answers its part's Conflict
         }
         if (regs.isEmpty()) {
             return null;
@@ -167,8 +168,9 @@ final class DistributedPlan {
     }
 
     /**
-     * Whether a create may meet a proxied registration that does not take it: such a create is
-     * handled by {@link DistributedWrites#write}, which answers Conflict (§ 5.6.1.4).
+     * Whether a create or a delete of the entity may meet a proxied registration that does not take
+     * it: such a write is handled by {@link DistributedWrites}, which answers that part's Conflict
+     * (§ 5.6.1.4, § 5.6.6.4).
      */
     private boolean proxiedElsewhere(Exchange x, String id) {
         for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs")) {

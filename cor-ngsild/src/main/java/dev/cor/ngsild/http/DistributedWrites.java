@@ -59,9 +59,11 @@ final class DistributedWrites {
      * @param forwarded how many sources took their part
      * @param failures  the attributes a source did not take: name (as the request wrote it) and why
      * @param answers   every forward's answer
+     * @param unsupported the exclusive and redirect registrations that hold part of the entity a
+     *                  delete cannot reach - their sources do not take deleteEntity (§ 5.6.6.4)
      */
     private record WriteOutcome(JsonNode localBody, boolean localToo, int forwarded, List<String[]> failures,
-            List<Forwarder.Answer> answers) {
+            List<Forwarder.Answer> answers, List<Registration> unsupported) {
         /** Whether the body has attributes left for this broker (a write of the path's entity or attribute always has). */
         boolean hasLocalAttributes() {
             if (localBody == null || !localBody.isObject()) {
@@ -117,6 +119,7 @@ final class DistributedWrites {
         if (x.operation() == Operation.CREATE_ENTITY) {
             conflicts(x, id, types, bodyAttrs.keySet(), regs);
         }
+        List<Registration> unsupported = x.operation() == Operation.DELETE_ENTITY ? proxiedNotTaking(x, id, types, regs) : List.of();
         boolean wholeEntity = x.operation() == Operation.DELETE_ENTITY || x.operation() == Operation.CREATE_ENTITY
                 || x.operation() == Operation.REPLACE_ENTITY;
         Set<String> keptOut = new HashSet<>();
@@ -202,7 +205,7 @@ final class DistributedWrites {
             }
         }
         if (nothingLocal) {
-            return new WriteOutcome(null, false, forwarded, failures, answers);
+            return new WriteOutcome(null, false, forwarded, failures, answers, unsupported);
         }
         JsonNode localBody = x.body;
         if (x.operation() == Operation.UPDATE_ATTRIBUTES && local != null) {
@@ -220,7 +223,7 @@ final class DistributedWrites {
             }
             localBody = o;
         }
-        return new WriteOutcome(localBody, true, forwarded, failures, answers);
+        return new WriteOutcome(localBody, true, forwarded, failures, answers, unsupported);
     }
 
     /**
@@ -293,6 +296,29 @@ final class DistributedWrites {
         }
     }
 
+    /**
+     * The exclusive and redirect registrations that hold the entity (or some of its attributes) at
+     * a source that does not take the write, {@code taking} being those that do: their part of it
+     * cannot be done (§ 5.6.6.4: a Conflict, the whole answer when nothing else was done).
+     */
+    private List<Registration> proxiedNotTaking(Exchange x, String id, Set<String> types, List<Registration> taking) {
+        Set<String> seen = new HashSet<>();
+        for (Registration r : taking) {
+            seen.add(r.id());
+        }
+        List<Registration> out = new ArrayList<>();
+        for (String op : List.of("retrieveEntity", "queryEntity", "updateEntity", "updateAttrs", "replaceEntity",
+                "mergeEntity", "createEntity")) {
+            for (Registration r : config.registrations().matching(x.tenant,
+                    new RegistrationLookup.Want(op, id, null, types, Set.of()), config.clock().millis())) {
+                if ((r.mode() == Registration.Mode.EXCLUSIVE || r.mode() == Registration.Mode.REDIRECT) && seen.add(r.id())) {
+                    out.add(r);
+                }
+            }
+        }
+        return out;
+    }
+
     /** The forward of a write: the request's method, path and parameters, its context, only {@code part} of its body. */
     private CorRestClientRequest writeRequest(Exchange x, Registration r, java.util.Map<String, String> bodyAttrs,
             Set<String> part, boolean attributePath) {
@@ -330,7 +356,7 @@ final class DistributedWrites {
     void distributedWrite(Exchange x, Consumer<Exchange> runHere) {
         WriteOutcome o = write(x);
         Operation op = x.operation();
-        if (!o.answers().isEmpty() && (op == Operation.CREATE_ENTITY || op == Operation.DELETE_ENTITY
+        if ((!o.answers().isEmpty() || !o.unsupported().isEmpty()) && (op == Operation.CREATE_ENTITY || op == Operation.DELETE_ENTITY
                 || op == Operation.REPLACE_ENTITY || op == Operation.MERGE_ENTITY)) {
             wholeEntityWrite(x, o, runHere);
             return;
@@ -405,6 +431,13 @@ final class DistributedWrites {
                 failures++;
             }
         }
+        for (Registration r : o.unsupported()) {
+            onlyError = Exchange.problem(new NgsiLdException(ErrorType.CONFLICT, "entity " + id + " is registered "
+                    + r.mode().name().toLowerCase(java.util.Locale.ROOT) + " by " + r.id() + ", whose source does not take "
+                    + DistributedPlan.operationName(x.operation()) + ": its part cannot be done (§ 5.6.6.4)"));
+            result.entityError(id, r.id(), onlyError);
+            failures++;
+        }
         boolean ranHere = false;
         if (o.localToo() && (o.hasLocalAttributes() || x.operation() == Operation.DELETE_ENTITY
                 || x.operation() == Operation.CREATE_ENTITY)) {
@@ -414,8 +447,12 @@ final class DistributedWrites {
                 ranHere = true;
                 successes++;
             } catch (NgsiLdException e) {
-                if (!(e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && failures == 0
-                        && x.operation() != Operation.DELETE_ENTITY)) {
+                boolean onlySourcesHadIt = e.type() == ErrorType.RESOURCE_NOT_FOUND && successes > 0 && failures == 0
+                        && x.operation() != Operation.DELETE_ENTITY;
+                // nothing here and nothing a source could take: the Conflicts alone say why nothing was done
+                boolean onlyConflicts = e.type() == ErrorType.RESOURCE_NOT_FOUND && successes == 0
+                        && failures == o.unsupported().size() && failures > 0;
+                if (!onlySourcesHadIt && !onlyConflicts) {
                     onlyError = Exchange.problem(e);
                     result.entityError(id, null, onlyError);
                     failures++;

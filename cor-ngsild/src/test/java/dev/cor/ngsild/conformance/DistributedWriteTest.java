@@ -233,6 +233,33 @@ class DistributedWriteTest extends DistributedFixture {
         assertEquals(404, a.api().get(Ngsi.entity(id)).query("local", "true").send().status());
     }
 
+    /**
+     * § 5.6.6.4 (the suite's D002_02_exc): a delete of an entity an exclusive registration holds
+     * part of at a source that does not take deleteEntity - that part cannot be deleted, a
+     * Conflict naming the registration; the entity here is deleted: a 207. With nothing here, the
+     * whole delete failed: 409. The source is never asked.
+     */
+    @Test
+    void delete_of_an_entity_held_by_a_source_that_takes_no_delete_is_a_conflict_part_D002_02_exc() {
+        Node a = broker("W18");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(204, null, 0));
+        create(a, "{\"id\":\"%s\",\"type\":\"Vehicle\",\"brand\":{\"type\":\"Property\",\"value\":\"Seat\"}}".formatted(id));
+        String reg = reg(a, Mode.EXCLUSIVE, s.endpoint(), id, "Vehicle", Set.of("speed"), null, "[\"queryEntity\"]");
+        Answer r = a.api().delete(Ngsi.entity(id)).send();
+        assertEquals(207, r.status(), r.toString());
+        assertEquals(Json.parse("[\"" + id + "\"]"), r.json().path("success"), r.toString());
+        JsonNode error = r.json().path("errors").path(0);
+        assertEquals(reg, error.path("registrationId").asText(), r.toString());
+        assertEquals("https://uri.etsi.org/ngsi-ld/errors/Conflict", error.path("error").path("type").asText(), r.toString());
+        assertEquals(1, r.json().path("errors").size(), r.toString());
+        assertEquals(404, a.api().get(Ngsi.entity(id)).query("local", "true").send().status(), "deleted here");
+
+        Answer again = a.api().delete(Ngsi.entity(id)).send();
+        assertEquals(409, again.status(), "nothing here, the source's part cannot be done: " + again);
+        assertEquals(0, s.hits(), "a source that does not take deleteEntity is never asked: " + s.seen());
+    }
+
     /** § 5.2.18/5.2.19 (IOP_EXT_ERR_01_11): a part a dead source could not take is named in a 207's notUpdated. */
     @Test
     void a_write_part_a_dead_source_cannot_take_is_a_207_naming_it() {
