@@ -86,7 +86,8 @@ final class BatchOperations {
             boolean remote = plan != null && plan.done().contains(id);
             Outcome o;
             if (here == null) {
-                o = new Outcome(id, op == Operation.BATCH_CREATE || op == Operation.BATCH_UPSERT, null);
+                // only sources hold it: created when it is a create, or when a source said it created it
+                o = new Outcome(id, op == Operation.BATCH_CREATE || (op == Operation.BATCH_UPSERT && plan.created().contains(id)), null);
             } else {
                 try {
                     o = op == Operation.BATCH_DELETE ? delete(x, here) : write(x, op, options, here, now);

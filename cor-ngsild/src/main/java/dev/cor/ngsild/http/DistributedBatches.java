@@ -47,10 +47,13 @@ final class DistributedBatches {
      *
      * @param local  per item of the batch: what this broker does with it (the attributes of
      *               proxied registrations taken out), or {@code null}: nothing, the sources have it
-     * @param done   the ids of entities some source took its part of
-     * @param failed the ids of entities some source did not take its part of, and why
+     * @param done    the ids of entities some source took its part of
+     * @param created of those, the ids some source said it created (its 201, § 6.15.3.1): an upsert
+     *                that only sources took is "created" only by their word
+     * @param failed  the ids of entities some source did not take its part of, and why
      */
-    record BatchPlan(List<JsonNode> local, Set<String> done, java.util.Map<String, SourceFailure> failed) {
+    record BatchPlan(List<JsonNode> local, Set<String> done, Set<String> created,
+            java.util.Map<String, SourceFailure> failed) {
     }
 
     /** An entity's part a source did not take: its registration, and the error (the source's type and status, our words). */
@@ -175,6 +178,7 @@ final class DistributedBatches {
         }
         List<Forwarder.Answer> answers = forwards.fanOut(x, outs);
         Set<String> done = new HashSet<>();
+        Set<String> created = new HashSet<>();
         java.util.Map<String, SourceFailure> failed = new java.util.HashMap<>();
         for (int k = 0; k < answers.size(); k++) {
             Forwarder.Answer a = answers.get(k);
@@ -198,6 +202,15 @@ final class DistributedBatches {
                         done.add(id);
                     }
                 }
+                if (a.status() == 201) {
+                    // its body lists the ids it created; without one (or an unreadable one), all it was sent
+                    boolean listed = a.body() != null && a.body().isArray();
+                    for (String id : sent.get(k)) {
+                        if (!listed || containsText(a.body(), id)) {
+                            created.add(id);
+                        }
+                    }
+                }
             } else {
                 String why = a.warning() != null ? a.warning() : "the source answered " + a.status();
                 // the error it answered (a 400 of the whole batch, ...); no answer or an unusable one: unavailable
@@ -208,6 +221,15 @@ final class DistributedBatches {
                 }
             }
         }
-        return new BatchPlan(local, done, failed);
+        return new BatchPlan(local, done, created, failed);
+    }
+
+    private static boolean containsText(JsonNode array, String text) {
+        for (JsonNode e : array) {
+            if (text.equals(e.asText(null))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

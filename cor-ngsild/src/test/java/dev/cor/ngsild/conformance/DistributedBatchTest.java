@@ -174,6 +174,33 @@ class DistributedBatchTest extends DistributedFixture {
 
     private static final String VELOCITY_IRI = "urn:example:velocity";
 
+    /**
+     * D013_01_red, D013_02_red (§ 5.6.8.4, § 6.15.3.1): an upsert that only redirect sources take
+     * is answered as they answered it - 204 when they updated what they hold, 201 with the ids
+     * when they created them. Nothing is created here, so this broker cannot call it created.
+     */
+    @Test
+    void an_upsert_only_sources_take_answers_created_or_updated_as_they_did_5_6_8() {
+        Node a = broker("UP1");
+        String type = "Ups" + SEQ.incrementAndGet();
+        String one = "urn:ngsi-ld:" + type + ":1";
+        String two = "urn:ngsi-ld:" + type + ":2";
+        SourceStub updated = stub(req -> new SourceStub.Answer(204, null, 0));
+        reg(a, Mode.REDIRECT, updated.endpoint(), one, type, Set.of());
+        SourceStub created = stub(req -> new SourceStub.Answer(201, "[\"" + two + "\"]", 0));
+        reg(a, Mode.REDIRECT, created.endpoint(), two, type, Set.of());
+        String entity = "{\"id\":\"%s\",\"type\":\"%s\",\"n\":{\"type\":\"Property\",\"value\":1}}";
+
+        Answer r = a.api().post("/entityOperations/upsert").json(Json.parse("[" + entity.formatted(one, type) + "]")).send();
+        assertEquals(204, r.status(), "the source updated it: " + r);
+        assertEquals(1, updated.hits(), updated.seen().toString());
+
+        r = a.api().post("/entityOperations/upsert").query("options", "update")
+                .json(Json.parse("[" + entity.formatted(one, type) + "," + entity.formatted(two, type) + "]")).send();
+        assertEquals(201, r.status(), "one of them was created at its source: " + r);
+        assertEquals(Json.parse("[\"" + two + "\"]"), r.json(), "only the created one is listed: " + r);
+    }
+
     /** § 5.6.9.4 with a dead redirect source: its entity is an error of the 207, the rest is done. */
     @Test
     void batch_update_with_a_dead_source_reports_its_entity_in_the_207() {
