@@ -180,6 +180,11 @@ final class DistributedWrites {
                             refused.add(new String[] {iri, "not updated by the context source", a.registration().id()});
                         }
                     }
+                } else if (a.status() == 207) {
+                    // a partial success that does not say what it took: none of its part can be called done
+                    for (String p : parts.get(i)) {
+                        refused.add(new String[] {p, "the context source answered 207 without an UpdateResult", a.registration().id()});
+                    }
                 } else {
                     taken.addAll(parts.get(i));
                 }

@@ -171,6 +171,26 @@ class DistributedWriteTest extends DistributedFixture {
     }
 
     /**
+     * § 5.6.3.4, § 5.2.18 (the suite's D003_02_red): a redirect source that answers an append with
+     * 207 and no UpdateResult did not take all of it and does not say what it took - its part is
+     * named in the 207 here, with the registration, not reported as appended.
+     */
+    @Test
+    void an_append_a_source_answers_207_without_an_update_result_is_a_207_D003_02_red() {
+        Node a = broker("W19");
+        String id = fresh("Vehicle");
+        SourceStub s = stub(req -> new SourceStub.Answer(207, null, 0));
+        String reg = reg(a, Mode.REDIRECT, s.endpoint(), id, "Vehicle", Set.of());
+        Answer r = a.api().post(Ngsi.entity(id) + "/attrs").query("options", "noOverwrite")
+                .json(Json.parse("{\"speed\":{\"type\":\"Property\",\"value\":2}}")).send();
+        assertEquals(207, r.status(), r.toString());
+        JsonNode nu = r.json().path("notUpdated").path(0);
+        assertEquals("speed", nu.path("attributeName").asText(), r.toString());
+        assertEquals(reg, nu.path("registrationId").asText(), r.toString());
+        assertEquals(1, s.hits(), s.seen().toString());
+    }
+
+    /**
      * § 5.2.18: a source's UpdateResult that names what is no attribute of the write (an entity's
      * system member, a keyword, garbage, an attribute it was not sent) is read for what it names of
      * its part: the rest is not the client's fault - no 400, no 207 - and no text of it is echoed.
