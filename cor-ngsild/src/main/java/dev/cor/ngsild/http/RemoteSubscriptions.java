@@ -313,8 +313,8 @@ final class RemoteSubscriptions {
     /**
      * After the subscription was updated here (§ 5.8.2): the same fragment sent to each copy, but
      * what makes the copy this broker's - its entities (the source's slice), its notification's
-     * endpoint and receiver information - and, with {@code splitEntities}, its q. A source that
-     * refuses is logged.
+     * endpoint (a notification in the fragment carries the copy's own) and receiver information -
+     * and, with {@code splitEntities}, its q. A source that refuses is logged.
      */
     void updated(Exchange x, LiveSubscription live, JsonNode fragment) {
         Subscription d = live.definition();
@@ -330,9 +330,8 @@ final class RemoteSubscriptions {
         }
         if (f.get("notification") instanceof ObjectNode n) {
             NOTIFICATION_STATUS.forEach(n::remove);
-            if (n.isEmpty()) {
-                f.remove("notification");
-            }
+            // the fragment's notification replaces the copy's whole (§ 5.5.8): it carries the copy's endpoint
+            n.putObject("endpoint").put("uri", x.baseUrl() + Route.REMOTE_NOTIFY_PATH).put("accept", "application/json");
         }
         if (f.isEmpty()) {
             return;

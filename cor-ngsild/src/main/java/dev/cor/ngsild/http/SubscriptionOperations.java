@@ -34,7 +34,7 @@ import dev.cor.ngsild.subscription.Subscriptions;
 
 /**
  * The subscription resource (ETSI GS CIM 009 § 5.8, § 6.10-6.11): create, retrieve, list,
- * update (a merge of the fragment's members) and delete, per tenant. It reads a Subscription
+ * update (the fragment's members replace the subscription's, § 5.5.8) and delete, per tenant. It reads a Subscription
  * (§ 5.2.12) into its expanded form - entity types, watched attributes and notified attributes
  * as IRIs, with the subscriber's context kept for the notifications - checks every member, and
  * answers a retrieval compacted with the context of the request, with the status the broker
@@ -202,14 +202,17 @@ final class SubscriptionOperations {
         Subscription old = s.definition();
         ObjectNode merged = old.document().deepCopy();
         ObjectNode expandedFragment = expand(fragment, x.context, false);
+        // § 5.8.2.4 modifies the subscription as § 5.5.8 mandates: each member the fragment names
+        // is replaced by the fragment's value - notification included, whole, so a notification
+        // without its endpoint is refused below - and null removes it
         for (Iterator<Map.Entry<String, JsonNode>> it = expandedFragment.properties().iterator(); it.hasNext();) {
             Map.Entry<String, JsonNode> m = it.next();
             if (m.getValue().isNull()) {
-                merged.remove(m.getKey()); // a merge: null removes the member (§ 5.8.2)
-            } else if (m.getKey().equals("notification") && m.getValue().isObject()
-                    && merged.get("notification") instanceof ObjectNode current) {
-                mergeMembers(current, (ObjectNode) m.getValue());
+                merged.remove(m.getKey());
             } else {
+                if (m.getValue() instanceof ObjectNode value) {
+                    value.properties().removeIf(inner -> inner.getValue().isNull()); // no member inside a new value
+                }
                 merged.set(m.getKey(), m.getValue());
             }
         }
@@ -234,16 +237,6 @@ final class SubscriptionOperations {
         if (remote != null) {
             remote.deleted(x, s.definition());
         }
-    }
-
-    private static void mergeMembers(ObjectNode into, ObjectNode from) {
-        from.properties().forEach(m -> {
-            if (m.getValue().isNull()) {
-                into.remove(m.getKey());
-            } else {
-                into.set(m.getKey(), m.getValue());
-            }
-        });
     }
 
     private LiveSubscription existing(Exchange x) {

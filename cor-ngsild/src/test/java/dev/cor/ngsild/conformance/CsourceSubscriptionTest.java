@@ -98,13 +98,16 @@ class CsourceSubscriptionTest extends ConformanceTest {
     }
 
     @Test
-    void update_and_delete_039_01_042_01() {
+    void update_and_delete_039_01_039_04_042_01() {
         String id = SubscriptionResourceTest.subscriptionId();
         Checks.status(subscribe(subscription(id, "Vehicle")), 201);
         Checks.noContent(api.patch("/csourceSubscriptions/" + id).json(Json.obj("{\"isActive\": false}")).tenant(tenant)
                 .send());
         assertEquals("paused", Checks.okJson(api.get("/csourceSubscriptions/" + id).tenant(tenant).send())
                 .path("status").asText());
+        // § 5.11.3 modifies it as § 5.5.8 does: a notification without its endpoint replaces nothing (039_04_02)
+        Checks.problem(api.patch("/csourceSubscriptions/" + id).json(Json.obj("{\"notification\": {\"format\": \"keyValues\"}}"))
+                .tenant(tenant).send(), 400, "BadRequestData");
         Checks.noContent(api.delete("/csourceSubscriptions/" + id).tenant(tenant).send());
         // the tenant held nothing else: it is gone with it (NonexistentTenant), a 404 either way
         Checks.status(api.get("/csourceSubscriptions/" + id).tenant(tenant).send(), 404);

@@ -176,12 +176,14 @@ class DistributedSubscriptionTest extends DistributedFixture {
         assertEquals(vehicle, got.json().path("data").get(0).path("id").asText(), got.json().toString());
         assertEquals(80, got.json().path("data").get(0).path("speed").path("value").asInt(), got.json().toString());
 
-        // § 5.8.2: an update reaches the copy, which keeps notifying this broker
-        Answer patched = a.api().patch("/subscriptions/" + id).json(Json.parse(
-                "{\"q\":\"speed>100\",\"notification\":{\"endpoint\":{\"uri\":\"http://127.0.0.1:9/elsewhere\"}}}")).send();
+        // § 5.8.2: an update reaches the copy, which keeps notifying this broker - a notification
+        // replaces the copy's whole (§ 5.5.8), so it goes with the copy's own endpoint
+        Answer patched = a.api().patch("/subscriptions/" + id).json(Json.parse("{\"q\":\"speed>100\",\"notification\":"
+                + "{\"format\":\"concise\",\"endpoint\":{\"uri\":\"http://127.0.0.1:9/elsewhere\"}}}")).send();
         assertEquals(204, patched.status(), patched.toString());
         JsonNode copy = b.api().get("/subscriptions").send().json().get(0);
         assertEquals("speed>100", copy.path("q").asText(), copy.toString());
+        assertEquals("concise", copy.path("notification").path("format").asText(), copy.toString());
         assertTrue(copy.path("notification").path("endpoint").path("uri").asText().endsWith("/ngsi-ld/ex/remote-notify"),
                 copy.toString());
 

@@ -289,7 +289,7 @@ class SubscriptionResourceTest extends ConformanceTest {
     }
 
     @Test
-    void update_merges_the_fragment_and_keeps_the_rest_029_06() {
+    void update_replaces_the_members_the_fragment_names_and_keeps_the_rest_029_06() {
         String id = subscriptionId();
         Checks.status(createSub(vehicles(id)), 201);
         Checks.noContent(api.patch(path(id)).ldJson(Json.obj("""
@@ -299,11 +299,27 @@ class SubscriptionResourceTest extends ConformanceTest {
         assertEquals("paused", s.path("status").asText());
         assertEquals(5, s.path("throttling").asInt());
         assertEquals(List.of("speed"), Json.texts(s.path("watchedAttributes")), "the members the fragment left alone stay");
-        Checks.noContent(api.patch(path(id)).json(Json.obj("{\"notification\": {\"format\": \"concise\"}}")).send());
+        // § 5.8.2.4 modifies the subscription as § 5.5.8 does: the value of a member the fragment
+        // names replaces the subscription's whole - notification's members do not merge one by one
+        Checks.noContent(api.patch(path(id)).json(Json.obj("""
+                {"notification": {"format": "concise", "endpoint": {"uri": "http://127.0.0.1:9/other"}}}""")).send());
         s = Checks.okJson(api.get(path(id)).link(model).send());
         assertEquals("concise", s.path("notification").path("format").asText());
-        assertEquals("http://127.0.0.1:9/notify", s.path("notification").path("endpoint").path("uri").asText(),
-                "notification's members merge one by one");
+        assertEquals("http://127.0.0.1:9/other", s.path("notification").path("endpoint").path("uri").asText());
+        assertTrue(s.path("notification").path("attributes").isMissingNode(), "the attributes went with the replaced member: " + s);
+        assertTrue(s.path("notification").path("endpoint").path("accept").isMissingNode(), s::toString);
+    }
+
+    @Test
+    void a_fragment_whose_notification_has_no_endpoint_is_400_and_changes_nothing_029_03() {
+        String id = subscriptionId();
+        Checks.status(createSub(vehicles(id)), 201);
+        // NotificationParams without its mandatory endpoint (§ 5.2.14) does not meet § 5.2.12 (§ 5.8.2.4)
+        Checks.problem(api.patch(path(id)).json(Json.obj("{\"notification\": {\"format\": \"keyValues\"}}")).send(),
+                400, "BadRequestData");
+        JsonNode s = Checks.okJson(api.get(path(id)).link(model).send());
+        assertEquals("http://127.0.0.1:9/notify", s.path("notification").path("endpoint").path("uri").asText());
+        assertEquals(List.of("speed", "brandName"), Json.texts(s.path("notification").path("attributes")));
     }
 
     @Test

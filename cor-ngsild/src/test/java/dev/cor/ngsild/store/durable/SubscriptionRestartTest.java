@@ -107,8 +107,10 @@ class SubscriptionRestartTest {
                                     .replace("\"uri\"", "\"accept\": \"application/ld+json\", \"uri\"")
                                     .replaceFirst("\\{", "{\"@context\": " + INLINE + ", "));
                     assertEquals(201, created.statusCode(), created.body());
+                    // (the fragment's notification replaces the whole member, § 5.5.8: it names the endpoint again)
                     assertEquals(204, http.send("PATCH", "/subscriptions/" + b, "application/json",
-                            "{\"notification\": {\"format\": \"concise\"}}").statusCode());
+                            "{\"notification\": {\"format\": \"concise\", \"endpoint\": {\"accept\": \"application/ld+json\","
+                                    + " \"uri\": \"" + endpoint + "/b\"}}}").statusCode());
                     assertEquals(201, http.postJson("/subscriptions", subscription(c, endpoint + "/c", ""), "Link", link)
                             .statusCode());
                     assertEquals(204, http.send("DELETE", "/subscriptions/" + c, null, null).statusCode());
