@@ -55,6 +55,12 @@ class ContextRestartProcessTest {
                 counted.remove(counter);
             }
         }
+        // a subscription's jsonldContext naming an ImplicitlyCreated context of the broker is the URL its
+        // notifications link now: such contexts are not kept, after a restart it is another with the same
+        // content (doc/storage.md; ContextKindsRestartTest checks that it dereferences)
+        if (n.path("jsonldContext").asText().contains("/ngsi-ld/v1/jsonldContexts/")) {
+            n.put("jsonldContext", "(an ImplicitlyCreated context of the broker)");
+        }
         return n.toString();
     }
 

@@ -77,7 +77,7 @@ final class SubscriptionOperations {
         this.remote = new RemoteSubscriptions(config, plan, forwards, subs, new RemoteSubscriptions.Resource() {
             @Override
             public ObjectNode render(LiveSubscription s, LdContext ctx) {
-                return SubscriptionOperations.this.render(s, ctx, false, true); // a copy's body, as it always was
+                return SubscriptionOperations.this.render(s, ctx, false, true, false); // a copy's body, as it always was
             }
 
             @Override
@@ -152,6 +152,7 @@ final class SubscriptionOperations {
         if (live == null) {
             throw new NgsiLdException(ErrorType.ALREADY_EXISTS, "subscription " + subId + " exists already");
         }
+        notificationContextUrl(def);
         x.created(resource, subId);
         onCreated.accept(x, live);
         if (remote != null) {
@@ -161,7 +162,7 @@ final class SubscriptionOperations {
 
     void retrieve(Exchange x) {
         LiveSubscription s = existing(x);
-        byte[] bytes = Exchange.json(render(s, x.context, x.accept == MediaType.LD_JSON, x.params.sysAttrsOption()));
+        byte[] bytes = Exchange.json(render(s, x.context, x.accept == MediaType.LD_JSON, x.params.sysAttrsOption(), true));
         x.answer(200, x.accept, bytes, x.context);
     }
 
@@ -175,7 +176,7 @@ final class SubscriptionOperations {
         boolean ld = x.accept == MediaType.LD_JSON;
         boolean sysAttrs = x.params.sysAttrsOption();
         for (int i = offset; i < all.size() && out.size() < limit; i++) {
-            out.add(render(all.get(i), x.context, ld, sysAttrs));
+            out.add(render(all.get(i), x.context, ld, sysAttrs, true));
         }
         if (count) {
             x.request.responseHeaders().set("NGSILD-Results-Count", Integer.toString(all.size()));
@@ -220,6 +221,7 @@ final class SubscriptionOperations {
         if (!subs.update(s, def)) {
             throw NgsiLdException.notFound("no subscription " + old.id());
         }
+        notificationContextUrl(def);
         x.noContent();
         onCreated.accept(x, s);
         if (remote != null) {
@@ -658,13 +660,27 @@ final class SubscriptionOperations {
 
     // ---------------------------------------------------------------- answering
 
-    /** The subscription compacted with {@code ctx}, with the status the broker keeps (§ 5.2.12-2, § 5.2.14). */
+    /**
+     * The URL of the @context the subscription's notifications are compacted with, as their
+     * {@code Link} gives it: the one URL the subscriber named, or - for a context given inline or
+     * as an array - an ImplicitlyCreated one (§ 5.13.1: "when a client creates a subscription using
+     * an @context that is an array ... the broker has to create a new @context"), made here, at its
+     * creation, so that it is listed (§ 5.13.3) before any notification, and kept as long as the
+     * subscription is.
+     */
+    private String notificationContextUrl(Subscription d) {
+        return config.contexts().linkUrlFor(d.context(), d.brokerUrl(), d.contextTenant());
+    }
+
     /**
      * A subscription as it is given back (§ 5.8.3, 5.8.4): what the subscriber wrote, names
      * compacted with {@code ctx}, with its status and its notification's counters;
      * {@code createdAt} and {@code modifiedAt} only with {@code sysAttrs} (§ 6.3.11).
+     * {@code withJsonldContext}: a subscriber who wrote no {@code jsonldContext} is shown the one
+     * in force, the URL its notifications link (§ 5.2.12: "the @context used for the subscription"
+     * by default), as Orion-LD and Scorpio show it.
      */
-    private ObjectNode render(LiveSubscription s, LdContext ctx, boolean ldJson, boolean sysAttrs) {
+    private ObjectNode render(LiveSubscription s, LdContext ctx, boolean ldJson, boolean sysAttrs, boolean withJsonldContext) {
         Subscription d = s.definition();
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         out.put("id", d.id());
@@ -693,6 +709,9 @@ final class SubscriptionOperations {
             time(notification, "lastNotification", s.lastNotification());
             time(notification, "lastSuccess", s.lastSuccess());
             time(notification, "lastFailure", s.lastFailure());
+        }
+        if (withJsonldContext && !out.has("jsonldContext")) {
+            out.put("jsonldContext", notificationContextUrl(d));
         }
         if (sysAttrs) {
             out.put("createdAt", EntityRenderer.time(s.createdAt()));

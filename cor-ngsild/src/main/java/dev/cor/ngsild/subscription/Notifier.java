@@ -143,11 +143,6 @@ public final class Notifier implements AutoCloseable {
         return r.status() / 100 == 2 ? null : "the receiver answered " + r.status();
     }
 
-    /** The tenant a subscription's hosted contexts belong to, as {@link LdContexts} takes it: {@code null} for the default one. */
-    private static String contextTenant(Subscription d) {
-        return d.tenant().equals(EntityStore.DEFAULT_TENANT) ? null : d.tenant();
-    }
-
     /** {@code scheme://host:port} of an endpoint: how a reason names it, without its path or user information. */
     private static String origin(String uri) {
         java.net.URI u = java.net.URI.create(uri);
@@ -161,7 +156,7 @@ public final class Notifier implements AutoCloseable {
             h.add(new String[] {"Content-Type", "application/ld+json"});
         } else {
             h.add(new String[] {"Content-Type", "application/json"});
-            h.add(new String[] {"Link", "<" + contexts.linkUrlFor(d.context(), d.brokerUrl(), contextTenant(d)) + ">; rel=\""
+            h.add(new String[] {"Link", "<" + contexts.linkUrlFor(d.context(), d.brokerUrl(), d.contextTenant()) + ">; rel=\""
                     + LINK_REL + "\"; type=\"application/ld+json\""});
         }
         if (!d.tenant().equals(EntityStore.DEFAULT_TENANT)) {
@@ -193,7 +188,7 @@ public final class Notifier implements AutoCloseable {
             data.addRawValue(new RawValue(entities));
         }
         if (d.endpoint().ldJson()) {
-            out.set("@context", contexts.bodyContextFor(d.context(), d.brokerUrl(), contextTenant(d)));
+            out.set("@context", contexts.bodyContextFor(d.context(), d.brokerUrl(), d.contextTenant()));
         }
         return CorRestJson.mapper().writeValueAsBytes(out);
     }

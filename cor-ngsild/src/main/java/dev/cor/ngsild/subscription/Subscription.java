@@ -99,6 +99,11 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
         }
     }
 
+    /** The tenant its hosted contexts belong to, as {@link dev.cor.ngsild.ld.LdContexts} takes it: {@code null} for the default one. */
+    public String contextTenant() {
+        return tenant.equals(dev.cor.ngsild.store.EntityStore.DEFAULT_TENANT) ? null : tenant;
+    }
+
     /**
      * Whether it selects {@code e} (its entities, or any entity when it names none, and its
      * filter), its patterns reading at most what {@code budget} has left.

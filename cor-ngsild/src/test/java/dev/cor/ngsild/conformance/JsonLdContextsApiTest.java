@@ -17,6 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.TestBroker;
@@ -214,6 +216,39 @@ class JsonLdContextsApiTest extends ConformanceTest {
         }
         assertTrue(found, () -> url + " listed as Cached: " + a);
         assertTrue(texts(Checks.okPlainJson(api.get("/jsonldContexts").query("kind", "Cached").send())).contains(url));
+    }
+
+    @Test
+    @DisplayName("5.13.1, 5.13.3 TP 052_06: a subscription made with an @context array has its ImplicitlyCreated context at once,"
+            + " listed and named by the subscription's jsonldContext")
+    void subscriptionWithAnArrayContext() {
+        ArrayNode ctx = JsonNodeFactory.instance.arrayNode();
+        for (String part : List.of("T1", "T2")) {
+            String path = "/array-" + Entities.uniqueName(part) + ".jsonld";
+            contexts.serve(path, "{\"@context\": {\"" + part + "\": \"https://array.test/" + part + "\"}}");
+            ctx.add(contexts.url(path));
+        }
+        String id = SubscriptionResourceTest.subscriptionId();
+        ObjectNode sub = Json.obj("{\"id\": \"%s\", \"type\": \"Subscription\", \"entities\": [{\"type\": \"T1\"}],"
+                + " \"notification\": {\"endpoint\": {\"uri\": \"http://127.0.0.1:9/notify\"}}}", id);
+        sub.set("@context", ctx);
+        Checks.status(api.post("/subscriptions").ldJson(sub).send(), 201);
+        // its JSON notifications need a URL for that array (5.13.1): the broker hosts it before any is sent,
+        // and the subscription names it as the @context of its notifications (5.2.12 jsonldContext)
+        String url = Checks.okJson(api.get("/subscriptions/" + id).send()).path("jsonldContext").asText();
+        assertTrue(url.startsWith(api.origin() + PATH), () -> "jsonldContext " + url);
+        String localId = url.substring((api.origin() + PATH).length());
+        assertTrue(texts(Checks.okPlainJson(api.get("/jsonldContexts").query("kind", "ImplicitlyCreated").send())).contains(url));
+        assertFalse(texts(Checks.okPlainJson(api.get("/jsonldContexts").query("kind", "Hosted").send())).contains(url));
+        details(serve(localId, "true"), "ImplicitlyCreated");
+        Json.assertSame(ctx, Checks.okPlainJson(serve(localId, null)).get("@context"));
+        for (JsonNode part : ctx) {
+            assertTrue(texts(Checks.okPlainJson(api.get("/jsonldContexts").query("kind", "Cached").send())).contains(part.asText()));
+        }
+        // one named by a single URL needs no other: that URL is its jsonldContext
+        String single = SubscriptionResourceTest.subscriptionId();
+        Checks.status(SubscriptionResourceTest.createSub(SubscriptionResourceTest.vehicles(single)), 201);
+        assertEquals(model, Checks.okJson(api.get("/subscriptions/" + single).send()).path("jsonldContext").asText());
     }
 
     @Test

@@ -70,6 +70,7 @@ class SubscriptionRestartTest {
         for (String counter : List.of("timesSent", "timesFailed", "lastNotification", "lastSuccess", "lastFailure")) {
             n.remove(counter);
         }
+        ContextKindsRestartTest.hostedJsonldContext(http, s, id);
         return s.toString();
     }
 
