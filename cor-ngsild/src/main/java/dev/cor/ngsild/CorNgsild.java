@@ -83,7 +83,7 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         // notifications have a client of their own: a receiver that hangs holds its connections, not the contexts'
         this.notificationClient = CorRestClient.builder().sslContext(b.tls()).outboundPolicy(b.outboundPolicy)
                 .connectTimeoutMs(b.notificationTimeoutMs).responseTimeoutMs(b.notificationTimeoutMs).build();
-        this.notifier = new Notifier(notificationClient, contexts, b.clock, metrics, b.notificationTimeoutMs, b.tls(),
+        this.notifier = new Notifier(notificationClient, store, contexts, b.clock, metrics, b.notificationTimeoutMs, b.tls(),
                 b.outboundPolicy);
         this.subscriptions = new Subscriptions(b.clock, notifier, metrics, store, b.notificationQueue);
         this.registrations = new Registrations(b.clock);

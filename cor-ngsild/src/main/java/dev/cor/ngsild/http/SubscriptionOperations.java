@@ -24,6 +24,7 @@ import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
 import dev.cor.ngsild.query.BoundedPattern;
 import dev.cor.ngsild.query.GeoQuery;
+import dev.cor.ngsild.query.LinkedEntities;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
 import dev.cor.ngsild.store.SubscriptionKeeper;
@@ -584,6 +585,12 @@ final class SubscriptionOperations {
         if (showChanges && f == EntityRenderer.Format.SIMPLIFIED) {
             throw NgsiLdException.badData("showChanges cannot be true with format " + format + " (Table 5.2.14-1)");
         }
+        JsonNode joinLevel = notification.get("joinLevel");
+        if (joinLevel != null && !joinLevel.canConvertToExactIntegral()) {
+            throw NgsiLdException.badData("notification.joinLevel is a positive integer, not " + joinLevel);
+        }
+        // the join is read from the document when a notification is made; here it is only checked (400 now, not then)
+        LinkedEntities.Join.of(optionalText(notification, "join"), joinLevel == null ? 1 : joinLevel.asInt(), List.of());
         Set<String> attrs = names(notification, "attributes");
         Set<String> pick = names(notification, "pick");
         Set<String> omit = names(notification, "omit");

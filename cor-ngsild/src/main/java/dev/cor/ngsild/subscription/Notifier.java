@@ -27,6 +27,7 @@ import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.Syntax;
+import dev.cor.ngsild.query.LinkedEntities;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.rest.CorRestJson;
 import dev.cor.rest.OutboundPolicy;
@@ -53,15 +54,19 @@ public final class Notifier implements AutoCloseable {
     private final InstantSource clock;
     private final NgsildMetrics metrics;
     private final long timeoutMs;
+    /** Where a notification that joins (Table 5.2.14-1 {@code join}) reads the entities relationships point to. */
+    private final EntityStore store;
 
     /**
      * @param client        the HTTP(S) notifications' client
+     * @param store         the entities a joining notification reads its linked entities from
      * @param mqttTls       the TLS of {@code mqtts://} notifications (hostname always verified)
      * @param mqttPolicy    the addresses MQTT notifications may connect to (HTTP's is the client's)
      */
-    public Notifier(CorRestClient client, LdContexts contexts, InstantSource clock, NgsildMetrics metrics, long timeoutMs,
-            SSLContext mqttTls, OutboundPolicy mqttPolicy) {
+    public Notifier(CorRestClient client, EntityStore store, LdContexts contexts, InstantSource clock, NgsildMetrics metrics,
+            long timeoutMs, SSLContext mqttTls, OutboundPolicy mqttPolicy) {
         this.client = client;
+        this.store = store;
         this.timeoutMs = timeoutMs;
         this.contexts = contexts;
         this.clock = clock;
@@ -197,6 +202,11 @@ public final class Notifier implements AutoCloseable {
     String renderData(Subscription d, Notice n, long now) throws java.io.IOException {
         LdContext ctx = d.context();
         StringBuilder out = new StringBuilder(512 * n.data().size());
+        LinkedEntities.Join join = d.join();
+        // § 4.5.23 through Table 5.2.14-1: the entities the notified ones point to, as they are now
+        LinkedEntities links = join == null ? null : new LinkedEntities(id -> store.get(d.tenant(), id), ctx,
+                new LinkedEntities.Shape(d.options(), Map.of()), join, null);
+        List<Entity> roots = links == null || join.inline() ? List.of() : new ArrayList<>(n.data().size());
         for (Notice.Change c : n.data()) {
             if (!out.isEmpty()) {
                 out.append(',');
@@ -219,6 +229,18 @@ public final class Notifier implements AutoCloseable {
             if (d.datasetIds() != null) {
                 e = onlyDatasets(e, d.datasetIds());
             }
+            if (links != null && join.inline()) {
+                ObjectNode entity = links.inline(e);
+                if (d.showChanges() && c.before() != null) {
+                    previousValues(entity, EntityRenderer.render(c.before(), ctx, d.options(), null));
+                }
+                deletedMarkers(entity, c, d);
+                out.append(CorRestJson.mapper().writeValueAsString(entity));
+                continue;
+            }
+            if (links != null) {
+                roots.add(e);
+            }
             byte[] bytes = EntityRenderer.render(e, ctx, d.options(), null);
             if ((d.showChanges() && c.before() != null) || !c.deletedAttributes().isEmpty()) {
                 ObjectNode entity = (ObjectNode) CorRestJson.mapper().readTree(bytes);
@@ -229,6 +251,11 @@ public final class Notifier implements AutoCloseable {
                 out.append(CorRestJson.mapper().writeValueAsString(entity));
             } else {
                 out.append(new String(bytes, StandardCharsets.UTF_8));
+            }
+        }
+        if (!roots.isEmpty()) {
+            for (ObjectNode linked : links.linkedOf(roots)) { // join=flat: after the notified entities, each once
+                out.append(',').append(CorRestJson.mapper().writeValueAsString(linked));
             }
         }
         return out.toString();

@@ -4,11 +4,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.ld.LdContext;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.query.BoundedPattern;
+import dev.cor.ngsild.query.LinkedEntities;
 import dev.cor.ngsild.query.MatchBudget;
 
 /**
@@ -102,6 +104,20 @@ public record Subscription(String id, String tenant, List<Selector> entities, Se
     /** The tenant its hosted contexts belong to, as {@link dev.cor.ngsild.ld.LdContexts} takes it: {@code null} for the default one. */
     public String contextTenant() {
         return tenant.equals(dev.cor.ngsild.store.EntityStore.DEFAULT_TENANT) ? null : tenant;
+    }
+
+    /**
+     * The join its notifications make ({@code notification.join} and {@code joinLevel}, Table
+     * 5.2.14-1; § 4.5.23), or {@code null} when they make none. Read from the document, which
+     * the broker checked when it took the subscription.
+     */
+    public LinkedEntities.Join join() {
+        JsonNode notification = document.path("notification");
+        JsonNode join = notification.get("join");
+        if (join == null || !join.isTextual()) {
+            return null;
+        }
+        return LinkedEntities.Join.of(join.asText(), notification.path("joinLevel").asInt(1), List.of());
     }
 
     /**
