@@ -108,12 +108,12 @@ class OutboundPolicyBrokerTest {
     }
 
     @Test
-    void a_context_on_a_denied_address_is_503_with_the_policys_text_and_is_never_asked() throws Exception {
+    void a_context_on_a_denied_address_is_504_with_the_policys_text_and_is_never_asked() throws Exception {
         Peer denied = peer("127.0.0.2");
         Peer allowed = peer("127.0.0.1");
         try (TestBroker broker = TestBroker.start(b -> b.outboundPolicy(ONLY_127_0_0_1), s -> { })) {
             HttpResponse<String> r = createWithContext(broker, denied.url("/ctx.jsonld"));
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertTrue(r.body().contains("LdContextNotAvailable"), r.body());
             assertEquals("the @context " + denied.url("/ctx.jsonld") + " is not available: " + OutboundPolicy.REFUSAL, detail(r));
             assertEquals(201, createWithContext(broker, allowed.url("/ctx.jsonld")).statusCode(), "the allowed address");
@@ -144,7 +144,7 @@ class OutboundPolicyBrokerTest {
         allowed.redirectTo = denied.url("/ctx.jsonld");
         try (TestBroker broker = TestBroker.start(b -> b.outboundPolicy(ONLY_127_0_0_1), s -> { })) {
             HttpResponse<String> r = createWithContext(broker, allowed.url("/ctx.jsonld"));
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertEquals("the @context " + allowed.url("/ctx.jsonld") + " is not available: " + OutboundPolicy.REFUSAL,
                     detail(r), "the answer names the URL given, not where it redirected");
             assertEquals(1, allowed.requests.get(), "the first hop is allowed");

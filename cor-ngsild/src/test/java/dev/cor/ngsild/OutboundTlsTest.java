@@ -110,7 +110,7 @@ class OutboundTlsTest {
     void an_untrusted_https_context_fails_and_the_answer_names_no_code() throws Exception {
         try (TestBroker broker = TestBroker.start()) {
             HttpResponse<String> r = createWithHttpsContext(broker);
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertTrue(r.body().contains("LdContextNotAvailable"), r.body());
             assertFalse(r.body().contains("sslContext"), r.body());
             assertFalse(r.body().contains("CorRestClient"), r.body());

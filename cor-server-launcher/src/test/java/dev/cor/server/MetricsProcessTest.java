@@ -197,11 +197,11 @@ class MetricsProcessTest {
             assertEquals(1, delta(m1, m2, "cor_ngsild_context_cache_hits_total"));
             assertEquals(0, delta(m1, m2, "cor_ngsild_context_downloads_total"));
 
-            assertEquals(503, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            assertEquals(504, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
             PromText m3 = s.metrics();
             assertEquals(1, delta(m2, m3, "cor_ngsild_context_download_failures_total"));
             assertEquals(1, delta(m2, m3, "cor_ngsild_context_negative_entries"));
-            assertEquals(503, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
+            assertEquals(504, s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", bad).statusCode());
             PromText m4 = s.metrics();
             assertEquals(1, delta(m3, m4, "cor_ngsild_context_negative_hits_total"), "answered from the negative cache");
             assertEquals(0, delta(m3, m4, "cor_ngsild_context_downloads_total"));

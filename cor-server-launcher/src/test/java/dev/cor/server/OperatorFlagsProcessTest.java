@@ -54,7 +54,7 @@ class OperatorFlagsProcessTest {
             HttpResponse<String> r = s.send("GET", "/ngsi-ld/v1/entities?type=T", null, "Link", "<" + peer.url("/ctx.jsonld")
                     + ">; rel=\"http://www.w3.org/ns/json-ld#context\"; type=\"application/ld+json\"");
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertTrue(r.body().contains("LdContextNotAvailable"), r.body());
             assertEquals(1, peer.accepted(), "the broker did try to download it");
             assertGaveUpAtTheFlag("the @context download", took);

@@ -51,7 +51,7 @@ class OutboundPolicyProcessTest {
                 ServerProcess s = ServerProcess.start("--store", "memory", "--httpLoops", "1", "--outboundDeny", readmeDenyLine())) {
             String url = peer.url(OutboundPeer.CONTEXT_PATH);
             HttpResponse<String> r = createWithContext(s, url);
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertEquals("the @context " + url + " is not available: " + REFUSAL, detail(r));
             HttpResponse<String> v6 = createWithContext(s, "http://[::1]:1/ctx.jsonld");
             assertEquals("the @context http://[::1]:1/ctx.jsonld is not available: " + REFUSAL, detail(v6),
@@ -81,7 +81,7 @@ class OutboundPolicyProcessTest {
             allowed.redirectTo = denied.url(OutboundPeer.CONTEXT_PATH);
             String url = allowed.url("/ctx.jsonld?moved");
             HttpResponse<String> r = createWithContext(s, url);
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertEquals("the @context " + url + " is not available: " + REFUSAL, detail(r));
             assertEquals(2, allowed.requests.get(), "the first hop was refused");
             assertEquals(0, denied.requests.get(), "the redirect's target in the denied range was connected to");

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The broker's outbound TLS through the jar: an https context server, notification receiver and
  * context source, each with a certificate a CA of the test signed, trusted through
  * {@code --trustStore}; and the same peers with a certificate of another CA, an expired one and
- * one for another host, each failing with what failed - in the 503, in the subscription's failure
+ * one for another host, each failing with what failed - in the 504, in the subscription's failure
  * (logged at warn), in the forward's warning.
  */
 @Tag("process")
@@ -66,14 +66,14 @@ class OutboundTlsProcessTest {
     }
 
     @Test
-    void https_contexts_are_downloaded_from_the_trust_stores_ca_and_each_bad_certificate_is_503_saying_what_failed() throws Exception {
+    void https_contexts_are_downloaded_from_the_trust_stores_ca_and_each_bad_certificate_is_504_saying_what_failed() throws Exception {
         try (ServerProcess s = broker("--trustStore", ca.caPem().toString())) {
             HttpResponse<String> ok = createWithContext(s, peers.get("good").url(OutboundPeer.CONTEXT_PATH));
             assertEquals(201, ok.statusCode(), ok.body());
             for (Map.Entry<String, String> bad : SAID.entrySet()) {
                 String url = peers.get(bad.getKey()).url(OutboundPeer.CONTEXT_PATH);
                 HttpResponse<String> r = createWithContext(s, url);
-                assertEquals(503, r.statusCode(), bad.getKey() + ": " + r.body());
+                assertEquals(504, r.statusCode(), bad.getKey() + ": " + r.body());
                 assertEquals("the @context " + url + " is not available: TLS with its server failed: " + bad.getValue(),
                         detail(r), bad.getKey());
                 assertFalse(r.body().contains("PKIX") || r.body().contains("elsewhere.example") || r.body().contains("sslContext"),
@@ -87,7 +87,7 @@ class OutboundTlsProcessTest {
         try (ServerProcess s = broker()) {
             String url = peers.get("good").url(OutboundPeer.CONTEXT_PATH);
             HttpResponse<String> r = createWithContext(s, url);
-            assertEquals(503, r.statusCode(), r.body());
+            assertEquals(504, r.statusCode(), r.body());
             assertEquals("the @context " + url + " is not available: TLS with its server failed: its certificate is not trusted",
                     detail(r));
         }

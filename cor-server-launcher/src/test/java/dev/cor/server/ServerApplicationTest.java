@@ -188,11 +188,11 @@ class ServerApplicationTest {
         assertEquals(1, server.http().coroutineCount(), "a read cannot wait");
         assertEquals(inline + 1, server.http().inlineCount());
         // A user context named by Link is not cached: the broker says the request can wait, and
-        // with its coroutine hook it runs as a coroutine of the loop (the download fails: 503).
+        // with its coroutine hook it runs as a coroutine of the loop (the download fails: 504).
         HttpResponse<String> linked = send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:T:1",
                 "Link", "<http://127.0.0.1:1/no-context.jsonld>; rel=\"http://www.w3.org/ns/json-ld#context\";"
                         + " type=\"application/ld+json\"");
-        assertEquals(503, linked.statusCode(), linked.body());
+        assertEquals(504, linked.statusCode(), linked.body());
         assertEquals(2, server.http().coroutineCount());
         assertEquals(0, server.http().hopCount());
         PromText m = PromText.parse(send("GET", "/metrics").body());

@@ -422,9 +422,9 @@ final class SoakLoad {
             case 5 -> contexts.url("/garbage/" + nonce + ".jsonld");
             default -> contexts.url("/notjson/" + nonce + ".jsonld");
         };
-        // 200: the slow one came in time; 503 LdContextNotAvailable; 400 InvalidRequest (not a context)
+        // 200: the slow one came in time; 504 LdContextNotAvailable; 400 InvalidRequest (not a context)
         send(c, "hostile-link-read", request("/entities?type=" + TYPE + "&limit=5").GET().header("Link", "<" + url + ">; " + LINK_REL),
-                Set.of(200, 400, 503));
+                Set.of(200, 400, 504));
     }
 
     /** A {@code ~=} pattern that backtracks without bound, against the long value of {@link #BLOB_ID}. */
@@ -494,7 +494,7 @@ final class SoakLoad {
         return done.sum();
     }
 
-    /** Of {@link #done}: the hostile requests refused as they must be (4xx, 503). */
+    /** Of {@link #done}: the hostile requests refused as they must be (4xx, 504). */
     long refused() {
         return refused.sum();
     }

@@ -19,10 +19,11 @@ public enum ErrorType {
     TOO_COMPLEX_QUERY("TooComplexQuery", 403, "Too complex query"),
     TOO_MANY_RESULTS("TooManyResults", 403, "Too many results"),
     /**
-     * A remote {@code @context} that could not be had. 503 as V1.8 Table 6.3.2-1 (and Orion-LD,
-     * Scorpio) give it; V1.9.1 moved it to 504.
+     * A remote {@code @context} that could not be had: 504, as Table 6.3.2-1 gives it since V1.8.1
+     * (Stellio and the ETSI suite's 043_01 too; it was 503 before, as Orion-LD and Scorpio still
+     * answer).
      */
-    LD_CONTEXT_NOT_AVAILABLE("LdContextNotAvailable", 503, "@context not available"),
+    LD_CONTEXT_NOT_AVAILABLE("LdContextNotAvailable", 504, "@context not available"),
     NO_MULTI_TENANT_SUPPORT("NoMultiTenantSupport", 501, "No multi-tenant support"),
     NONEXISTENT_TENANT("NonexistentTenant", 404, "Nonexistent tenant"),
     /** HTTP's own errors that the binding answers with an NGSI-LD body (§ 6.3.2, "in addition"). */

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * Nothing another server sent - a byte of a document, a status line, a reason phrase, an error
  * text - reaches a client's answer or a subscription's {@code lastFailureReason}, and a client
  * cannot tell apart the ways a URL it gave fails. A context named by URL that cannot be had or
- * used is one answer - 503 LdContextNotAvailable with the same detail, naming only that URL -
+ * used is one answer - 504 LdContextNotAvailable with the same detail, naming only that URL -
  * whether it was refused, timed out, answered an error, was too large, not JSON, no context, an
  * invalid one, redirected somewhere private or named another that fails; the precise reason is in
  * the broker's log. Forwards to context sources (the NGSILD-Warning header, the 207s) and

@@ -92,7 +92,7 @@ class EmbeddedBrokerTest {
         // nothing listens on port 9) is the broker's hook's to decide: a coroutine, as the broker says.
         HttpResponse<String> ld = send(at("/ngsi-ld/v1/entities?type=Shelf")
                 .header("Link", "<http://127.0.0.1:9/ctx.jsonld>; rel=\"http://www.w3.org/ns/json-ld#context\"; type=\"application/ld+json\""));
-        assertEquals(503, ld.statusCode(), ld.body());
+        assertEquals(504, ld.statusCode(), ld.body());
         assertTrue(ld.body().contains("LdContextNotAvailable"), ld.body());
         assertEquals(co + 2, server.coroutineCount(), "the broker's waiting request ran as a coroutine");
         assertEquals(hops + 1, server.hopCount());
