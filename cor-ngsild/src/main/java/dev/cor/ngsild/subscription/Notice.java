@@ -18,12 +18,16 @@ final class Notice {
      * @param entity  the record to report (for a deletion, the last one)
      * @param before  the record before the write ({@code null}: none, or not asked for)
      * @param deleted whether the write deleted the entity
-     * @param deletedAttributes the attributes the write deleted that the notification reports
-     *                          (attributeDeleted), with the record they were last in; empty for none
+     * @param deletedAttributes the attribute instances the write deleted that the notification
+     *                          reports (attributeDeleted), by attribute - every instance of an
+     *                          attribute it deleted whole, or those of the datasetIds it deleted
+     *                          (§ 4.5.5) - as they were last; empty for none
+     * @param deletedAt when the write deleted them, or the entity (epoch milliseconds; 0 for no deletion)
      */
-    record Change(Entity entity, Entity before, boolean deleted, Map<String, AttributeList> deletedAttributes) {
+    record Change(Entity entity, Entity before, boolean deleted, Map<String, AttributeList> deletedAttributes,
+            long deletedAt) {
         Change(Entity entity, Entity before, boolean deleted) {
-            this(entity, before, deleted, Map.of());
+            this(entity, before, deleted, Map.of(), 0);
         }
     }
 

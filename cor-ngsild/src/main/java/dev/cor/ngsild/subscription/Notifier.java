@@ -82,7 +82,7 @@ public final class Notifier implements AutoCloseable {
     void prepare(Subscription d, Notice n) {
         if (n.rendered == null && !n.taken) {
             try {
-                n.rendered = renderData(d, n, clock.millis());
+                n.rendered = renderData(d, n);
             } catch (Exception e) {
                 LOG.log(System.Logger.Level.DEBUG, () -> "cor-ngsild: rendering a notification of " + d.id()
                         + " failed: " + e); // the sender renders it again, and counts the failure
@@ -188,7 +188,7 @@ public final class Notifier implements AutoCloseable {
         for (Notice n : batch) {
             String entities = n.rendered;
             if (entities == null) {
-                entities = renderData(d, n, now);
+                entities = renderData(d, n);
             }
             data.addRawValue(new RawValue(entities));
         }
@@ -199,7 +199,7 @@ public final class Notifier implements AutoCloseable {
     }
 
     /** A notice's entities as notification data: JSON objects joined by commas, compacted with the subscriber's context. */
-    String renderData(Subscription d, Notice n, long now) throws java.io.IOException {
+    String renderData(Subscription d, Notice n) throws java.io.IOException {
         LdContext ctx = d.context();
         StringBuilder out = new StringBuilder(512 * n.data().size());
         LinkedEntities.Join join = d.join();
@@ -221,7 +221,12 @@ public final class Notifier implements AutoCloseable {
                     ArrayNode types = gone.putArray("type");
                     e.types().forEach(t -> types.add(ctx.compactIri(t)));
                 }
-                gone.put("deletedAt", EntityRenderer.time(now));
+                if (d.options().sysAttrs()) {
+                    // the last record's times, and when it was deleted (5.8.6: sysAttrs in force)
+                    gone.put("createdAt", EntityRenderer.time(e.createdAt()));
+                    gone.put("modifiedAt", EntityRenderer.time(e.modifiedAt()));
+                }
+                gone.put("deletedAt", EntityRenderer.time(c.deletedAt()));
                 deletedMarkers(gone, c, d);
                 out.append(CorRestJson.mapper().writeValueAsString(gone));
                 continue;
@@ -265,12 +270,7 @@ public final class Notifier implements AutoCloseable {
     static Entity onlyDatasets(Entity e, Set<String> datasetIds) {
         Map<String, AttributeList> kept = new LinkedHashMap<>();
         for (Map.Entry<String, AttributeList> a : e.attributes().entrySet()) {
-            List<Attribute> instances = new ArrayList<>(a.getValue().size());
-            for (Attribute i : a.getValue().instances()) {
-                if (datasetIds.contains(i.datasetId() == null ? "@none" : i.datasetId())) {
-                    instances.add(i);
-                }
-            }
+            List<Attribute> instances = inDatasets(a.getValue().instances(), datasetIds);
             if (!instances.isEmpty()) {
                 kept.put(a.getKey(), AttributeList.of(instances));
             }
@@ -279,38 +279,122 @@ public final class Notifier implements AutoCloseable {
     }
 
     /**
-     * attributeDeleted: each attribute the write deleted appears with the NGSI-LD Null as its
-     * value ({@code "urn:ngsi-ld:null"}), in the kind it had - as the ETSI suite's 046_22 expects.
+     * attributeDeleted: what the write deleted appears in the kind it had with the NGSI-LD Null as
+     * its value ({@code "urn:ngsi-ld:null"}, § 5.2.1), as the ETSI suite's 046_22 expects. An
+     * attribute deleted whole - its last instances - is one such attribute (046_22_08 reads a
+     * deleteAll so); an instance deleted by its datasetId while others are left is one among them,
+     * with its datasetId (§ 4.5.5: in the attribute's array, or in keyValues in its {@code dataset}
+     * map; 046_22_06, _07). With {@code sysAttrs} each carries its createdAt and modifiedAt and when
+     * it was deleted, {@code deletedAt} (046_22_05). {@code datasetId} narrows them as it narrows the
+     * instances left.
      */
     private static void deletedMarkers(ObjectNode entity, Notice.Change c, Subscription d) {
+        EntityRenderer.Options o = d.options();
         for (Map.Entry<String, AttributeList> a : c.deletedAttributes().entrySet()) {
-            if (!d.options().shows(a.getKey())) {
+            if (!o.shows(a.getKey())) {
+                continue;
+            }
+            List<Attribute> gone = inDatasets(a.getValue().instances(), d.datasetIds());
+            if (gone.isEmpty()) {
                 continue;
             }
             String name = d.context().compactName(a.getKey());
-            if (d.options().format() == EntityRenderer.Format.SIMPLIFIED) {
-                entity.put(name, Syntax.NGSI_LD_NULL);
-                continue;
-            }
-            Attribute was = a.getValue().instances().get(0);
-            AttributeKind kind = was.kind();
-            ObjectNode marker = entity.putObject(name);
-            marker.put("type", kind.typeName());
-            if (d.showChanges()) {
-                // showChanges: what it was before the deletion (046_34, 046_37)
-                String member = kind.valueMember();
-                marker.set("previous" + Character.toUpperCase(member.charAt(0)) + member.substring(1), was.value());
-            }
-            switch (kind) {
-                case RELATIONSHIP -> marker.put("object", Syntax.NGSI_LD_NULL);
-                case LANGUAGE_PROPERTY -> marker.putObject("languageMap").put("@none", Syntax.NGSI_LD_NULL);
-                case VOCAB_PROPERTY -> marker.put("vocab", Syntax.NGSI_LD_NULL);
-                case JSON_PROPERTY -> marker.put("json", Syntax.NGSI_LD_NULL);
-                case LIST_PROPERTY -> marker.putArray("valueList").add(Syntax.NGSI_LD_NULL);
-                case LIST_RELATIONSHIP -> marker.putArray("objectList").addObject().put("object", Syntax.NGSI_LD_NULL);
-                default -> marker.put("value", Syntax.NGSI_LD_NULL);
+            AttributeList still = c.deleted() ? null : c.entity().attributes().get(a.getKey());
+            List<Attribute> left = still == null ? List.of() : inDatasets(still.instances(), d.datasetIds());
+            JsonNode shown = entity.get(name); // the instances left, as rendered
+            if (left.isEmpty() || shown == null) {
+                if (o.format() == EntityRenderer.Format.SIMPLIFIED) {
+                    entity.put(name, Syntax.NGSI_LD_NULL);
+                } else {
+                    entity.set(name, marker(gone, c.deletedAt(), d));
+                }
+            } else if (o.format() == EntityRenderer.Format.SIMPLIFIED) {
+                // the instances: {"dataset": {"@none": v, "<datasetId>": v}}, as the renderer writes several
+                ObjectNode dataset = CorRestJson.mapper().createObjectNode();
+                if (left.size() == 1) {
+                    dataset.set(datasetKey(left.get(0)), shown);
+                } else if (shown.get("dataset") instanceof ObjectNode map) {
+                    dataset.setAll(map);
+                }
+                gone.forEach(i -> dataset.put(datasetKey(i), Syntax.NGSI_LD_NULL));
+                entity.putObject(name).set("dataset", dataset);
+            } else {
+                ArrayNode all = CorRestJson.mapper().createArrayNode();
+                if (left.size() == 1) {
+                    all.add(shown);
+                } else if (shown instanceof ArrayNode instances) {
+                    all.addAll(instances);
+                }
+                for (Attribute i : gone) {
+                    all.add(marker(List.of(i), c.deletedAt(), d));
+                }
+                entity.set(name, all);
             }
         }
+    }
+
+    /**
+     * The NGSI-LD Null in place of deleted instances, in the kind they had: one instance with its
+     * datasetId, or an attribute deleted with several, whose times span theirs.
+     */
+    private static ObjectNode marker(List<Attribute> instances, long deletedAt, Subscription d) {
+        Attribute was = instances.get(0);
+        for (Attribute i : instances) {
+            if (i.datasetId() == null) {
+                was = i; // the default instance speaks for the attribute (its previous value)
+            }
+        }
+        AttributeKind kind = was.kind();
+        ObjectNode marker = CorRestJson.mapper().createObjectNode();
+        marker.put("type", kind.typeName());
+        if (d.showChanges()) {
+            // showChanges: what it was before the deletion (046_34, 046_37)
+            String member = kind.valueMember();
+            marker.set("previous" + Character.toUpperCase(member.charAt(0)) + member.substring(1), was.value());
+        }
+        switch (kind) {
+            case RELATIONSHIP -> marker.put("object", Syntax.NGSI_LD_NULL);
+            case LANGUAGE_PROPERTY -> marker.putObject("languageMap").put("@none", Syntax.NGSI_LD_NULL);
+            case VOCAB_PROPERTY -> marker.put("vocab", Syntax.NGSI_LD_NULL);
+            case JSON_PROPERTY -> marker.put("json", Syntax.NGSI_LD_NULL);
+            case LIST_PROPERTY -> marker.putArray("valueList").add(Syntax.NGSI_LD_NULL);
+            case LIST_RELATIONSHIP -> marker.putArray("objectList").addObject().put("object", Syntax.NGSI_LD_NULL);
+            default -> marker.put("value", Syntax.NGSI_LD_NULL);
+        }
+        if (instances.size() == 1 && was.datasetId() != null) {
+            marker.put("datasetId", was.datasetId());
+        }
+        if (d.options().sysAttrs()) {
+            long created = Long.MAX_VALUE;
+            long modified = Long.MIN_VALUE;
+            for (Attribute i : instances) {
+                created = Math.min(created, i.createdAt());
+                modified = Math.max(modified, i.modifiedAt());
+            }
+            marker.put("createdAt", EntityRenderer.time(created));
+            marker.put("modifiedAt", EntityRenderer.time(modified));
+            marker.put("deletedAt", EntityRenderer.time(deletedAt));
+        }
+        return marker;
+    }
+
+    /** The instances of those datasetIds ({@code "@none"}: the default one); all of them for {@code null}. */
+    private static List<Attribute> inDatasets(List<Attribute> instances, Set<String> datasetIds) {
+        if (datasetIds == null) {
+            return instances;
+        }
+        List<Attribute> in = new ArrayList<>(instances.size());
+        for (Attribute i : instances) {
+            if (datasetIds.contains(datasetKey(i))) {
+                in.add(i);
+            }
+        }
+        return in;
+    }
+
+    /** An instance's key in a {@code dataset} map and in a subscription's {@code datasetId}: {@code "@none"} for the default one. */
+    private static String datasetKey(Attribute i) {
+        return i.datasetId() == null ? "@none" : i.datasetId();
     }
 
     /** {@code showChanges}: each attribute whose value changed carries the one before as {@code previousValue} (and kin). */

@@ -18,6 +18,7 @@ import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.metrics.NgsildMetrics;
+import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.query.MatchBudget;
@@ -485,9 +486,12 @@ public final class Subscriptions {
             if (!admit(s, d, now)) {
                 continue;
             }
+            Map<String, AttributeList> deleted = d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED)
+                    || (d.showChanges() && w.after() == null) ? deletedAttributes(d, w) : Map.of();
+            // when: the write's own time (the record it left), or now for a deletion of the entity, as its history says
+            long deletedAt = w.after() == null ? now : deleted.isEmpty() ? 0 : w.after().modifiedAt();
             Notice n = new Notice(List.of(new Notice.Change(e, d.showChanges() ? w.before() : null, w.after() == null,
-                    d.triggers().contains(Subscription.Trigger.ATTRIBUTE_DELETED) || (d.showChanges() && w.after() == null)
-                            ? deletedAttributes(d, w) : Map.of())));
+                    deleted, deletedAt)));
             if (enqueue(s, n, now)) {
                 if (hit == null) {
                     hit = new ArrayList<>(2);
@@ -557,8 +561,11 @@ public final class Subscriptions {
             if (old == null) {
                 created = true;
             } else if (old != a.getValue()) {
-                // the editor keeps the instances it did not touch: a new list is an update, even to the same value
-                updated = true;
+                // the editor keeps the instances it did not touch: a new instance is an update, even to
+                // the same value; an instance gone (its datasetId deleted, § 4.5.5) is a deletion
+                boolean lost = lostInstance(old, a.getValue());
+                deleted |= lost;
+                updated |= newInstance(old, a.getValue()) || !lost;
             }
         }
         for (String name : before.attributes().keySet()) {
@@ -573,7 +580,31 @@ public final class Subscriptions {
                 || ((created || updated || deleted) && tr.contains(Subscription.Trigger.ENTITY_UPDATED));
     }
 
-    /** The attributes the write deleted (all of them with the entity), narrowed to the watched ones. */
+    /** Whether {@code now} has an instance {@code was} had not: one of another datasetId, or a new one in its place. */
+    private static boolean newInstance(AttributeList was, AttributeList now) {
+        for (Attribute i : now.instances()) {
+            if (was.instance(i.datasetId()) != i) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether an instance of {@code was} has no instance of its datasetId in {@code now}. */
+    private static boolean lostInstance(AttributeList was, AttributeList now) {
+        for (Attribute i : was.instances()) {
+            if (now.instance(i.datasetId()) == null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The attribute instances the write deleted (all of them with the entity), by attribute,
+     * narrowed to the watched attributes: an attribute deleted whole with all its instances, one
+     * that lost some datasetIds (§ 4.5.5) with those.
+     */
     private static Map<String, AttributeList> deletedAttributes(Subscription d, EntityWrite w) {
         Entity before = w.before();
         if (before == null) {
@@ -581,13 +612,30 @@ public final class Subscriptions {
         }
         Map<String, AttributeList> out = null;
         for (Map.Entry<String, AttributeList> a : before.attributes().entrySet()) {
-            if ((w.after() == null || !w.after().attributes().containsKey(a.getKey()))
-                    && (d.watchedAttributes() == null || d.watchedAttributes().contains(a.getKey()))) {
-                if (out == null) {
-                    out = new java.util.LinkedHashMap<>();
-                }
-                out.put(a.getKey(), a.getValue());
+            if (d.watchedAttributes() != null && !d.watchedAttributes().contains(a.getKey())) {
+                continue;
             }
+            AttributeList still = w.after() == null ? null : w.after().attributes().get(a.getKey());
+            AttributeList gone = a.getValue();
+            if (still == gone) {
+                continue; // kept as it was
+            }
+            if (still != null) {
+                List<Attribute> lost = new ArrayList<>(1);
+                for (Attribute i : gone.instances()) {
+                    if (still.instance(i.datasetId()) == null) {
+                        lost.add(i);
+                    }
+                }
+                if (lost.isEmpty()) {
+                    continue;
+                }
+                gone = AttributeList.of(lost);
+            }
+            if (out == null) {
+                out = new java.util.LinkedHashMap<>();
+            }
+            out.put(a.getKey(), gone);
         }
         return out == null ? Map.of() : out;
     }
