@@ -15,8 +15,14 @@ import dev.cor.ngsild.model.AttributeKind;
  * What one period of an aggregation has seen so far, for every method at once: the count, the
  * numeric sums, the extremes, the texts' extremes and the distinct values. Reset and reused from
  * one period to the next, so a period costs no allocation but its results (and the distinct set's
- * growth). The rules for which value counts where are {@link TemporalAggregation}'s. Owned by the
- * one call of {@link TemporalAggregation#aggregate} that made it: not thread-safe.
+ * growth). The rules for which value counts where are {@link TemporalAggregation}'s.
+ * <p>
+ * What it keeps of numbers does not depend on the order they came in - exact sums
+ * ({@link ExactSum}), extremes by {@link Math#min}/{@link Math#max} (-0.0 below 0.0) - so that a
+ * {@link PartialAggregate} a store kept for a chunk, {@link #add(PartialAggregate) added} whole,
+ * gives the period what its instances one by one would. The texts' extremes and the distinct
+ * values have no such summary. Owned by the one call of {@link TemporalAggregation#aggregate}
+ * that made it (or by a {@link PartialAggregate.Builder}): not thread-safe.
  */
 final class PeriodAccumulator {
     /** The longs up to this, in magnitude, are exact doubles. */
@@ -27,15 +33,13 @@ final class PeriodAccumulator {
 
     long count;
     long numbers;
-    double sum;
-    double sumsq;
+    final ExactSum sum = new ExactSum();
+    final ExactSum sumsq = new ExactSum();
     double min;
     double max;
-    /** The first number of the period: the variance is summed from it, which keeps it accurate. */
-    private double shift;
-    private double shiftedSum;
-    private double shiftedSumsq;
+    private final ExactSum scratch = new ExactSum();
 
+    /** The Properties' texts seen (their extremes only kept when {@code lexical}). */
     long texts;
     private String minText;
     private String maxText;
@@ -60,7 +64,8 @@ final class PeriodAccumulator {
     void reset() {
         count = 0;
         numbers = 0;
-        sum = sumsq = shiftedSum = shiftedSumsq = 0;
+        sum.reset();
+        sumsq.reset();
         texts = 0;
         minText = maxText = null;
         minTextNode = maxTextNode = null;
@@ -94,29 +99,54 @@ final class PeriodAccumulator {
         }
         if (v.isBoolean()) {
             number(v.booleanValue() ? 1 : 0);
-        } else if (lexical) {
+        } else {
             String text = v.isTextual() ? v.textValue() : typedLiteral(v);
             if (text != null) {
-                text(text, v);
+                if (lexical) {
+                    text(text, v);
+                } else {
+                    texts++;
+                }
             }
         }
     }
 
+    /**
+     * Takes a chunk's summary into the period, as if its instances came one by one. The caller
+     * sees to it that the period needs nothing the summary lacks: no distinct values, and no
+     * texts' extremes where the chunk has texts and no number ({@link #takes}).
+     */
+    void add(PartialAggregate p) {
+        count += p.count(); // not its texts: with them and no number, takes() said no
+        if (p.numbers() > 0) {
+            if (numbers == 0) {
+                min = p.min();
+                max = p.max();
+            } else {
+                min = Math.min(min, p.min());
+                max = Math.max(max, p.max());
+            }
+            numbers += p.numbers();
+            sum.addAll(p.sum());
+            sumsq.addAll(p.sumsq());
+        }
+    }
+
+    /** Whether {@link #add(PartialAggregate)} gives this period all it needs of {@code p}'s instances. */
+    boolean takes(PartialAggregate p) {
+        return !distinct && !(lexical && p.texts() > 0 && p.numbers() == 0);
+    }
+
     private void number(double x) {
         if (numbers++ == 0) {
-            shift = x;
             min = x;
             max = x;
-        } else if (x < min) {
-            min = x;
-        } else if (x > max) {
-            max = x;
+        } else {
+            min = Math.min(min, x);
+            max = Math.max(max, x);
         }
-        sum += x;
-        sumsq += x * x;
-        double d = x - shift;
-        shiftedSum += d;
-        shiftedSumsq += d * d;
+        sum.add(x);
+        sumsq.addSquare(x);
     }
 
     private void text(String text, JsonNode node) {
@@ -171,10 +201,42 @@ final class PeriodAccumulator {
         return distinctNumbers.size() + distinctOthers.size();
     }
 
-    /** The sample standard deviation of the numbers; at least two are needed. */
+    /**
+     * The sample standard deviation of the numbers; at least two are needed:
+     * sqrt((n S2 - S1^2) / (n (n - 1))) with the numerator computed exactly from the exact sums
+     * S1 and S2 - from their partials, every product split exactly by {@code fma}, or in
+     * {@link BigDecimal} where a partial is so small or large that a product could leave the
+     * doubles' range - and rounded once. So it is the exact sums' alone, and a large mean costs
+     * nothing of its accuracy. NaN when it is beyond doubles.
+     */
     double stddev() {
-        double variance = (shiftedSumsq - shiftedSum * shiftedSum / numbers) / (numbers - 1);
-        return Math.sqrt(Math.max(0, variance));
+        double n = numbers;
+        double numerator;
+        if (sum.tame() && sumsq.tame()) {
+            double[] s1 = sum.partials();
+            double[] s2 = sumsq.partials();
+            scratch.reset();
+            for (double y : s2) {
+                double p = n * y;
+                scratch.add(p);
+                scratch.add(Math.fma(n, y, -p));
+            }
+            for (double x : s1) {
+                for (double y : s1) {
+                    double p = x * y;
+                    scratch.add(-p);
+                    scratch.add(-Math.fma(x, y, -p));
+                }
+            }
+            numerator = scratch.value();
+        } else {
+            BigDecimal s1 = sum.toBigDecimal();
+            numerator = sumsq.toBigDecimal().multiply(BigDecimal.valueOf(numbers)).subtract(s1.multiply(s1)).doubleValue();
+        }
+        if (!Double.isFinite(numerator)) {
+            return Double.NaN;
+        }
+        return Math.sqrt(Math.max(0, numerator / (n * (n - 1))));
     }
 
     /** The smallest value: the smallest number, else the first text in order, else {@code null}. */

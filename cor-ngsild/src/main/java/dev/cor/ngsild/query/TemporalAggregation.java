@@ -71,14 +71,21 @@ import dev.cor.ngsild.model.Attribute;
  *     {@code stddev}, a result that would not be finite) leaves that period out of its own list
  *     only. Relationships, GeoProperties, LanguageProperties, Vocab-, List- and JsonProperties
  *     count, and nothing more.</li>
- * <li>Numbers are computed on as IEEE doubles: an integer beyond 2<sup>53</sup> loses its last
- *     digits in a sum or a deviation (not in {@code distinctCount}, which compares exactly).</li>
+ * <li>Numbers are taken as IEEE doubles: an integer beyond 2<sup>53</sup> loses its last digits
+ *     (not in {@code distinctCount}, which compares exactly); the sums of those doubles are
+ *     exact, rounded once to the nearest double.</li>
  * <li>Numeric results are JSON doubles ({@code min} of 120, 80, 100 is {@code 80.0}, as
  *     TP 021_17_04 expects), counts JSON integers.</li>
  * </ul>
  *
  * <h2>Cost</h2>
- * One pass over the instances: each period is accumulated for every method at once, without
+ * A store may hand runs of instances it summarised ({@link #aggregateRuns}): a period that holds
+ * such a run whole takes its summary. For that the numbers are kept exactly: {@code sum},
+ * {@code avg} and {@code sumsq} are the exact sums rounded once (to the nearest double),
+ * {@code stddev} is computed from the exact sums as double-doubles, and {@code min}/{@code max}
+ * are {@link Math#min}/{@link Math#max}'s (-0.0 below 0.0) - none depends on the order the
+ * numbers come in, so a summary gives what the instances give. Otherwise one pass over the
+ * instances: each period is accumulated for every method at once, without
  * boxing (numbers by their {@code double}); a period without instances costs nothing, so a fine
  * period over a long window with sparse data stays cheap. What is allocated is the answer, and
  * for {@code distinctCount} the set of distinct values of the largest period.
@@ -194,6 +201,19 @@ public final class TemporalAggregation {
      */
     public <T> Map<AggregationMethod, List<AggregatedPeriod>> aggregate(List<? extends T> instances, long from, long to,
             ToLongFunction<? super T> time, Function<? super T, Attribute> value) {
+        return aggregateRuns(List.of(AggregationRun.of(instances)), from, to, time, value);
+    }
+
+    /**
+     * {@link #aggregate} over runs of instances, some of which a store summarised: a period that
+     * holds a summarised run whole, and needs nothing its summary lacks, takes the summary instead
+     * of the run's instances - with the same result, since a period's numbers are kept exactly
+     * whatever the order they come in ({@link PeriodAccumulator}). Any other run is read.
+     *
+     * @param runs the attribute's instances, as runs that follow each other in time
+     */
+    public <T> Map<AggregationMethod, List<AggregatedPeriod>> aggregateRuns(List<AggregationRun<T>> runs, long from, long to,
+            ToLongFunction<? super T> time, Function<? super T, Attribute> value) {
         if (from > to) {
             throw new IllegalArgumentException("window [" + from + ", " + to + ")");
         }
@@ -202,34 +222,53 @@ public final class TemporalAggregation {
         for (int j = 0; j < m; j++) {
             lists.add(new ArrayList<>());
         }
-        int n = instances.size();
+        Cursor<T> c = new Cursor<>(runs, time);
         // the first value in the window: where periods start when the window does not say
-        int first = -1;
+        boolean found = false;
         long firstTime = 0;
-        for (int i = 0; i < n; i++) {
-            T x = instances.get(i);
-            long t = time.applyAsLong(x);
+        while (c.more()) {
+            if (c.atRun()) {
+                AggregationRun<T> run = c.run();
+                PartialAggregate s = run.summary();
+                if (s.count() == 0) {
+                    c.next(); // deletions only: skipped, as each of them would be
+                    continue;
+                }
+                if (run.first() >= to) {
+                    break;
+                }
+                if (run.first() >= from && run.last() < to && s.firstValue() == run.first()) {
+                    found = true;
+                    firstTime = run.first();
+                    break;
+                }
+                c.read();
+                continue;
+            }
+            long t = c.time();
             if (t == Long.MIN_VALUE || t < from) {
+                c.next();
                 continue;
             }
             if (t >= to) {
                 break;
             }
-            if (value.apply(x) != null) {
-                first = i;
+            if (value.apply(c.instance()) != null) {
+                found = true;
                 firstTime = t;
                 break;
             }
+            c.next();
         }
-        if (first >= 0) {
+        if (found) {
             long origin = from == Long.MIN_VALUE ? firstTime : from;
             PeriodAccumulator acc = new PeriodAccumulator(methods.contains(AggregationMethod.DISTINCT_COUNT),
                     methods.contains(AggregationMethod.MIN) || methods.contains(AggregationMethod.MAX));
             if (wholeWindow()) {
-                long last = accumulate(instances, first, to, origin, time, value, acc);
+                long last = accumulate(c, to, origin, value, acc);
                 emit(acc, origin, to == Long.MAX_VALUE ? last + 1 : to, lists);
             } else {
-                periods(instances, first, to, new PeriodGrid(origin, calendar, fixedMs), time, value, acc, lists);
+                periods(c, to, new PeriodGrid(origin, calendar, fixedMs), value, acc, lists);
             }
         }
         Map<AggregationMethod, List<AggregatedPeriod>> out = new LinkedHashMap<>();
@@ -239,39 +278,121 @@ public final class TemporalAggregation {
         return out;
     }
 
-    /** Every period of {@code grid} that holds a value, from instance {@code i} to the window's end. */
-    private <T> void periods(List<? extends T> instances, int i, long to, PeriodGrid grid, ToLongFunction<? super T> time,
-            Function<? super T, Attribute> value, PeriodAccumulator acc, List<List<AggregatedPeriod>> lists) {
-        int n = instances.size();
+    /**
+     * The runs' instances one after the other, a summarised run standing as one item - its first
+     * time - until {@link #read} opens it. Owned by one call: not thread-safe.
+     */
+    private static final class Cursor<T> {
+        private final List<AggregationRun<T>> runs;
+        private final ToLongFunction<? super T> time;
+        private int r = -1;
+        /** The current run's instances, or {@code null} while it is a summarised run not read. */
+        private List<? extends T> items;
+        private int i;
+        /** How many instances were passed: a position for the messages. */
+        private long passed;
+
+        Cursor(List<AggregationRun<T>> runs, ToLongFunction<? super T> time) {
+            this.runs = runs;
+            this.time = time;
+            enter();
+        }
+
+        private void enter() {
+            r++;
+            i = 0;
+            items = r < runs.size() && runs.get(r).summary() == null ? runs.get(r).instances() : null;
+        }
+
+        /** Whether an item is left; positions the cursor on it. */
+        boolean more() {
+            while (r < runs.size() && items != null && i >= items.size()) {
+                enter();
+            }
+            return r < runs.size();
+        }
+
+        boolean atRun() {
+            return items == null;
+        }
+
+        AggregationRun<T> run() {
+            return runs.get(r);
+        }
+
+        /** The time of the item: the instance's, or the summarised run's first. */
+        long time() {
+            return items == null ? runs.get(r).first() : time.applyAsLong(items.get(i));
+        }
+
+        T instance() {
+            return items.get(i);
+        }
+
+        void next() {
+            if (items == null) {
+                passed += runs.get(r).summary().count();
+                enter();
+            } else {
+                i++;
+                passed++;
+            }
+        }
+
+        /** Opens the summarised run: its instances, read, are the next items. */
+        void read() {
+            items = runs.get(r).instances();
+            i = 0;
+        }
+
+        IllegalArgumentException disorder() {
+            return new IllegalArgumentException("instance " + passed + " is not in time order");
+        }
+    }
+
+    /** Every period of {@code grid} that holds a value, from the cursor's item to the window's end. */
+    private <T> void periods(Cursor<T> c, long to, PeriodGrid grid, Function<? super T, Attribute> value,
+            PeriodAccumulator acc, List<List<AggregatedPeriod>> lists) {
         long k = 0;
         long previous = grid.start(0);
-        while (i < n) {
-            long t = time.applyAsLong(instances.get(i));
+        while (c.more()) {
+            long t = c.time();
             if (t >= to) {
                 return;
             }
             if (t < previous) {
-                throw new IllegalArgumentException("instance " + i + " is not in time order");
+                throw c.disorder();
             }
             k = grid.indexOf(t, k);
             long start = grid.start(k);
             long limit = Math.min(grid.start(k + 1), to);
             acc.reset();
-            // the inner loop: one period's instances
-            for (; i < n; i++) {
-                T x = instances.get(i);
-                t = time.applyAsLong(x);
+            // the inner loop: one period's instances and the summarised runs it holds whole
+            while (c.more()) {
+                t = c.time();
                 if (t >= limit) {
                     break;
                 }
                 if (t < previous) {
-                    throw new IllegalArgumentException("instance " + i + " is not in time order");
+                    throw c.disorder();
+                }
+                if (c.atRun()) {
+                    AggregationRun<T> run = c.run();
+                    if (run.last() < limit && acc.takes(run.summary())) {
+                        acc.add(run.summary());
+                        previous = run.last();
+                        c.next();
+                    } else {
+                        c.read();
+                    }
+                    continue;
                 }
                 previous = t;
-                Attribute a = value.apply(x);
+                Attribute a = value.apply(c.instance());
                 if (a != null) {
                     acc.add(a);
                 }
+                c.next();
             }
             previous = limit;
             if (acc.count > 0) {
@@ -281,27 +402,41 @@ public final class TemporalAggregation {
         }
     }
 
-    /** Accumulates the values from instance {@code i} to the window's end; answers the last value's time. */
-    private static <T> long accumulate(List<? extends T> instances, int i, long to, long origin,
-            ToLongFunction<? super T> time, Function<? super T, Attribute> value, PeriodAccumulator acc) {
-        int n = instances.size();
+    /** Accumulates the values from the cursor's item to the window's end; answers the last value's time. */
+    private static <T> long accumulate(Cursor<T> c, long to, long origin, Function<? super T, Attribute> value,
+            PeriodAccumulator acc) {
         long previous = origin;
         long last = origin;
-        for (; i < n; i++) {
-            T x = instances.get(i);
-            long t = time.applyAsLong(x);
+        while (c.more()) {
+            long t = c.time();
             if (t >= to) {
                 break;
             }
             if (t < previous) {
-                throw new IllegalArgumentException("instance " + i + " is not in time order");
+                throw c.disorder();
+            }
+            if (c.atRun()) {
+                AggregationRun<T> run = c.run();
+                PartialAggregate s = run.summary();
+                if (run.last() < to && acc.takes(s)) {
+                    acc.add(s);
+                    previous = run.last();
+                    if (s.count() > 0) {
+                        last = s.lastValue();
+                    }
+                    c.next();
+                } else {
+                    c.read();
+                }
+                continue;
             }
             previous = t;
-            Attribute a = value.apply(x);
+            Attribute a = value.apply(c.instance());
             if (a != null) {
                 acc.add(a);
                 last = t;
             }
+            c.next();
         }
         return last;
     }
@@ -312,12 +447,12 @@ public final class TemporalAggregation {
             JsonNode v = switch (methods.get(j)) {
                 case TOTAL_COUNT -> PeriodAccumulator.integer(acc.count);
                 case DISTINCT_COUNT -> PeriodAccumulator.integer(acc.distinctCount());
-                case SUM -> acc.numbers > 0 ? finite(acc.sum) : null;
-                case AVG -> acc.numbers > 0 ? finite(acc.sum / acc.numbers) : null;
+                case SUM -> acc.numbers > 0 ? finite(acc.sum.value()) : null;
+                case AVG -> acc.numbers > 0 ? finite(acc.sum.value() / acc.numbers) : null;
                 case MIN -> acc.min();
                 case MAX -> acc.max();
                 case STDDEV -> acc.numbers > 1 ? finite(acc.stddev()) : null;
-                case SUMSQ -> acc.numbers > 0 ? finite(acc.sumsq) : null;
+                case SUMSQ -> acc.numbers > 0 ? finite(acc.sumsq.value()) : null;
             };
             if (v != null) {
                 lists.get(j).add(new AggregatedPeriod(v, start, end));
