@@ -28,6 +28,8 @@ import dev.cor.ngsild.query.AggregatedPeriod;
 import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
+import dev.cor.ngsild.store.AggregationGroups;
+import dev.cor.ngsild.store.DatasetAggregate;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
 import dev.cor.ngsild.store.TemporalStore;
@@ -359,6 +361,15 @@ final class TemporalReads {
             List<TemporalInstance> there = remote == null ? null : remote.attributes().get(a);
             InstanceQuery window = reach == null ? asked.window() : reach.narrowed(asked.window());
             boolean here = head != null && head.attributes().contains(a);
+            if (asked.aggregation() != null && there == null) {
+                // the store aggregates: it may take the summaries of its chunks instead of reading them
+                List<DatasetAggregate> d = here ? ts.aggregate(tenant, id, a, window, asked.datasetIds(), asked.aggregation())
+                        : List.of();
+                if (!d.isEmpty()) {
+                    aggregated.put(a, aggregated(d));
+                }
+                continue;
+            }
             List<TemporalInstance> got = !here ? new ArrayList<>()
                     : ts.instances(tenant, id, a, window,
                             // one more than the answer may carry tells that the bound cuts this attribute
@@ -437,32 +448,34 @@ final class TemporalReads {
     }
 
     /**
-     * The aggregated representation of one attribute (§ 4.5.19): per datasetId (one object, or an
-     * array of them when there are several), its type and, per method asked, the periods
-     * {@code [value, startAt, endAt]}.
+     * The aggregated representation of one attribute (§ 4.5.19) from its instances (those of this
+     * broker merged with a source's).
      */
     private static JsonNode aggregated(TemporalAsked asked, List<TemporalInstance> instances) {
-        Map<String, List<TemporalInstance>> byDataset = new LinkedHashMap<>();
-        for (TemporalInstance i : instances) {
-            byDataset.computeIfAbsent(i.value().datasetId() == null ? "" : i.value().datasetId(),
-                    k -> new ArrayList<>()).add(i);
-        }
-        TimeProperty p = asked.window().property();
+        AggregationGroups g = new AggregationGroups(asked.window(), null);
+        g.instances(instances);
+        return aggregated(g.aggregate(asked.aggregation()));
+    }
+
+    /**
+     * The aggregated representation of one attribute: per datasetId (one object, or an array of
+     * them when there are several), its type and, per method asked, the periods
+     * {@code [value, startAt, endAt]}.
+     */
+    private static JsonNode aggregated(List<DatasetAggregate> datasets) {
         ArrayNode all = CorRestJson.mapper().createArrayNode();
-        for (Map.Entry<String, List<TemporalInstance>> d : byDataset.entrySet()) {
-            List<TemporalInstance> l = d.getValue();
+        for (DatasetAggregate d : datasets) {
             ObjectNode o = all.addObject();
-            o.put("type", l.get(l.size() - 1).value().kind().typeName());
-            asked.aggregation().aggregate(l, asked.window().from(), asked.window().to(), i -> i.time(p),
-                    i -> i.deleted() ? null : i.value()).forEach((m, periods) -> {
-                        ArrayNode list = o.putArray(m.parameterName());
-                        for (AggregatedPeriod period : periods) {
-                            list.addArray().add(period.value()).add(Instant.ofEpochMilli(period.startAt()).toString())
-                                    .add(Instant.ofEpochMilli(period.endAt()).toString());
-                        }
-                    });
-            if (!d.getKey().isEmpty()) {
-                o.put("datasetId", d.getKey());
+            o.put("type", d.type());
+            d.periods().forEach((m, periods) -> {
+                ArrayNode list = o.putArray(m.parameterName());
+                for (AggregatedPeriod period : periods) {
+                    list.addArray().add(period.value()).add(Instant.ofEpochMilli(period.startAt()).toString())
+                            .add(Instant.ofEpochMilli(period.endAt()).toString());
+                }
+            });
+            if (d.datasetId() != null) {
+                o.put("datasetId", d.datasetId());
             }
         }
         return all.size() == 1 ? all.get(0) : all;

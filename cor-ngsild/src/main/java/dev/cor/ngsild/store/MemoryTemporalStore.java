@@ -35,6 +35,7 @@ public final class MemoryTemporalStore implements TemporalStore {
     static final int INSTANCE_OVERHEAD = 160;
 
     private final TemporalRetention retention;
+    private final java.util.function.LongSupplier clock;
     private final ConcurrentHashMap<String, ConcurrentSkipListMap<String, History>> tenants = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
     private final AtomicLong bytes = new AtomicLong();
@@ -47,7 +48,13 @@ public final class MemoryTemporalStore implements TemporalStore {
     }
 
     public MemoryTemporalStore(TemporalRetention retention) {
+        this(retention, System::currentTimeMillis);
+    }
+
+    /** With {@code clock} as the time an instance is recorded at (what the retention's age counts from). */
+    MemoryTemporalStore(TemporalRetention retention, java.util.function.LongSupplier clock) {
         this.retention = Objects.requireNonNull(retention, "retention");
+        this.clock = clock;
     }
 
     /**
@@ -75,23 +82,42 @@ public final class MemoryTemporalStore implements TemporalStore {
     /** The retention's granule: appends to a series within this many milliseconds share one {@link Appended}. */
     private static final long GRANULE_MS = 1_000;
 
+    /** How many instances a {@link Block} summarises: an hour of per-second data is 28 of them. */
+    static final int BLOCK = 128;
+
+    /**
+     * A run of a series' instances, {@code items[start..end)}, and its {@link ChunkSummary}
+     * ({@code null}: it cannot have one), which an aggregation takes instead of reading them.
+     */
+    record Block(int start, int end, ChunkSummary summary) {
+        static Block of(TemporalInstance[] items, int start, int end) {
+            return new Block(start, end, ChunkSummary.of(items, start, end));
+        }
+    }
+
     /**
      * One attribute's instances in the order recorded: {@code items[0..size)}; shared by the
      * series made from it by appends (which only write beyond {@code size}), replaced whole by
      * any other edit. {@code ordered}: every instance has an observedAt and they never go back in
      * recording order - what data recorded as it is observed gives -, so that a read by observedAt
      * finds its window by binary search instead of a scan.
+     * <p>
+     * {@code blocks[0..blockCount)}: the series cut in runs of {@link #BLOCK} instances, in order,
+     * each with its summary; the instances after the last block are the tail, summarised when it
+     * reaches {@link #BLOCK}. Shared by appends as {@code items} is. An edit keeps the blocks it does
+     * not touch (moved when instances before them went) and summarises again those it touches,
+     * so a summary is always its block's; used only when the series is {@code ordered}.
      */
-    private record Series(TemporalInstance[] items, int size, boolean ordered) {
-        Series(TemporalInstance[] items, int size) {
-            this(items, size, ordered(items, size));
+    private record Series(TemporalInstance[] items, int size, boolean ordered, Block[] blocks, int blockCount) {
+        Series(TemporalInstance[] items, int size, Block[] blocks, int blockCount) {
+            this(items, size, ordered(items, size), blocks, blockCount);
         }
 
         /** A new series of one instance, with an array of its own. */
         static Series of(TemporalInstance first) {
             TemporalInstance[] a = new TemporalInstance[4];
             a[0] = first;
-            return new Series(a, 1, first.observedAt() != TemporalInstance.NO_TIME);
+            return new Series(a, 1, first.observedAt() != TemporalInstance.NO_TIME, new Block[4], 0);
         }
 
         Series append(TemporalInstance i) {
@@ -100,8 +126,17 @@ public final class MemoryTemporalStore implements TemporalStore {
                 a = Arrays.copyOf(a, size * 2);
             }
             a[size] = i;
+            Block[] b = blocks;
+            int bc = blockCount;
+            int tail = bc == 0 ? 0 : b[bc - 1].end();
+            if (size + 1 - tail >= BLOCK) {
+                if (bc == b.length) {
+                    b = Arrays.copyOf(b, bc * 2);
+                }
+                b[bc++] = Block.of(a, tail, size + 1); // 128 instances summarised once, under the monitor: no wait
+            }
             return new Series(a, size + 1, ordered && i.observedAt() != TemporalInstance.NO_TIME
-                    && i.observedAt() >= a[size - 1].observedAt());
+                    && i.observedAt() >= a[size - 1].observedAt(), b, bc);
         }
 
         private static boolean ordered(TemporalInstance[] items, int size) {
@@ -138,7 +173,7 @@ public final class MemoryTemporalStore implements TemporalStore {
         History h = tenants.computeIfAbsent(tenant, k -> new ConcurrentSkipListMap<>())
                 .computeIfAbsent(entityId, History::new);
         List<TemporalInstance> out = new ArrayList<>(instances.size());
-        long now = System.currentTimeMillis();
+        long now = clock.getAsLong();
         synchronized (h) {
             // copied once and published whole: never changed after the volatile write, so readers need no lock
             Map<String, Series> next = new HashMap<>(h.series);
@@ -255,10 +290,22 @@ public final class MemoryTemporalStore implements TemporalStore {
             long delta = 0;
             TemporalInstance[] a = new TemporalInstance[s.items().length];
             int n = 0;
+            // the blocks as the edit leaves them: moved to where their instances go, summarised again where hit
+            Block[] old = s.blocks();
+            Block[] blocks = new Block[Math.max(4, s.blockCount())];
+            int bc = 0;
+            int b = 0;
+            int blockStart = 0;
+            boolean blockHit = false;
             for (int k = 0; k < s.size(); k++) {
+                if (b < s.blockCount() && k == old[b].start()) {
+                    blockStart = n;
+                    blockHit = false;
+                }
                 TemporalInstance i = s.items()[k];
                 if (which.test(i)) {
                     hit = true;
+                    blockHit = true;
                     delta -= cost(i);
                     if (replace != null) {
                         TemporalInstance r = replace.apply(i);
@@ -268,6 +315,13 @@ public final class MemoryTemporalStore implements TemporalStore {
                 } else {
                     a[n++] = i;
                 }
+                if (b < s.blockCount() && k + 1 == old[b].end()) {
+                    if (n > blockStart) {
+                        blocks[bc++] = blockHit ? Block.of(a, blockStart, n)
+                                : blockStart == old[b].start() ? old[b] : new Block(blockStart, n, old[b].summary());
+                    }
+                    b++;
+                }
             }
             if (!hit) {
                 return false;
@@ -276,7 +330,7 @@ public final class MemoryTemporalStore implements TemporalStore {
             if (n == 0) {
                 next.remove(attribute);
             } else {
-                next.put(attribute, new Series(a, n));
+                next.put(attribute, new Series(a, n, blocks, bc));
             }
             h.series = Map.copyOf(next);
             TemporalEntity was = h.head;
@@ -322,6 +376,46 @@ public final class MemoryTemporalStore implements TemporalStore {
             return selectOrdered(s.items(), s.size(), query, limit);
         }
         return select(s.items(), s.size(), query, limit);
+    }
+
+    /**
+     * The blocks' summaries where they serve: a series in observedAt order asked by observedAt
+     * (without lastN) is the instances of its window before, between and after the blocks the
+     * window holds whole, and those blocks' summaries, which a period that holds a block whole
+     * takes instead of its 128 instances. Otherwise every instance of the window, as by default.
+     */
+    @Override
+    public List<DatasetAggregate> aggregate(String tenant, String entityId, String attribute, InstanceQuery window,
+            Set<String> datasetIds, dev.cor.ngsild.query.TemporalAggregation aggregation) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        Series s = h == null ? null : h.series.get(attribute);
+        if (s == null) {
+            return List.of();
+        }
+        if (!s.ordered() || window.property() != TimeProperty.OBSERVED_AT || window.lastN() > 0 || s.blockCount() == 0) {
+            return TemporalStore.super.aggregate(tenant, entityId, attribute, window, datasetIds, aggregation);
+        }
+        TemporalInstance[] items = s.items();
+        int lo = window.from() == Long.MIN_VALUE ? 0 : firstAtOrAfter(items, s.size(), window.from());
+        int hi = window.to() == Long.MAX_VALUE ? s.size() : firstAtOrAfter(items, s.size(), window.to());
+        List<TemporalInstance> all = Arrays.asList(items);
+        AggregationGroups g = new AggregationGroups(window, datasetIds);
+        int k = lo;
+        for (int b = 0; b < s.blockCount(); b++) {
+            Block x = s.blocks()[b];
+            if (x.start() >= hi) {
+                break;
+            }
+            if (x.summary() == null || x.start() < lo || x.end() > hi) {
+                continue;
+            }
+            g.instances(all.subList(k, x.start()));
+            g.summarised(x.summary(), () -> all.subList(x.start(), x.end()));
+            k = x.end();
+        }
+        g.instances(all.subList(k, hi));
+        return g.aggregate(aggregation);
     }
 
     /**
@@ -414,6 +508,18 @@ public final class MemoryTemporalStore implements TemporalStore {
         return t == null ? 0 : t.size();
     }
 
+    /** How many blocks of the series have a summary: what an aggregation may take instead of instances. */
+    int summarised(String tenant, String entityId, String attribute) {
+        ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
+        History h = t == null ? null : t.get(entityId);
+        Series s = h == null ? null : h.series.get(attribute);
+        int n = 0;
+        for (int b = 0; s != null && b < s.blockCount(); b++) {
+            n += s.blocks()[b].summary() != null ? 1 : 0;
+        }
+        return n;
+    }
+
     /** Every second: an expiry here looks at the oldest appends only, and the heap is the bound. */
     @Override
     public long expireEveryMs() {
@@ -461,7 +567,18 @@ public final class MemoryTemporalStore implements TemporalStore {
             if (n == s.size()) {
                 next.remove(attribute);
             } else {
-                next.put(attribute, new Series(Arrays.copyOfRange(s.items(), n, Math.max(s.size(), n + 4)), s.size() - n, s.ordered()));
+                TemporalInstance[] a = Arrays.copyOfRange(s.items(), n, Math.max(s.size(), n + 4));
+                // the blocks of what is kept, moved to the front; the one the cut goes through summarised again
+                Block[] blocks = new Block[Math.max(4, s.blockCount())];
+                int bc = 0;
+                for (int b = 0; b < s.blockCount(); b++) {
+                    Block x = s.blocks()[b];
+                    if (x.end() <= n) {
+                        continue;
+                    }
+                    blocks[bc++] = x.start() < n ? Block.of(a, 0, x.end() - n) : new Block(x.start() - n, x.end() - n, x.summary());
+                }
+                next.put(attribute, new Series(a, s.size() - n, s.ordered(), blocks, bc));
             }
             h.series = Map.copyOf(next);
             TemporalEntity was = h.head;

@@ -78,6 +78,22 @@ public interface TemporalStore {
     }
 
     /**
+     * The aggregated representation (§ 4.5.19) of one attribute of one entity over
+     * {@code window}: per datasetId (those of {@code datasetIds}, {@link InstanceQuery#DEFAULT_DATASET}
+     * for the default instances; {@code null}: all), in the order they first appear, the periods of
+     * {@code aggregation} over its instances; empty when the window holds none. A store that keeps
+     * summaries of its chunks ({@link ChunkSummary}) hands them to the aggregation, which takes a
+     * summary where a period holds the chunk whole - the answer is the one the instances give.
+     * Default: every instance of the window read, as {@link #instances} answers them.
+     */
+    default List<DatasetAggregate> aggregate(String tenant, String entityId, String attribute, InstanceQuery window,
+            java.util.Set<String> datasetIds, dev.cor.ngsild.query.TemporalAggregation aggregation) {
+        AggregationGroups g = new AggregationGroups(window, datasetIds);
+        g.instances(instances(tenant, entityId, attribute, window, Integer.MAX_VALUE));
+        return g.aggregate(aggregation);
+    }
+
+    /**
      * Deletes the entity's whole temporal evolution (§ 5.6.13).
      *
      * @return whether there was one

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The temporal API against a plain computation, over real sockets: random histories of random
  * entities (seeded; the seed is in every failure, {@code -Dcor.temporal.seed=N} replays it) are
- * provided, then random queries - a timerel window or none, lastN or not, a q on the values or
+ * provided - every other one long (hundreds to 1 500 instances) and in time order, so that a
+ * store's aggregation takes the summaries of whole chunks (§ 4.5.19), the others short and in no
+ * order -, then random queries - a timerel window or none, lastN or not, a q on the values or
  * not, the normalized and the aggregated representations - are asked, and each answer is checked
  * against what a direct computation over the same instances gives: which entities, which
  * instances in which order, which periods with which averages, maxima and counts.
@@ -40,14 +42,18 @@ class TemporalDifferentialTest extends ConformanceTest {
         for (int e = 0; e < entities; e++) {
             String id = "urn:ngsi-ld:" + type + ":" + e;
             TreeSet<Long> minutes = new TreeSet<>();
-            int n = 1 + rnd.nextInt(60);
+            // every other entity long and provided in time order: a store summarises its chunks (128 instances)
+            boolean inOrder = e % 2 == 1;
+            int n = inOrder ? 300 + rnd.nextInt(1200) : 1 + rnd.nextInt(60);
             while (minutes.size() < n) {
                 minutes.add((long) rnd.nextInt(10 * 24 * 60)); // distinct minutes over ten days
             }
             List<Point> points = new ArrayList<>();
             StringBuilder body = new StringBuilder();
             List<Long> shuffled = new ArrayList<>(minutes);
-            java.util.Collections.shuffle(shuffled, rnd); // provided in no particular order
+            if (!inOrder) {
+                java.util.Collections.shuffle(shuffled, rnd); // provided in no particular order
+            }
             for (long m : shuffled) {
                 Point p = new Point(T0 + m * 60_000L, rnd.nextInt(101));
                 points.add(p);
