@@ -21,29 +21,45 @@ import dev.cor.ngsild.query.PartialAggregate;
 public record ChunkSummary(PartialAggregate aggregate, long first, long last, String datasetId, boolean mixed, String lastType) {
 
     /**
-     * The summary of {@code items[from..to)} (not empty, in observedAt order), or {@code null}
-     * when it cannot have one: an instance without observedAt, or a number too large to sum in
-     * partials ({@link PartialAggregate.Builder#build}).
+     * The summary of {@code items[from..to)} (not empty), or {@code null} when it cannot have one:
+     * an instance without observedAt, or a number too large to sum in partials
+     * ({@link PartialAggregate.Builder#build}). Instances out of observedAt order are taken in
+     * that order (those of one time as given): the first and last values are those a read finds.
      */
     public static ChunkSummary of(TemporalInstance[] items, int from, int to) {
+        long previous = Long.MIN_VALUE;
+        for (int k = from; k < to; k++) {
+            long t = items[k].observedAt();
+            if (t == TemporalInstance.NO_TIME) {
+                return null;
+            }
+            if (t < previous) {
+                TemporalInstance[] sorted = java.util.Arrays.copyOfRange(items, from, to);
+                java.util.Arrays.sort(sorted, java.util.Comparator.comparingLong(TemporalInstance::observedAt)); // stable
+                return ordered(sorted, 0, sorted.length);
+            }
+            previous = t;
+        }
+        return ordered(items, from, to);
+    }
+
+    /** The summary of a chunk's instances, as {@link #of(TemporalInstance[], int, int)}; {@code null} for none. */
+    public static ChunkSummary of(java.util.List<TemporalInstance> instances) {
+        return instances.isEmpty() ? null : of(instances.toArray(new TemporalInstance[0]), 0, instances.size());
+    }
+
+    private static ChunkSummary ordered(TemporalInstance[] items, int from, int to) {
         PartialAggregate.Builder b = new PartialAggregate.Builder();
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
         String dataset = items[from].value().datasetId();
         boolean mixed = false;
         for (int k = from; k < to; k++) {
             TemporalInstance i = items[k];
-            long t = i.observedAt();
-            if (t == TemporalInstance.NO_TIME) {
-                return null;
-            }
-            first = Math.min(first, t);
-            last = Math.max(last, t);
             mixed |= !java.util.Objects.equals(dataset, i.value().datasetId());
-            b.add(t, i.deleted() ? null : i.value());
+            b.add(i.observedAt(), i.deleted() ? null : i.value());
         }
         PartialAggregate a = b.build();
-        return a == null ? null : new ChunkSummary(a, first, last, dataset, mixed, items[to - 1].value().kind().typeName());
+        return a == null ? null : new ChunkSummary(a, items[from].observedAt(), items[to - 1].observedAt(), dataset, mixed,
+                items[to - 1].value().kind().typeName());
     }
 
     /** How many bytes of heap one takes, about. */

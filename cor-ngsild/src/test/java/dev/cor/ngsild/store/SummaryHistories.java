@@ -40,6 +40,8 @@ public final class SummaryHistories {
     private final Random r;
     /** Where the next in-order instance goes. */
     private long t = T0;
+    /** The datasetId of the instances made now: it changes seldom, so that most chunks have one. */
+    private String dataset;
 
     public SummaryHistories(Random r) {
         this.r = r;
@@ -58,7 +60,10 @@ public final class SummaryHistories {
 
     /** One instance at {@code at}: a number most of the time, sometimes a boolean, a text, a Relationship, a deletion. */
     public TemporalInstance instance(long at, int k) {
-        String ds = r.nextInt(10) == 0 ? "urn:ds:1" : null;
+        if (r.nextInt(400) == 0) {
+            dataset = dataset == null ? "urn:ds:1" : null;
+        }
+        String ds = r.nextInt(1000) == 0 ? "urn:ds:2" : dataset; // now and then one alone: a chunk of two datasetIds
         AttributeKind kind = r.nextInt(40) == 0 ? AttributeKind.RELATIONSHIP : AttributeKind.PROPERTY;
         boolean deleted = r.nextInt(30) == 0;
         JsonNode v = deleted ? TextNode.valueOf(Syntax.NGSI_LD_NULL)
@@ -69,6 +74,9 @@ public final class SummaryHistories {
 
     private JsonNode value(int k) {
         int c = r.nextInt(200);
+        if (c == 199 && r.nextInt(20) > 0) {
+            c = 0; // the huge ones rarer still: a chunk holding one is read, not summarised
+        }
         if (c < 120) {
             return DoubleNode.valueOf((k % 1000) / 10.0); // what the benchmark records: sums that round
         }
@@ -87,15 +95,15 @@ public final class SummaryHistories {
         if (c < 197) {
             return DoubleNode.valueOf(r.nextBoolean() ? -0.0 : 0.0);
         }
-        if (c < 198) {
-            return DoubleNode.valueOf((r.nextBoolean() ? 1 : -1) * 1e300); // beyond what partials may sum
+        if (c < 199) {
+            return F.objectNode().put("a", r.nextInt(2));
         }
-        return F.objectNode().put("a", r.nextInt(2));
+        return DoubleNode.valueOf((r.nextBoolean() ? 1 : -1) * 1e300); // beyond what partials may sum
     }
 
     /** A new value for an instance, at its time or (sometimes) another. */
     public Attribute modified(TemporalInstance i) {
-        long at = r.nextInt(5) == 0 ? i.observedAt() + (r.nextInt(7) - 3) * 60_000L : i.observedAt();
+        long at = r.nextInt(10) == 0 ? i.observedAt() + (r.nextInt(7) - 3) * 60_000L : i.observedAt();
         TemporalInstance n = instance(at, r.nextInt(1000));
         return n.value();
     }

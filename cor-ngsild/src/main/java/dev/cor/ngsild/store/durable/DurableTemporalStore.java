@@ -355,6 +355,33 @@ public final class DurableTemporalStore implements TemporalStore {
     }
 
     /**
+     * With the chunks' summaries where they serve ({@link HistoryReads#aggregate}): a window by
+     * observedAt without lastN. Otherwise every instance of the window, as by default.
+     */
+    @Override
+    public List<dev.cor.ngsild.store.DatasetAggregate> aggregate(String tenant, String entityId, String attribute,
+            InstanceQuery window, java.util.Set<String> datasetIds, dev.cor.ngsild.query.TemporalAggregation aggregation) {
+        if (window.property() != TimeProperty.OBSERVED_AT || window.lastN() > 0) {
+            return TemporalStore.super.aggregate(tenant, entityId, attribute, window, datasetIds, aggregation);
+        }
+        EntityHistory eh = lookup(tenant, entityId);
+        if (eh == null) {
+            return List.of();
+        }
+        EntityHistory.ChunkState[] chunks;
+        List<TemporalInstance> tail;
+        synchronized (eh) {
+            EntityHistory.Series s = eh.series.get(attribute);
+            if (s == null) {
+                return List.of();
+            }
+            chunks = s.chunks.toArray(new EntityHistory.ChunkState[0]);
+            tail = List.copyOf(s.tail);
+        }
+        return HistoryReads.aggregate(this, chunks, tail, window, datasetIds, aggregation);
+    }
+
+    /**
      * From the heap when it can: an instance of the tail in the window, or a chunk whose range of
      * the window's time lies inside it and that holds no deletion (then every one of its instances
      * is in the window); else the instances are read.
@@ -394,7 +421,7 @@ public final class DurableTemporalStore implements TemporalStore {
         ByteSource in = files.read(ref.segment(), ref.offset(), ref.length());
         EntityCodec codec = new EntityCodec();
         try {
-            HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, ref.length(), codec);
+            HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, ref.length(), in.u8(), codec);
             return HistoryFormat.readInstances(in, h, codec);
         } catch (ByteSource.Malformed e) {
             throw new DataDamagedException(files.dir().resolve(HistoryFormat.segmentName(ref.segment())), ref.offset(),
@@ -566,6 +593,21 @@ public final class DurableTemporalStore implements TemporalStore {
             }
         }
         return new long[] {chunks, inChunks, inTails};
+    }
+
+    /** Chunks in the index with a summary: what an aggregation may take instead of reading them. */
+    long summarised() {
+        long n = 0;
+        for (EntityHistory eh : allEntities()) {
+            synchronized (eh) {
+                for (EntityHistory.Series s : eh.series.values()) {
+                    for (EntityHistory.ChunkState c : s.chunks) {
+                        n += c.summary() != null ? 1 : 0;
+                    }
+                }
+            }
+        }
+        return n;
     }
 
     /** Bytes (estimated) the tails hold in the heap now. */

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
+import dev.cor.ngsild.store.ChunkSummary;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalEntity;
 import dev.cor.ngsild.model.TemporalInstance;
@@ -28,12 +29,14 @@ final class EntityHistory {
 
     /**
      * One chunk: its number, the instance numbers it covers, its version (the last journal record
-     * of the entity its content reflects), its ranges, where it is written, and its content while
-     * that is newer than the written one ({@code null} once written). Immutable: a change makes a
-     * new one.
+     * of the entity its content reflects), its ranges, where it is written, its content while
+     * that is newer than the written one ({@code null} once written), and the summary of that
+     * content an aggregation takes instead of reading it ({@code null}: none - it cannot have one,
+     * or it was written before chunks carried one). Immutable: a change makes a new one, with
+     * the summary of its new content.
      */
     record ChunkState(long id, long minN, long maxN, long version, HistoryFormat.Ranges ranges, ChunkRef ref,
-            List<TemporalInstance> pending) {
+            List<TemporalInstance> pending, ChunkSummary summary) {
     }
 
     /** A chunk's content as an edit read it, with the version it read. */
@@ -214,7 +217,7 @@ final class EntityHistory {
         long minN = HistoryFormat.number(content.getFirst().instanceId());
         long maxN = HistoryFormat.number(content.getLast().instanceId());
         ChunkState c = new ChunkState(store.nextChunk.getAndIncrement(), minN, maxN, lastSeq,
-                HistoryFormat.Ranges.of(content, s.tailBytes), null, content);
+                HistoryFormat.Ranges.of(content, s.tailBytes), null, content, ChunkSummary.of(content));
         s.chunks.add(c);
         s.sealedMaxN = Math.max(s.sealedMaxN, maxN);
         store.tailHeap.addAndGet(-s.tailBytes);
@@ -353,7 +356,7 @@ final class EntityHistory {
             }
             store.pendingHeap.addAndGet(bytes);
             s.chunks.set(e.getKey(), new ChunkState(c.id(), c.minN(), c.maxN(), y, HistoryFormat.Ranges.of(e.getValue(), bytes),
-                    c.ref(), e.getValue()));
+                    c.ref(), e.getValue(), ChunkSummary.of(e.getValue())));
             store.enqueue(new DurableTemporalStore.ChunkJob(this, attribute, c.id()));
         }
         if (tail != s.tail) {

@@ -232,7 +232,7 @@ final class HistoryFiles {
 
     /**
      * The frame of {@code length} bytes at {@code offset} of {@code segment}, its CRC checked: its
-     * payload. Any thread.
+     * type ({@code u8}), then its payload. Any thread.
      *
      * @throws IOException the segment is gone (retention deleted it) or cannot be read
      */
@@ -257,7 +257,7 @@ final class HistoryFiles {
             throw new DataDamagedException(dir.resolve(HistoryFormat.segmentName(segment)), offset,
                     "a history chunk whose length or CRC does not match its index");
         }
-        return new ByteSource(b, Format.FRAME_HEAD + Format.MIN_BODY, length);
+        return new ByteSource(b, Format.FRAME_HEAD + Format.MIN_BODY - 1, length);
     }
 
     /** Deletes a segment (retention): its readers are closed; a read of it then fails. */

@@ -7,6 +7,8 @@ import java.util.zip.CRC32C;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
+import dev.cor.ngsild.query.PartialAggregate;
+import dev.cor.ngsild.store.ChunkSummary;
 
 /**
  * The history's on-disk format ({@code doc/storage.md}, "History"): the payloads of the journal's
@@ -32,6 +34,8 @@ final class HistoryFormat {
     static final int ENTITY_GONE = 3;
     static final int SERIES_GONE = 4;
     static final int MARK = 5;
+    /** A chunk with its summary after its ranges (from 2026-12); a chunk frame (1) has none, and is still read. */
+    static final int SUMMARISED_CHUNK = 6;
 
     static String segmentName(long number) {
         return SEGMENT_PREFIX + String.format("%020d", number) + SEGMENT_SUFFIX;
@@ -44,6 +48,7 @@ final class HistoryFormat {
             case ENTITY_GONE -> "entity deletion";
             case SERIES_GONE -> "attribute deletion";
             case MARK -> "mark";
+            case SUMMARISED_CHUNK -> "summarised chunk";
             default -> "frame type " + type;
         };
     }
@@ -93,9 +98,9 @@ final class HistoryFormat {
         }
     }
 
-    /** What a chunk frame says before its instances. */
+    /** What a chunk frame says before its instances; {@code summary} {@code null} when it has none. */
     record ChunkHeader(String tenant, String entityId, String attribute, long chunkId, long minN, long maxN, Head head,
-            Ranges ranges) {
+            Ranges ranges, ChunkSummary summary) {
     }
 
     // ---------------------------------------------------------------- the journal's records
@@ -215,10 +220,14 @@ final class HistoryFormat {
                 in.zigzag());
     }
 
-    /** A chunk frame: its header, then each instance's number, deletedAt and attribute. */
+    /**
+     * A summarised chunk frame: its header, its summary ({@link #writeSummary}), then each
+     * instance's number, deletedAt and attribute.
+     */
     static void writeChunk(ByteSink out, long version, String tenant, String entityId, String attribute, long chunkId,
-            long minN, long maxN, Head head, List<TemporalInstance> instances, EntityCodec codec, CRC32C crc) {
-        int start = Format.beginFrame(out, version, CHUNK);
+            long minN, long maxN, Head head, List<TemporalInstance> instances, ChunkSummary summary, EntityCodec codec,
+            CRC32C crc) {
+        int start = Format.beginFrame(out, version, SUMMARISED_CHUNK);
         out.string(tenant);
         out.string(entityId);
         out.string(attribute);
@@ -232,6 +241,7 @@ final class HistoryFormat {
             out.zigzag(r.min(p));
             out.zigzag(r.max(p));
         }
+        writeSummary(out, summary);
         for (TemporalInstance i : instances) {
             out.varlong(number(i.instanceId()));
             out.zigzag(i.deletedAt());
@@ -240,8 +250,74 @@ final class HistoryFormat {
         Format.endFrame(out, start, crc);
     }
 
-    /** Reads a chunk frame's header; {@code bytes} is the frame's length on disk. */
-    static ChunkHeader readChunkHeader(ByteSource in, long bytes, EntityCodec codec) throws ByteSource.Malformed {
+    /**
+     * A chunk's summary: {@code u8} flags (1: there is one, 2: its datasetIds are mixed, 4: it has
+     * a datasetId), then {@code varlong} count and numbers, {@code varint} n and n {@code u64}
+     * double bits of the sum's partials, the same for the squares', {@code u64} min and max,
+     * {@code varlong} texts, {@code zigzag} first and last value's time, least and greatest
+     * observedAt, the datasetId ({@code string}, with flag 4) and the last instance's type.
+     */
+    static void writeSummary(ByteSink out, ChunkSummary s) {
+        if (s == null) {
+            out.u8(0);
+            return;
+        }
+        out.u8(1 | (s.mixed() ? 2 : 0) | (s.datasetId() != null ? 4 : 0));
+        PartialAggregate a = s.aggregate();
+        out.varlong(a.count());
+        out.varlong(a.numbers());
+        for (double[] partials : new double[][] {a.sum(), a.sumsq()}) {
+            out.varint(partials.length);
+            for (double d : partials) {
+                out.u64(Double.doubleToRawLongBits(d));
+            }
+        }
+        out.u64(Double.doubleToRawLongBits(a.min()));
+        out.u64(Double.doubleToRawLongBits(a.max()));
+        out.varlong(a.texts());
+        out.zigzag(a.firstValue());
+        out.zigzag(a.lastValue());
+        out.zigzag(s.first());
+        out.zigzag(s.last());
+        if (s.datasetId() != null) {
+            out.string(s.datasetId());
+        }
+        out.string(s.lastType());
+    }
+
+    static ChunkSummary readSummary(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
+        int flags = in.u8();
+        if ((flags & 1) == 0) {
+            return null;
+        }
+        long count = in.varlong();
+        long numbers = in.varlong();
+        double[][] partials = new double[2][];
+        for (int j = 0; j < 2; j++) {
+            int n = in.varint();
+            if (n < 0 || n > in.remaining() / 8) {
+                throw new ByteSource.Malformed("a summary of " + n + " partials");
+            }
+            partials[j] = new double[n];
+            for (int k = 0; k < n; k++) {
+                partials[j][k] = Double.longBitsToDouble(in.u64());
+            }
+        }
+        double min = Double.longBitsToDouble(in.u64());
+        double max = Double.longBitsToDouble(in.u64());
+        PartialAggregate a = new PartialAggregate(count, numbers, partials[0], partials[1], min, max, in.varlong(), in.zigzag(),
+                in.zigzag());
+        long first = in.zigzag();
+        long last = in.zigzag();
+        String dataset = (flags & 4) != 0 ? codec.name(in.string()) : null;
+        return new ChunkSummary(a, first, last, dataset, (flags & 2) != 0, codec.name(in.string()));
+    }
+
+    /**
+     * Reads a chunk frame's header - of a {@link #CHUNK} or a {@link #SUMMARISED_CHUNK}, as
+     * {@code type} says; {@code bytes} is the frame's length on disk.
+     */
+    static ChunkHeader readChunkHeader(ByteSource in, long bytes, int type, EntityCodec codec) throws ByteSource.Malformed {
         String tenant = codec.name(in.string());
         String entityId = in.string();
         String attribute = codec.name(in.string());
@@ -254,8 +330,9 @@ final class HistoryFormat {
         for (int i = 0; i < 8; i++) {
             r[i] = in.zigzag();
         }
+        ChunkSummary summary = type == SUMMARISED_CHUNK ? readSummary(in, codec) : null;
         return new ChunkHeader(tenant, entityId, attribute, chunkId, minN, maxN, head,
-                new Ranges(count, bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]));
+                new Ranges(count, bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]), summary);
     }
 
     /** Reads the instances after a chunk's header. */

@@ -30,8 +30,8 @@ final class HistoryIndexReader {
         EntityCodec codec = new EntityCodec();
         store.files.scan(repair, (segment, offset, length, version, type, in) -> {
             switch (type) {
-                case HistoryFormat.CHUNK -> {
-                    HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, length, codec);
+                case HistoryFormat.CHUNK, HistoryFormat.SUMMARISED_CHUNK -> {
+                    HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, length, type, codec);
                     Seen before = chunks.get(h.chunkId());
                     if (before == null || before.version() <= version) {
                         chunks.put(h.chunkId(), new Seen(version, segment, offset, length, h));
@@ -69,7 +69,7 @@ final class HistoryIndexReader {
                 continue;
             }
             s.chunks.add(new EntityHistory.ChunkState(h.chunkId(), h.minN(), h.maxN(), c.version(), h.ranges(),
-                    new EntityHistory.ChunkRef(c.segment(), c.offset(), c.length()), null));
+                    new EntityHistory.ChunkRef(c.segment(), c.offset(), c.length()), null, h.summary()));
             eh.writtenVersion = Math.max(eh.writtenVersion, c.version());
         }
         for (var e : sealedMax.entrySet()) {

@@ -6,7 +6,12 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.Set;
 
+import dev.cor.ngsild.query.TemporalAggregation;
+import dev.cor.ngsild.store.AggregationGroups;
+import dev.cor.ngsild.store.ChunkSummary;
+import dev.cor.ngsild.store.DatasetAggregate;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
@@ -126,6 +131,136 @@ final class HistoryReads {
             result.add(x.instance());
         }
         return result;
+    }
+
+    /**
+     * One series' aggregation (§ 4.5.19) over {@code q} (by observedAt, without lastN): a chunk is
+     * taken as its summary when it has one, lies whole in the window and no other instance comes
+     * between its own in the order a read gives (observedAt, then number) - so that the
+     * aggregation sees what reading every instance gives, in the same order, without reading it
+     * unless a period cuts it. Every other instance of the window is read as {@link #all} reads
+     * them, and takes its place before, between or after those chunks.
+     */
+    static List<DatasetAggregate> aggregate(DurableTemporalStore store, EntityHistory.ChunkState[] chunks,
+            List<TemporalInstance> tail, InstanceQuery q, Set<String> datasetIds, TemporalAggregation aggregation) {
+        TimeProperty p = TimeProperty.OBSERVED_AT;
+        List<EntityHistory.ChunkState> order = new ArrayList<>();
+        for (EntityHistory.ChunkState c : chunks) {
+            HistoryFormat.Ranges r = c.ranges();
+            if (r.count() > 0 && (q.unbounded() || (r.max(p) != TemporalInstance.NO_TIME && r.max(p) >= q.from()
+                    && r.min(p) < q.to()))) {
+                order.add(c);
+            }
+        }
+        order.sort((a, b) -> Long.compare(a.ranges().min(p), b.ranges().min(p)));
+        int n = order.size();
+        boolean[] whole = wholeChunks(order, tail, q);
+        List<Keyed> read = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            if (!whole[k]) {
+                for (TemporalInstance i : content(store, order.get(k))) {
+                    if (q.admits(i)) {
+                        read.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
+                    }
+                }
+            }
+        }
+        for (TemporalInstance i : tail) {
+            if (q.admits(i)) {
+                read.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
+            }
+        }
+        read.sort(ORDER);
+        AggregationGroups g = new AggregationGroups(q, datasetIds);
+        List<TemporalInstance> pending = new ArrayList<>();
+        int at = 0;
+        for (int k = 0; k < n; k++) {
+            if (!whole[k]) {
+                continue;
+            }
+            EntityHistory.ChunkState c = order.get(k);
+            ChunkSummary s = c.summary();
+            for (; at < read.size() && ORDER.compare(read.get(at), new Keyed(s.first(), c.minN(), null)) < 0; at++) {
+                pending.add(read.get(at).instance());
+            }
+            g.instances(pending);
+            pending.clear();
+            g.summarised(s, () -> {
+                List<TemporalInstance> l = new ArrayList<>(content(store, c));
+                l.sort(Comparator.comparingLong(TemporalInstance::observedAt)); // stable: those of one time by number
+                return l;
+            });
+        }
+        for (; at < read.size(); at++) {
+            pending.add(read.get(at).instance());
+        }
+        g.instances(pending);
+        return g.aggregate(aggregation);
+    }
+
+    /**
+     * Which of {@code order} (the candidate chunks by least observedAt) an aggregation may take
+     * whole: a summary, its observedAt range inside the window, and no instance of another chunk or
+     * of the tail between its own - before it means an earlier time, or its first time with a
+     * lower number; after it, a later time, or its last time with a higher number. Prefix maxima
+     * and suffix minima make it one pass each way.
+     */
+    private static boolean[] wholeChunks(List<EntityHistory.ChunkState> order, List<TemporalInstance> tail, InstanceQuery q) {
+        int n = order.size();
+        boolean[] whole = new boolean[n];
+        long[] tailTimes = new long[tail.size()];
+        for (int k = 0; k < tailTimes.length; k++) {
+            tailTimes[k] = tail.get(k).observedAt(); // newer than every chunk: after it at its last time
+        }
+        Arrays.sort(tailTimes);
+        long[] sufMin = new long[n + 1];
+        long[] sufMinN = new long[n + 1];
+        sufMin[n] = Long.MAX_VALUE;
+        sufMinN[n] = Long.MAX_VALUE;
+        for (int k = n - 1; k >= 0; k--) {
+            HistoryFormat.Ranges r = order.get(k).ranges();
+            long min = r.minObserved();
+            sufMin[k] = Math.min(min, sufMin[k + 1]);
+            sufMinN[k] = min < sufMin[k + 1] ? order.get(k).minN()
+                    : min == sufMin[k + 1] ? Math.min(order.get(k).minN(), sufMinN[k + 1]) : sufMinN[k + 1];
+        }
+        long preMax = Long.MIN_VALUE;
+        long preMaxN = Long.MIN_VALUE;
+        for (int k = 0; k < n; k++) {
+            EntityHistory.ChunkState c = order.get(k);
+            ChunkSummary s = c.summary();
+            long min = c.ranges().minObserved();
+            long max = c.ranges().maxObserved();
+            if (s != null && min != TemporalInstance.NO_TIME && min >= q.from() && max < q.to()
+                    && (preMax < min || (preMax == min && preMaxN < c.minN()))
+                    && (sufMin[k + 1] > max || (sufMin[k + 1] == max && sufMinN[k + 1] > c.maxN()))) {
+                int t = Arrays.binarySearch(tailTimes, min);
+                int from = t >= 0 ? t : -t - 1;
+                while (from > 0 && tailTimes[from - 1] == min) {
+                    from--;
+                }
+                whole[k] = from == tailTimes.length || tailTimes[from] >= max && (tailTimes[from] > min || min == max);
+            }
+            if (max > preMax) {
+                preMax = max;
+                preMaxN = c.maxN();
+            } else if (max == preMax) {
+                preMaxN = Math.max(preMaxN, c.maxN());
+            }
+        }
+        return whole;
+    }
+
+    /** A chunk's instances: in the heap, or read; none when retention deleted its segment since the copy. */
+    private static List<TemporalInstance> content(DurableTemporalStore store, EntityHistory.ChunkState c) {
+        if (c.pending() != null) {
+            return c.pending();
+        }
+        try {
+            return store.readChunk(c.ref());
+        } catch (IOException e) {
+            return List.of();
+        }
     }
 
     private static void offer(PriorityQueue<Keyed> kept, TemporalInstance i, InstanceQuery q, int k) {

@@ -238,7 +238,7 @@ final class HistoryWriter {
         }
         buf.clear();
         HistoryFormat.writeChunk(buf, version, eh.tenant, eh.id, j.attribute(), c.id(), c.minN(), c.maxN(), head,
-                c.pending(), codec, crc);
+                c.pending(), c.summary(), codec, crc);
         int length = buf.position();
         long[] at = store.files.append(buf);
         synchronized (eh) {
@@ -254,7 +254,7 @@ final class HistoryWriter {
                     s.chunks.set(k, new EntityHistory.ChunkState(c.id(), c.minN(), c.maxN(), version,
                             new HistoryFormat.Ranges(r.count(), length, r.minObserved(), r.maxObserved(), r.minCreated(),
                                     r.maxCreated(), r.minModified(), r.maxModified(), r.minDeleted(), r.maxDeleted()),
-                            new EntityHistory.ChunkRef(at[0], at[1], length), null));
+                            new EntityHistory.ChunkRef(at[0], at[1], length), null, c.summary()));
                 }
             }
         }
