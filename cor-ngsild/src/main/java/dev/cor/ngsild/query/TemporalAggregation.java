@@ -222,7 +222,8 @@ public final class TemporalAggregation {
         for (int j = 0; j < m; j++) {
             lists.add(new ArrayList<>());
         }
-        Cursor<T> c = new Cursor<>(runs, time);
+        // distinctCount compares values as written: only it needs more of an instance than its number
+        Cursor<T> c = new Cursor<>(runs, time, !methods.contains(AggregationMethod.DISTINCT_COUNT));
         // the first value in the window: where periods start when the window does not say
         boolean found = false;
         long firstTime = 0;
@@ -291,10 +292,13 @@ public final class TemporalAggregation {
         private int i;
         /** How many instances were passed: a position for the messages. */
         private long passed;
+        /** Whether a summarised run opened may give its numbers only. */
+        private final boolean numbers;
 
-        Cursor(List<AggregationRun<T>> runs, ToLongFunction<? super T> time) {
+        Cursor(List<AggregationRun<T>> runs, ToLongFunction<? super T> time, boolean numbers) {
             this.runs = runs;
             this.time = time;
+            this.numbers = numbers;
             enter();
         }
 
@@ -341,7 +345,7 @@ public final class TemporalAggregation {
 
         /** Opens the summarised run: its instances, read, are the next items. */
         void read() {
-            items = runs.get(r).instances();
+            items = runs.get(r).instances(numbers);
             i = 0;
         }
 

@@ -75,6 +75,14 @@ public final class AggregationGroups {
      * answers its instances in time order. A chunk of mixed datasetIds is read at once.
      */
     public void summarised(ChunkSummary s, Supplier<List<TemporalInstance>> reader) {
+        summarised(s, reader, null);
+    }
+
+    /**
+     * {@link #summarised(ChunkSummary, Supplier)}, with {@code numbers} reading the chunk's
+     * instances as their numbers only ({@link AggregationRun}), or answering {@code null}.
+     */
+    public void summarised(ChunkSummary s, Supplier<List<TemporalInstance>> reader, Supplier<List<TemporalInstance>> numbers) {
         if (s.mixed()) {
             instances(reader.get());
             return;
@@ -84,7 +92,7 @@ public final class AggregationGroups {
         }
         Group g = group(s.datasetId());
         g.open = null;
-        g.runs.add(AggregationRun.summarised(s.aggregate(), s.first(), s.last(), reader));
+        g.runs.add(AggregationRun.summarised(s.aggregate(), s.first(), s.last(), reader, numbers));
         g.type = s.lastType();
     }
 

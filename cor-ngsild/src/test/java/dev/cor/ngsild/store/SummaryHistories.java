@@ -42,6 +42,8 @@ public final class SummaryHistories {
     private long t = T0;
     /** The datasetId of the instances made now: it changes seldom, so that most chunks have one. */
     private String dataset;
+    /** Whether the batch made now holds numbers, booleans and deletions only: chunks a store keeps the numbers of. */
+    private boolean numbersOnly;
 
     public SummaryHistories(Random r) {
         this.r = r;
@@ -50,6 +52,7 @@ public final class SummaryHistories {
     /** {@code n} instances, mostly in observedAt order a second or so apart (some equal), of every kind of value. */
     public List<TemporalInstance> batch(int n, boolean disorder) {
         List<TemporalInstance> out = new ArrayList<>(n);
+        numbersOnly = r.nextBoolean();
         for (int k = 0; k < n; k++) {
             t += r.nextInt(4) * 1000L;
             long at = disorder && r.nextInt(40) == 0 ? t - r.nextInt(600) * 1000L : t;
@@ -64,7 +67,7 @@ public final class SummaryHistories {
             dataset = dataset == null ? "urn:ds:1" : null;
         }
         String ds = r.nextInt(1000) == 0 ? "urn:ds:2" : dataset; // now and then one alone: a chunk of two datasetIds
-        AttributeKind kind = r.nextInt(40) == 0 ? AttributeKind.RELATIONSHIP : AttributeKind.PROPERTY;
+        AttributeKind kind = r.nextInt(40) == 0 && !numbersOnly ? AttributeKind.RELATIONSHIP : AttributeKind.PROPERTY;
         boolean deleted = r.nextInt(30) == 0;
         JsonNode v = deleted ? TextNode.valueOf(Syntax.NGSI_LD_NULL)
                 : kind == AttributeKind.RELATIONSHIP ? TextNode.valueOf("urn:ngsi-ld:T:" + r.nextInt(3)) : value(k);
@@ -74,7 +77,7 @@ public final class SummaryHistories {
 
     private JsonNode value(int k) {
         int c = r.nextInt(200);
-        if (c == 199 && r.nextInt(20) > 0) {
+        if ((c == 199 && r.nextInt(20) > 0) || (numbersOnly && c >= 185 && c < 199)) {
             c = 0; // the huge ones rarer still: a chunk holding one is read, not summarised
         }
         if (c < 120) {

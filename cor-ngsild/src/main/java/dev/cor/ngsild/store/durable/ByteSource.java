@@ -135,6 +135,17 @@ final class ByteSource {
         };
     }
 
+    /** Passes over the next {@code n} bytes. */
+    void skip(int n) throws Malformed {
+        need(n);
+        pos += n;
+    }
+
+    /** A source over {@code length} bytes of the same array from {@code offset} (of the array). */
+    ByteSource at(int offset, int length) {
+        return new ByteSource(buf, offset, offset + length);
+    }
+
     /** The next {@code n} bytes as a new array. */
     byte[] bytes(int n) throws Malformed {
         need(n);

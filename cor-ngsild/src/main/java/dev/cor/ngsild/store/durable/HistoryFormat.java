@@ -98,9 +98,13 @@ final class HistoryFormat {
         }
     }
 
-    /** What a chunk frame says before its instances; {@code summary} {@code null} when it has none. */
+    /**
+     * What a chunk frame says before its instances; {@code summary} {@code null} when it has none,
+     * {@code numbersAt} and {@code numbersLength} where in the frame's array its numbers
+     * ({@link #writeNumbers}) lie (length 0: it has none).
+     */
     record ChunkHeader(String tenant, String entityId, String attribute, long chunkId, long minN, long maxN, Head head,
-            Ranges ranges, ChunkSummary summary) {
+            Ranges ranges, ChunkSummary summary, int numbersAt, int numbersLength) {
     }
 
     // ---------------------------------------------------------------- the journal's records
@@ -221,8 +225,8 @@ final class HistoryFormat {
     }
 
     /**
-     * A summarised chunk frame: its header, its summary ({@link #writeSummary}), then each
-     * instance's number, deletedAt and attribute.
+     * A summarised chunk frame: its header, its summary ({@link #writeSummary}), its numbers
+     * ({@link #writeNumbers}), then each instance's number, deletedAt and attribute.
      */
     static void writeChunk(ByteSink out, long version, String tenant, String entityId, String attribute, long chunkId,
             long minN, long maxN, Head head, List<TemporalInstance> instances, ChunkSummary summary, EntityCodec codec,
@@ -242,6 +246,7 @@ final class HistoryFormat {
             out.zigzag(r.max(p));
         }
         writeSummary(out, summary);
+        writeNumbers(out, instances, summary != null);
         for (TemporalInstance i : instances) {
             out.varlong(number(i.instanceId()));
             out.zigzag(i.deletedAt());
@@ -283,6 +288,76 @@ final class HistoryFormat {
             out.string(s.datasetId());
         }
         out.string(s.lastType());
+    }
+
+    /**
+     * A chunk's numbers: what an aggregation needs of its instances when a period boundary cuts
+     * the chunk - so that it need not decode the attributes. {@code varint} their length in bytes
+     * (0: none - an instance is neither a deletion nor a Property whose value is a number or a
+     * boolean, or has no observedAt), then per instance in the chunk's order {@code zigzag} its
+     * observedAt less the previous one's (the first: less 0) and {@code u8} 0 for a deletion, 1 for
+     * a number followed by its {@code u64} double bits, 2 for false, 3 for true.
+     */
+    static void writeNumbers(ByteSink out, List<TemporalInstance> instances, boolean timed) {
+        boolean numbers = timed;
+        for (int k = 0; k < instances.size() && numbers; k++) {
+            TemporalInstance i = instances.get(k);
+            var v = i.value().value();
+            numbers = i.observedAt() != TemporalInstance.NO_TIME && (i.deleted()
+                    || (i.value().kind() == dev.cor.ngsild.model.AttributeKind.PROPERTY && (v.isNumber() || v.isBoolean())));
+        }
+        if (!numbers) {
+            out.varint(0);
+            return;
+        }
+        int at = out.position();
+        out.u32(0); // the length, once known: a fixed 4 bytes in place of the varint
+        long previous = 0;
+        for (TemporalInstance i : instances) {
+            out.zigzag(i.observedAt() - previous);
+            previous = i.observedAt();
+            var v = i.value().value();
+            if (i.deleted()) {
+                out.u8(0);
+            } else if (v.isBoolean()) {
+                out.u8(v.booleanValue() ? 3 : 2);
+            } else {
+                out.u8(1);
+                out.u64(Double.doubleToRawLongBits(v.doubleValue()));
+            }
+        }
+        int length = out.position() - at - 4;
+        // a varint of 4 bytes (continuation bits set on the first three): readable as any varint
+        byte[] b = out.array();
+        b[at] = (byte) (0x80 | (length & 0x7F));
+        b[at + 1] = (byte) (0x80 | ((length >>> 7) & 0x7F));
+        b[at + 2] = (byte) (0x80 | ((length >>> 14) & 0x7F));
+        b[at + 3] = (byte) ((length >>> 21) & 0x7F);
+    }
+
+    /**
+     * The instances of a chunk as its numbers give them, in the chunk's order: observedAt, a
+     * Property holding the number or the boolean (a double: what every aggregation method but
+     * distinctCount reads of it), or a deletion; nothing else of them.
+     */
+    static List<TemporalInstance> readNumbers(ByteSource in, String attribute, String datasetId) throws ByteSource.Malformed {
+        List<TemporalInstance> out = new ArrayList<>(128);
+        long t = 0;
+        while (in.remaining() > 0) {
+            t += in.zigzag();
+            int tag = in.u8();
+            com.fasterxml.jackson.databind.JsonNode v = switch (tag) {
+                case 0 -> com.fasterxml.jackson.databind.node.NullNode.instance;
+                case 1 -> com.fasterxml.jackson.databind.node.DoubleNode.valueOf(Double.longBitsToDouble(in.u64()));
+                case 2 -> com.fasterxml.jackson.databind.node.BooleanNode.FALSE;
+                case 3 -> com.fasterxml.jackson.databind.node.BooleanNode.TRUE;
+                default -> throw new ByteSource.Malformed("a chunk's number of tag " + tag);
+            };
+            Attribute a = new Attribute(dev.cor.ngsild.model.AttributeKind.PROPERTY, v, datasetId, null, null, null, null, null,
+                    0, 0);
+            out.add(new TemporalInstance(attribute, a, null, t, tag == 0 ? t : TemporalInstance.NO_TIME));
+        }
+        return out;
     }
 
     static ChunkSummary readSummary(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
@@ -330,9 +405,17 @@ final class HistoryFormat {
         for (int i = 0; i < 8; i++) {
             r[i] = in.zigzag();
         }
-        ChunkSummary summary = type == SUMMARISED_CHUNK ? readSummary(in, codec) : null;
+        ChunkSummary summary = null;
+        int numbersAt = 0;
+        int numbersLength = 0;
+        if (type == SUMMARISED_CHUNK) {
+            summary = readSummary(in, codec);
+            numbersLength = in.varint();
+            numbersAt = in.position();
+            in.skip(numbersLength);
+        }
         return new ChunkHeader(tenant, entityId, attribute, chunkId, minN, maxN, head,
-                new Ranges(count, bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]), summary);
+                new Ranges(count, bytes, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]), summary, numbersAt, numbersLength);
     }
 
     /** Reads the instances after a chunk's header. */

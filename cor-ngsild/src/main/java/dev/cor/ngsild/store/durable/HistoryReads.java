@@ -185,10 +185,16 @@ final class HistoryReads {
             }
             g.instances(pending);
             pending.clear();
-            g.summarised(s, () -> {
-                List<TemporalInstance> l = new ArrayList<>(content(store, c));
-                l.sort(Comparator.comparingLong(TemporalInstance::observedAt)); // stable: those of one time by number
-                return l;
+            g.summarised(s, () -> inTimeOrder(content(store, c)), () -> {
+                if (c.pending() != null) {
+                    return null; // in the heap: as cheap whole
+                }
+                try {
+                    List<TemporalInstance> l = readNumbers(store, c.ref(), s.datasetId());
+                    return l == null ? null : inTimeOrder(l);
+                } catch (IOException e) {
+                    return List.of(); // retention deleted its segment since the copy: it is gone
+                }
             });
         }
         for (; at < read.size(); at++) {
@@ -249,6 +255,31 @@ final class HistoryReads {
             }
         }
         return whole;
+    }
+
+    /**
+     * The instances of a written chunk as its numbers give them ({@link HistoryFormat#readNumbers}),
+     * without decoding their attributes; {@code null} when its frame has none. Any thread.
+     */
+    static List<TemporalInstance> readNumbers(DurableTemporalStore store, EntityHistory.ChunkRef ref, String datasetId)
+            throws IOException {
+        ByteSource in = store.files.read(ref.segment(), ref.offset(), ref.length());
+        EntityCodec codec = new EntityCodec();
+        try {
+            HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, ref.length(), in.u8(), codec);
+            return h.numbersLength() == 0 ? null
+                    : HistoryFormat.readNumbers(in.at(h.numbersAt(), h.numbersLength()), h.attribute(), datasetId);
+        } catch (ByteSource.Malformed e) {
+            throw new DataDamagedException(store.files.dir().resolve(HistoryFormat.segmentName(ref.segment())), ref.offset(),
+                    "a history chunk that does not decode: " + e.getMessage());
+        }
+    }
+
+    /** {@code l} (in number order) sorted by observedAt; stable: those of one time by number. */
+    private static List<TemporalInstance> inTimeOrder(List<TemporalInstance> l) {
+        List<TemporalInstance> out = new ArrayList<>(l);
+        out.sort(Comparator.comparingLong(TemporalInstance::observedAt));
+        return out;
     }
 
     /** A chunk's instances: in the heap, or read; none when retention deleted its segment since the copy. */

@@ -18,7 +18,7 @@ import dev.cor.ngsild.store.ChunkSummary;
 
 /**
  * Both versions of a chunk frame read (doc/storage.md, "History"): a summarised chunk (type 6)
- * gives back the summary it was written with, and a chunk of type 1 - as written before chunks
+ * gives back the summary and the numbers it was written with, and a chunk of type 1 - as written before chunks
  * carried one - reads as it always did, without a summary (an aggregation then reads its instances).
  */
 class ChunkFrameVersionsTest {
@@ -46,6 +46,13 @@ class ChunkFrameVersionsTest {
         assertNotNull(h.summary());
         assertEquals(summary, h.summary());
         assertEquals(content, HistoryFormat.readInstances(in, h, codec));
+        // its numbers: each instance's observedAt and number, without its attribute
+        List<TemporalInstance> numbers = HistoryFormat.readNumbers(in.at(h.numbersAt(), h.numbersLength()), A, null);
+        assertEquals(content.size(), numbers.size());
+        for (int k = 0; k < content.size(); k++) {
+            assertEquals(content.get(k).observedAt(), numbers.get(k).observedAt());
+            assertEquals(content.get(k).value().value().doubleValue(), numbers.get(k).value().value().doubleValue());
+        }
     }
 
     @Test
