@@ -33,6 +33,11 @@ import dev.cor.ngsild.model.TimeProperty;
 public final class MemoryTemporalStore implements TemporalStore {
     /** What an instance costs beyond its value's text, counted as the heap it roughly takes. */
     static final int INSTANCE_OVERHEAD = 160;
+    /**
+     * An instance's share of its block's {@link ChunkSummary} (about 220 bytes for a block of
+     * {@value #BLOCK}, estimated from the objects' layouts), so that the byte bound counts them too.
+     */
+    static final int SUMMARY_SHARE = 2;
 
     private final TemporalRetention retention;
     private final java.util.function.LongSupplier clock;
@@ -224,7 +229,7 @@ public final class MemoryTemporalStore implements TemporalStore {
     /** What {@code i} counts for in {@link #bytes()}: an estimate of its heap, cheap to compute. */
     static long cost(TemporalInstance i) {
         Attribute a = i.value();
-        long c = INSTANCE_OVERHEAD;
+        long c = INSTANCE_OVERHEAD + SUMMARY_SHARE;
         if (a.value().isTextual()) {
             c += 2L * a.value().textValue().length();
         } else if (a.value().isContainerNode()) {
