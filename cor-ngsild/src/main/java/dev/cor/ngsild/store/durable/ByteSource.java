@@ -135,6 +135,20 @@ final class ByteSource {
         };
     }
 
+    /** Passes over a {@link #string}, decoding nothing. */
+    void skipString() throws Malformed {
+        skip(varint());
+    }
+
+    /** Passes over a {@link #nullableString}, decoding nothing. */
+    void skipNullableString() throws Malformed {
+        switch (u8()) {
+            case 0 -> { }
+            case 1 -> skipString();
+            default -> throw new Malformed("a nullable string's flag is neither 0 nor 1 at " + (pos - 1));
+        }
+    }
+
     /** Passes over the next {@code n} bytes. */
     void skip(int n) throws Malformed {
         need(n);

@@ -418,11 +418,20 @@ public final class DurableTemporalStore implements TemporalStore {
 
     /** Reads the instances of a written chunk. Any thread. */
     List<TemporalInstance> readChunk(EntityHistory.ChunkRef ref) throws IOException {
+        return readChunk(ref, InstanceQuery.ALL);
+    }
+
+    /**
+     * Reads the instances of a written chunk that a read of {@code window} needs: every one it
+     * admits, perhaps others ({@link HistoryFormat#readInstances(ByteSource, HistoryFormat.ChunkHeader,
+     * EntityCodec, InstanceQuery)}). Any thread.
+     */
+    List<TemporalInstance> readChunk(EntityHistory.ChunkRef ref, InstanceQuery window) throws IOException {
         ByteSource in = files.read(ref.segment(), ref.offset(), ref.length());
         EntityCodec codec = new EntityCodec();
         try {
             HistoryFormat.ChunkHeader h = HistoryFormat.readChunkHeader(in, ref.length(), in.u8(), codec);
-            return HistoryFormat.readInstances(in, h, codec);
+            return HistoryFormat.readInstances(in, h, codec, window);
         } catch (ByteSource.Malformed e) {
             throw new DataDamagedException(files.dir().resolve(HistoryFormat.segmentName(ref.segment())), ref.offset(),
                     "a history chunk that does not decode: " + e.getMessage());

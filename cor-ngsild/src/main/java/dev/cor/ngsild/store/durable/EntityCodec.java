@@ -91,6 +91,73 @@ final class EntityCodec {
         return attribute(in, 0);
     }
 
+    /**
+     * Passes over what {@link #writeAttribute} wrote, building nothing: for a read that needs some
+     * of the attributes in a run of them. Walks the same fields as {@link #readAttribute}.
+     */
+    void skipAttribute(ByteSource in) throws ByteSource.Malformed {
+        skipAttribute(in, 0);
+    }
+
+    private static void skipAttribute(ByteSource in, int depth) throws ByteSource.Malformed {
+        kind(in.u8());
+        skipJson(in, 0);
+        in.skipNullableString(); // datasetId
+        in.skipNullableString(); // observedAt
+        in.skipNullableString(); // unitCode
+        for (int k = 0; k < 2; k++) { // valueType, objectType
+            switch (in.u8()) {
+                case 0 -> { }
+                case 1 -> skipJson(in, 0);
+                default -> throw new ByteSource.Malformed("a nullable value's flag is neither 0 nor 1");
+            }
+        }
+        int n = in.varint();
+        if (n > 0 && depth + 1 > MAX_DEPTH) {
+            throw new ByteSource.Malformed("sub-attributes nested deeper than " + MAX_DEPTH);
+        }
+        for (int i = 0; i < n; i++) {
+            in.skipString();
+            int count = in.varint();
+            if (count == 0) {
+                throw new ByteSource.Malformed("a sub-attribute has no instance");
+            }
+            for (int j = 0; j < count; j++) {
+                skipAttribute(in, depth + 1);
+            }
+        }
+        in.zigzag(); // createdAt
+        in.zigzag(); // modifiedAt
+    }
+
+    private static void skipJson(ByteSource in, int depth) throws ByteSource.Malformed {
+        if (depth > MAX_DEPTH) {
+            throw new ByteSource.Malformed("a JSON value nested deeper than " + MAX_DEPTH);
+        }
+        int tag = in.u8();
+        switch (tag) {
+            case J_NULL, J_FALSE, J_TRUE -> { }
+            case J_INT, J_SHORT, J_LONG -> in.varlong();
+            case J_DOUBLE -> in.skip(8);
+            case J_FLOAT -> in.skip(4);
+            case J_TEXT, J_BIG_INTEGER, J_DECIMAL, J_TEXT_JSON -> in.skipString();
+            case J_ARRAY -> {
+                int n = in.varint();
+                for (int i = 0; i < n; i++) {
+                    skipJson(in, depth + 1);
+                }
+            }
+            case J_OBJECT -> {
+                int n = in.varint();
+                for (int i = 0; i < n; i++) {
+                    in.skipString();
+                    skipJson(in, depth + 1);
+                }
+            }
+            default -> throw new ByteSource.Malformed("no JSON value tag " + tag);
+        }
+    }
+
     private void names(ByteSink out, List<String> l) {
         out.varint(l.size());
         for (String s : l) {

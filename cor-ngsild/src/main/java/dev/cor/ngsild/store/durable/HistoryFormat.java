@@ -9,6 +9,7 @@ import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.query.PartialAggregate;
 import dev.cor.ngsild.store.ChunkSummary;
+import dev.cor.ngsild.store.InstanceQuery;
 
 /**
  * The history's on-disk format ({@code doc/storage.md}, "History"): the payloads of the journal's
@@ -432,6 +433,59 @@ final class HistoryFormat {
         }
         if (in.remaining() != 0) {
             throw new ByteSource.Malformed(in.remaining() + " bytes left over after a chunk's instances");
+        }
+        return out;
+    }
+
+    /**
+     * The instances after a chunk's header that a read of {@code window} needs, in the chunk's
+     * order: every one {@code window} admits, perhaps others. When the chunk has its numbers
+     * ({@link #writeNumbers}: each instance's observedAt) and the window is one by observedAt,
+     * only those whose observedAt lies in it are decoded - the others are passed over
+     * ({@link EntityCodec#skipAttribute}), and the read stops after the last of them: a read of
+     * the first minutes of a chunk decodes those minutes, not the chunk. Otherwise every instance
+     * ({@link #readInstances(ByteSource, ChunkHeader, EntityCodec)}).
+     */
+    static List<TemporalInstance> readInstances(ByteSource in, ChunkHeader h, EntityCodec codec, InstanceQuery window)
+            throws ByteSource.Malformed {
+        if (h.numbersLength() == 0 || window.unbounded() || window.property() != TimeProperty.OBSERVED_AT) {
+            return readInstances(in, h, codec);
+        }
+        int n = h.ranges().count();
+        if (n < 0 || n > h.numbersLength()) {
+            throw new ByteSource.Malformed("a chunk of " + n + " instances with " + h.numbersLength() + " bytes of numbers");
+        }
+        boolean[] wanted = new boolean[n];
+        int last = -1;
+        int count = 0;
+        ByteSource numbers = in.at(h.numbersAt(), h.numbersLength());
+        long t = 0;
+        for (int k = 0; k < n; k++) {
+            t += numbers.zigzag();
+            int tag = numbers.u8();
+            if (tag == 1) {
+                numbers.skip(8);
+            } else if (tag > 3) {
+                throw new ByteSource.Malformed("a chunk's number of tag " + tag);
+            }
+            if (t >= window.from() && t < window.to()) {
+                wanted[k] = true;
+                last = k;
+                count++;
+            }
+        }
+        if (numbers.remaining() != 0) {
+            throw new ByteSource.Malformed("a chunk's numbers hold more than its " + n + " instances");
+        }
+        List<TemporalInstance> out = new ArrayList<>(count);
+        for (int k = 0; k <= last; k++) {
+            long number = in.varlong();
+            long deletedAt = in.zigzag();
+            if (wanted[k]) {
+                out.add(instance(h.attribute(), codec.readAttribute(in), number, deletedAt));
+            } else {
+                codec.skipAttribute(in);
+            }
         }
         return out;
     }

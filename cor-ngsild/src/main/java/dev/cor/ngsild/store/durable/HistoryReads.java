@@ -22,6 +22,8 @@ import dev.cor.ngsild.model.TimeProperty;
  * instances ordered by that time (then as recorded), and the first {@code limit} - or with
  * {@code lastN}, the last - kept. The chunks are read in the order that can contribute first
  * (for lastN, the latest) and the read stops at the first chunk that cannot change the answer.
+ * Of a chunk read from disk only the instances its window may admit are decoded
+ * ({@link DurableTemporalStore#readChunk(EntityHistory.ChunkRef, InstanceQuery)}).
  * Stateless; any thread, outside every lock.
  */
 final class HistoryReads {
@@ -70,7 +72,7 @@ final class HistoryReads {
             List<TemporalInstance> content = c.pending();
             if (content == null) {
                 try {
-                    content = store.readChunk(c.ref());
+                    content = store.readChunk(c.ref(), q); // those q may admit
                 } catch (IOException e) {
                     continue; // retention deleted its segment since the copy: it is gone
                 }
@@ -109,7 +111,7 @@ final class HistoryReads {
             List<TemporalInstance> content = c.pending();
             if (content == null) {
                 try {
-                    content = store.readChunk(c.ref());
+                    content = store.readChunk(c.ref(), q); // those q may admit
                 } catch (IOException e) {
                     continue; // retention deleted its segment since the copy: it is gone
                 }
