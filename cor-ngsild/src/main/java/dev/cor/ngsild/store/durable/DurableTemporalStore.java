@@ -337,21 +337,24 @@ public final class DurableTemporalStore implements TemporalStore {
     @Override
     public List<TemporalInstance> instances(String tenant, String entityId, String attribute, InstanceQuery query,
             int limit) {
+        SeriesCopy s = limit < 1 ? null : copyOf(tenant, entityId, attribute);
+        return s == null ? List.of() : HistoryReads.select(this, s.chunks(), s.tail(), query, limit);
+    }
+
+    /** What a read of one series works on, copied under the entity's monitor and read outside it. */
+    private record SeriesCopy(EntityHistory.ChunkState[] chunks, List<TemporalInstance> tail) {
+    }
+
+    /** A copy of the series' index and tail, or {@code null} when there is no such series. */
+    private SeriesCopy copyOf(String tenant, String entityId, String attribute) {
         EntityHistory eh = lookup(tenant, entityId);
-        if (eh == null || limit < 1) {
-            return List.of();
+        if (eh == null) {
+            return null;
         }
-        EntityHistory.ChunkState[] chunks;
-        List<TemporalInstance> tail;
         synchronized (eh) {
             EntityHistory.Series s = eh.series.get(attribute);
-            if (s == null) {
-                return List.of();
-            }
-            chunks = s.chunks.toArray(new EntityHistory.ChunkState[0]);
-            tail = List.copyOf(s.tail);
+            return s == null ? null : new SeriesCopy(s.chunks.toArray(new EntityHistory.ChunkState[0]), List.copyOf(s.tail));
         }
-        return HistoryReads.select(this, chunks, tail, query, limit);
     }
 
     /**
@@ -364,21 +367,8 @@ public final class DurableTemporalStore implements TemporalStore {
         if (window.property() != TimeProperty.OBSERVED_AT || window.lastN() > 0) {
             return TemporalStore.super.aggregate(tenant, entityId, attribute, window, datasetIds, aggregation);
         }
-        EntityHistory eh = lookup(tenant, entityId);
-        if (eh == null) {
-            return List.of();
-        }
-        EntityHistory.ChunkState[] chunks;
-        List<TemporalInstance> tail;
-        synchronized (eh) {
-            EntityHistory.Series s = eh.series.get(attribute);
-            if (s == null) {
-                return List.of();
-            }
-            chunks = s.chunks.toArray(new EntityHistory.ChunkState[0]);
-            tail = List.copyOf(s.tail);
-        }
-        return HistoryReads.aggregate(this, chunks, tail, window, datasetIds, aggregation);
+        SeriesCopy s = copyOf(tenant, entityId, attribute);
+        return s == null ? List.of() : HistoryReads.aggregate(this, s.chunks(), s.tail(), window, datasetIds, aggregation);
     }
 
     /**

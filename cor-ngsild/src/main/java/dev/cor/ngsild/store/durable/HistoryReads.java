@@ -48,15 +48,7 @@ final class HistoryReads {
         for (TemporalInstance i : tail) {
             offer(kept, i, q, k);
         }
-        List<EntityHistory.ChunkState> candidates = new ArrayList<>();
-        for (EntityHistory.ChunkState c : chunks) {
-            HistoryFormat.Ranges r = c.ranges();
-            if (r.count() > 0 && (q.unbounded() || (r.max(p) != TemporalInstance.NO_TIME && r.max(p) >= q.from()
-                    && r.min(p) < q.to()))) {
-                candidates.add(c);
-            }
-        }
-        EntityHistory.ChunkState[] order = candidates.toArray(new EntityHistory.ChunkState[0]);
+        EntityHistory.ChunkState[] order = inWindow(chunks, q, p).toArray(new EntityHistory.ChunkState[0]);
         if (last) {
             Arrays.sort(order, (a, b) -> Long.compare(b.ranges().max(p), a.ranges().max(p)));
         } else {
@@ -69,25 +61,11 @@ final class HistoryReads {
                     break; // nothing in it, nor in the chunks after it, comes before what is kept
                 }
             }
-            List<TemporalInstance> content = c.pending();
-            if (content == null) {
-                try {
-                    content = store.readChunk(c.ref(), q); // those q may admit
-                } catch (IOException e) {
-                    continue; // retention deleted its segment since the copy: it is gone
-                }
-            }
-            for (TemporalInstance i : content) {
+            for (TemporalInstance i : content(store, c, q)) {
                 offer(kept, i, q, k);
             }
         }
-        Keyed[] out = kept.toArray(new Keyed[0]);
-        Arrays.sort(out, ORDER);
-        List<TemporalInstance> result = new ArrayList<>(out.length);
-        for (Keyed x : out) {
-            result.add(x.instance());
-        }
-        return result;
+        return inOrder(new ArrayList<>(kept));
     }
 
     /**
@@ -97,36 +75,40 @@ final class HistoryReads {
     private static List<TemporalInstance> all(DurableTemporalStore store, EntityHistory.ChunkState[] chunks,
             List<TemporalInstance> tail, InstanceQuery q) {
         TimeProperty p = q.property();
-        List<EntityHistory.ChunkState> order = new ArrayList<>();
+        List<EntityHistory.ChunkState> order = inWindow(chunks, q, p);
+        order.sort((a, b) -> Long.compare(a.ranges().min(p), b.ranges().min(p)));
+        List<Keyed> kept = new ArrayList<>();
+        for (EntityHistory.ChunkState c : order) {
+            admitted(kept, content(store, c, q), q);
+        }
+        admitted(kept, tail, q);
+        return inOrder(kept);
+    }
+
+    /** The chunks whose range of {@code p} can hold an instance of {@code q}'s window (not empty ones). */
+    private static List<EntityHistory.ChunkState> inWindow(EntityHistory.ChunkState[] chunks, InstanceQuery q, TimeProperty p) {
+        List<EntityHistory.ChunkState> in = new ArrayList<>();
         for (EntityHistory.ChunkState c : chunks) {
             HistoryFormat.Ranges r = c.ranges();
             if (r.count() > 0 && (q.unbounded() || (r.max(p) != TemporalInstance.NO_TIME && r.max(p) >= q.from()
                     && r.min(p) < q.to()))) {
-                order.add(c);
+                in.add(c);
             }
         }
-        order.sort((a, b) -> Long.compare(a.ranges().min(p), b.ranges().min(p)));
-        List<Keyed> kept = new ArrayList<>();
-        for (EntityHistory.ChunkState c : order) {
-            List<TemporalInstance> content = c.pending();
-            if (content == null) {
-                try {
-                    content = store.readChunk(c.ref(), q); // those q may admit
-                } catch (IOException e) {
-                    continue; // retention deleted its segment since the copy: it is gone
-                }
-            }
-            for (TemporalInstance i : content) {
-                if (q.admits(i)) {
-                    kept.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
-                }
-            }
-        }
-        for (TemporalInstance i : tail) {
+        return in;
+    }
+
+    /** Adds to {@code kept} those of {@code instances} that {@code q} admits, keyed by its time and their number. */
+    private static void admitted(List<Keyed> kept, List<TemporalInstance> instances, InstanceQuery q) {
+        for (TemporalInstance i : instances) {
             if (q.admits(i)) {
-                kept.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
+                kept.add(new Keyed(i.time(q.property()), HistoryFormat.number(i.instanceId()), i));
             }
         }
+    }
+
+    /** The instances of {@code kept} in read order: by time, then as recorded. */
+    private static List<TemporalInstance> inOrder(List<Keyed> kept) {
         kept.sort(ORDER);
         List<TemporalInstance> result = new ArrayList<>(kept.size());
         for (Keyed x : kept) {
@@ -146,32 +128,17 @@ final class HistoryReads {
     static List<DatasetAggregate> aggregate(DurableTemporalStore store, EntityHistory.ChunkState[] chunks,
             List<TemporalInstance> tail, InstanceQuery q, Set<String> datasetIds, TemporalAggregation aggregation) {
         TimeProperty p = TimeProperty.OBSERVED_AT;
-        List<EntityHistory.ChunkState> order = new ArrayList<>();
-        for (EntityHistory.ChunkState c : chunks) {
-            HistoryFormat.Ranges r = c.ranges();
-            if (r.count() > 0 && (q.unbounded() || (r.max(p) != TemporalInstance.NO_TIME && r.max(p) >= q.from()
-                    && r.min(p) < q.to()))) {
-                order.add(c);
-            }
-        }
+        List<EntityHistory.ChunkState> order = inWindow(chunks, q, p);
         order.sort((a, b) -> Long.compare(a.ranges().min(p), b.ranges().min(p)));
         int n = order.size();
         boolean[] whole = wholeChunks(order, tail, q);
         List<Keyed> read = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             if (!whole[k]) {
-                for (TemporalInstance i : content(store, order.get(k))) {
-                    if (q.admits(i)) {
-                        read.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
-                    }
-                }
+                admitted(read, content(store, order.get(k), InstanceQuery.ALL), q);
             }
         }
-        for (TemporalInstance i : tail) {
-            if (q.admits(i)) {
-                read.add(new Keyed(i.time(p), HistoryFormat.number(i.instanceId()), i));
-            }
-        }
+        admitted(read, tail, q);
         read.sort(ORDER);
         AggregationGroups g = new AggregationGroups(q, datasetIds);
         List<TemporalInstance> pending = new ArrayList<>();
@@ -187,7 +154,7 @@ final class HistoryReads {
             }
             g.instances(pending);
             pending.clear();
-            g.summarised(s, () -> inTimeOrder(content(store, c)), () -> {
+            g.summarised(s, () -> inTimeOrder(content(store, c, InstanceQuery.ALL)), () -> {
                 if (c.pending() != null) {
                     return null; // in the heap: as cheap whole
                 }
@@ -284,15 +251,19 @@ final class HistoryReads {
         return out;
     }
 
-    /** A chunk's instances: in the heap, or read; none when retention deleted its segment since the copy. */
-    private static List<TemporalInstance> content(DurableTemporalStore store, EntityHistory.ChunkState c) {
+    /**
+     * A chunk's instances: in the heap, or read - of a written one, those {@code window} may admit
+     * ({@link InstanceQuery#ALL}: all); none when retention deleted its segment since the copy.
+     */
+    private static List<TemporalInstance> content(DurableTemporalStore store, EntityHistory.ChunkState c,
+            InstanceQuery window) {
         if (c.pending() != null) {
             return c.pending();
         }
         try {
-            return store.readChunk(c.ref());
+            return store.readChunk(c.ref(), window);
         } catch (IOException e) {
-            return List.of();
+            return List.of(); // it is gone
         }
     }
 
