@@ -1,5 +1,9 @@
 package dev.cor.ngsild.conformance;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -7,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
+import dev.cor.ngsild.store.durable.DurableEntityStore;
 
 /**
  * The base of every black-box conformance test class: one broker ({@link TestBroker}) and one
@@ -95,5 +100,35 @@ abstract class ConformanceTest {
     /** Asserts the entity is (no longer) there: 404 ResourceNotFound. */
     static void assertGone(String id) {
         Checks.problem(api.get(Ngsi.entity(id)).link(model).send(), 404, "ResourceNotFound");
+    }
+
+    /** The durable store a subclass runs its cases over, in a directory of its own. */
+    record DurableDir(DurableEntityStore store, Path dir) {
+    }
+
+    /**
+     * Replaces the class's memory broker by one over a durable store in a fresh temporary
+     * directory ({@code prefix} names it), so that a subclass runs every case of its parent there;
+     * {@link #closeDurable} ends it.
+     */
+    static DurableDir overADurableStore(String prefix) throws IOException {
+        broker.close();
+        Path dir = Files.createTempDirectory(prefix);
+        DurableEntityStore store = DurableEntityStore.builder(dir).open();
+        broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS).store(store), s -> { });
+        api = new Ngsi(broker.baseUrl());
+        return new DurableDir(store, dir);
+    }
+
+    /** Closes the broker and the store of {@link #overADurableStore}, and deletes its directory. */
+    static void closeDurable(DurableDir d) throws IOException {
+        if (broker != null) {
+            broker.close();
+            broker = null;
+        }
+        d.store().close();
+        try (var files = Files.walk(d.dir())) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 }

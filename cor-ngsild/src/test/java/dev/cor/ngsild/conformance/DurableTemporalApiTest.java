@@ -1,14 +1,9 @@
 package dev.cor.ngsild.conformance;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-
-import dev.cor.ngsild.TestBroker;
-import dev.cor.ngsild.store.durable.DurableEntityStore;
 
 /**
  * Every case of {@link TemporalApiTest} against a broker over the durable store: its history goes
@@ -16,27 +11,15 @@ import dev.cor.ngsild.store.durable.DurableEntityStore;
  * memory store's does.
  */
 class DurableTemporalApiTest extends TemporalApiTest {
-    private static DurableEntityStore store;
-    private static Path dir;
+    private static DurableDir durable;
 
     @BeforeAll
     static void overTheDurableStore() throws IOException {
-        broker.close(); // the memory broker ConformanceTest started
-        dir = Files.createTempDirectory("cor-temporal-api");
-        store = DurableEntityStore.builder(dir).open();
-        broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS).store(store), s -> { });
-        api = new Ngsi(broker.baseUrl());
+        durable = overADurableStore("cor-temporal-api");
     }
 
     @AfterAll
     static void closeTheStore() throws IOException {
-        if (broker != null) {
-            broker.close();
-            broker = null;
-        }
-        store.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        closeDurable(durable);
     }
 }
