@@ -69,10 +69,7 @@ class DeletionNotificationTest extends ConformanceTest {
     }
 
     private JsonNode onlyEntity(String id) {
-        JsonNode data = receiver.next(NotificationTest.WAIT_MS).json().path("data");
-        assertEquals(1, data.size(), data::toString);
-        assertEquals(id, data.path(0).path("id").asText(), data::toString);
-        return data.path(0);
+        return NotificationTest.nextIsOnly(receiver, id);
     }
 
     @Test
