@@ -37,11 +37,16 @@ class NotificationJoinTest extends ConformanceTest {
 
     /** A subscription of {@code tenant} to entities of type Building, whose notification has {@code notification}'s members too. */
     private void subscribe(String tenant, String notification) {
+        Checks.status(api.post("/subscriptions").tenant(tenant).json(subscription(notification)).send(), 201);
+    }
+
+    /** A subscription to entities of type Building, notifying the receiver, its notification with {@code notification}'s members too. */
+    private ObjectNode subscription(String notification) {
         ObjectNode sub = Json.obj("""
                 {"id": "%s", "type": "Subscription", "entities": [{"type": "Building"}],
                  "notification": {"endpoint": {"uri": "%s"}}}""", Entities.id("Subscription"), receiver.url());
         Json.obj(notification).properties().forEach(m -> ((ObjectNode) sub.get("notification")).set(m.getKey(), m.getValue()));
-        Checks.status(api.post("/subscriptions").tenant(tenant).json(sub).send(), 201);
+        return sub;
     }
 
     /** A City in a Country, both created first (nothing subscribes to them); returns their ids. */
@@ -147,10 +152,7 @@ class NotificationJoinTest extends ConformanceTest {
     @ValueSource(strings = {"{\"join\": \"sideways\"}", "{\"join\": 1}", "{\"join\": \"flat\", \"joinLevel\": 0}",
             "{\"join\": \"flat\", \"joinLevel\": \"2\"}", "{\"join\": \"flat\", \"joinLevel\": 1.5}"})
     void a_join_that_is_not_inline_flat_or_none_or_a_level_that_is_no_positive_integer_is_400(String notification) {
-        ObjectNode sub = Json.obj("""
-                {"id": "%s", "type": "Subscription", "entities": [{"type": "Building"}],
-                 "notification": {"endpoint": {"uri": "%s"}}}""", Entities.id("Subscription"), receiver.url());
-        Json.obj(notification).properties().forEach(m -> ((ObjectNode) sub.get("notification")).set(m.getKey(), m.getValue()));
-        Checks.problem(api.post("/subscriptions").tenant(Entities.tenant()).json(sub).send(), 400, "BadRequestData");
+        Checks.problem(api.post("/subscriptions").tenant(Entities.tenant()).json(subscription(notification)).send(), 400,
+                "BadRequestData");
     }
 }
