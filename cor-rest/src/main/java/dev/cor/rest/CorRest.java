@@ -43,6 +43,8 @@ public final class CorRest {
     private int status = 200;
     private final CorRestHeaders responseHeaders = new CorRestHeaders();
     private byte[] responseBody = EMPTY;
+    /** What the handler tells the access log of the request (not sent), or {@code null}. */
+    private String note;
     private List<CorRestDeferred> deferred;
     /** Set by the dispatcher while the request is in flight: where its answer goes. */
     CorRestResponder responder;
@@ -222,6 +224,20 @@ public final class CorRest {
 
     public byte[] responseBody() {
         return responseBody;
+    }
+
+    /**
+     * Tells the access log something of how the request was served - a word or two without
+     * spaces, say {@code scan:20000} for a query that read 20 000 entities it did not answer
+     * with. Not sent to the client; the last one set is logged.
+     */
+    public void note(String note) {
+        this.note = note;
+    }
+
+    /** What the handler told the access log ({@link #note(String)}), or {@code null}. */
+    public String note() {
+        return note;
     }
 
     /**

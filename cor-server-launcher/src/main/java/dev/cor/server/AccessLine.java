@@ -9,7 +9,8 @@ import dev.cor.rest.CorRest;
 
 /**
  * One loop's access-log line, written into a buffer it reuses: time (ISO-8601, UTC,
- * milliseconds), tenant, method, request target, status, microseconds and body bytes - as text
+ * milliseconds), tenant, method, request target, status, microseconds and body bytes, and the
+ * handler's note when it left one ({@code CorRest.note}, a query that scanned) - as text
  * separated by spaces, or as one JSON object. No allocation but the time's date part, once a
  * second. Its loop's thread only.
  * <p>
@@ -67,6 +68,11 @@ final class AccessLine {
             number(nanos / 1000);
             ascii(",\"bytes\":");
             number(bodyBytes);
+            if (exchange.note() != null) {
+                ascii(",\"note\":\"");
+                safe(exchange.note(), MAX_TENANT);
+                put('"');
+            }
             put('}');
         } else {
             time(epochMillis);
@@ -86,6 +92,10 @@ final class AccessLine {
             number(nanos / 1000);
             put(' ');
             number(bodyBytes);
+            if (exchange.note() != null) {
+                put(' ');
+                safe(exchange.note(), MAX_TENANT);
+            }
         }
         put('\n');
         return at;
