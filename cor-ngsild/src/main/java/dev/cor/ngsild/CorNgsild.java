@@ -128,6 +128,21 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         }
     }
 
+    /**
+     * The expanded name of an attribute as a request without {@code @context} names it: a term
+     * expanded with the core context ({@code status} is {@code https://uri.etsi.org/ngsi-ld/status},
+     * {@code speed} is in the default context), an IRI as it is; {@code null} for a term that
+     * stands for nothing. For settings that name attributes ({@code ValueIndexSettings}).
+     */
+    public static String expandName(String term) {
+        return CoreNames.CORE.expand(term);
+    }
+
+    /** The core context, processed once when first asked. */
+    private static final class CoreNames {
+        static final dev.cor.ngsild.ld.LdContext CORE = LdContexts.builder().build().core();
+    }
+
     /** A builder of a broker: every setting has a default (an in-memory store, no authorization, 5 s deadlines). */
     public static Builder builder() {
         return new Builder();

@@ -519,6 +519,11 @@ final class EntityOperations {
         Page asked = Page.of(params, config.limits());
         EntityQuery.Page page = x.forwards != null ? distributed.query(x, params, query, asked)
                 : query.run(config.store(), x.tenant, asked.offset(), asked.limit(), asked.count());
+        if (config.metrics().queryRan(query.indexed() != null, query.rejected())) {
+            x.request.note("scan:" + query.read());
+        } else if (query.indexed() != null) {
+            x.request.note("index:" + query.read());
+        }
         answerPage(x, rep, asked, page, join);
     }
 

@@ -3,6 +3,7 @@ package dev.cor.ngsild.http;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -13,6 +14,7 @@ import dev.cor.ngsild.query.GeoQuery;
 import dev.cor.ngsild.query.MatchBudget;
 import dev.cor.ngsild.query.QueryExpression;
 import dev.cor.ngsild.query.ScopeQuery;
+import dev.cor.ngsild.query.ValueLookup;
 import dev.cor.ngsild.store.EntityStore.Index;
 import dev.cor.ngsild.store.EntityStore;
 import org.locationtech.jts.geom.Envelope;
@@ -56,6 +58,12 @@ final class EntityQuery {
     private final java.util.Comparator<Entity> order;
     /** What the request's patterns may still read (its idPatterns and q patterns, every entity together). */
     private final MatchBudget budget;
+    /** Below this many candidates a plan is not worth asking a value index for. */
+    private static final int FEW = 64;
+    /** The last run's plan: what it read, what it selected, the value index it took. */
+    private int read;
+    private int matchedLast;
+    private String indexed;
 
     EntityQuery(List<Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope) {
         this(selectors, attrs, q, geo, scope, null);
@@ -114,10 +122,16 @@ final class EntityQuery {
     /** Runs the query on the tenant: the entities from {@code offset}, at most {@code limit}, in id order. */
     Page run(EntityStore store, String tenant, int offset, int limit, boolean count) {
         linked = id -> store.get(tenant, id);
+        read = 0;
+        matchedLast = 0;
+        indexed = null;
         if (order != null) {
             // an order other than the ids' needs every match before the first page
-            List<Entity> all = new EntityQuery(selectors, attrs, q, geo, scope, null, budget).run(store, tenant, 0, Integer.MAX_VALUE, true)
-                    .entities();
+            EntityQuery unordered = new EntityQuery(selectors, attrs, q, geo, scope, null, budget);
+            List<Entity> all = unordered.run(store, tenant, 0, Integer.MAX_VALUE, true).entities();
+            read = unordered.read;
+            matchedLast = unordered.matchedLast;
+            indexed = unordered.indexed;
             List<Entity> sorted = new ArrayList<>(all);
             sorted.sort(order);
             int from = Math.min(offset, sorted.size());
@@ -164,6 +178,15 @@ final class EntityQuery {
                     plan = scanOf(store, tenant, Index.ATTRIBUTE, a, c);
                 }
             }
+            // a value index answers a term with the entities that may match it, when they are fewer
+            for (ValueLookup l : best > FEW ? q.valueLookups() : List.<ValueLookup>of()) {
+                NavigableSet<String> hits = store.idsWithValues(tenant, l, (int) Math.min(best - 1, Integer.MAX_VALUE));
+                if (hits != null && hits.size() < best) {
+                    best = hits.size();
+                    plan = () -> visitIds(store, tenant, hits, c);
+                    indexed = l.attribute();
+                }
+            }
         }
         Envelope box = geo == null ? null : geo.bounds();
         if (box != null) {
@@ -173,6 +196,7 @@ final class EntityQuery {
                         box.getMaxX(), box.getMaxY());
                 if (inBox != null) {
                     plan = () -> visitIds(store, tenant, new TreeSet<>(inBox), c);
+                    indexed = null;
                 }
             }
         }
@@ -185,6 +209,21 @@ final class EntityQuery {
         }
         plan.run();
         return new Page(c.page, c.matched, (long) c.matched > (long) offset + limit);
+    }
+
+    /** How many entities the last {@link #run} read and tested. */
+    int read() {
+        return read;
+    }
+
+    /** How many of them it did not select: a cost that did not follow the answer. */
+    int rejected() {
+        return read - matchedLast;
+    }
+
+    /** The attribute whose value index gave the last run's candidates, or {@code null}: none did. */
+    String indexed() {
+        return indexed;
     }
 
     /** Whether the selection is one type and nothing else. */
@@ -260,6 +299,7 @@ final class EntityQuery {
 
         @Override
         public boolean test(Entity e) {
+            read++;
             if (!EntityQuery.this.test(e)) {
                 return true;
             }
@@ -267,6 +307,7 @@ final class EntityQuery {
                 page.add(e);
             }
             matched++;
+            matchedLast = matched;
             // one match past the page says whether a next page exists
             return counting || (long) matched <= (long) offset + limit;
         }

@@ -17,7 +17,9 @@ import io.micrometer.core.instrument.Timer;
  * The broker's meters, in the Micrometer registry it was built with: requests by operation and
  * status ({@code cor.ngsild.requests}), their latency by operation and status class
  * ({@code cor.ngsild.request.duration}, a histogram in seconds from 50 us to 10 s), notifications
- * by outcome ({@code cor.ngsild.notifications}) and entities by tenant ({@code cor.ngsild.entities}).
+ * by outcome ({@code cor.ngsild.notifications}), entities by tenant ({@code cor.ngsild.entities}) and
+ * the entity queries that scanned or took a value index ({@code cor.ngsild.query.scans},
+ * {@code cor.ngsild.query.value.index}).
  * <p>
  * Any thread records (the loops, the workers); the registry's scrape reads from any other. A
  * request is recorded through the {@link Operation} handle its operation resolved once: after the
@@ -42,6 +44,8 @@ public final class NgsildMetrics {
     private final Counter notificationsSent;
     private final Counter notificationsFailed;
     private final Counter notificationsOverflowed;
+    private final Counter queriesScanned;
+    private final Counter queriesIndexed;
     private final Map<String, Operation> operations = new ConcurrentHashMap<>();
     private final Map<String, Boolean> tenantsMetered = new ConcurrentHashMap<>();
 
@@ -51,6 +55,37 @@ public final class NgsildMetrics {
         notificationsSent = notificationCounter("sent");
         notificationsFailed = notificationCounter("failed");
         notificationsOverflowed = notificationCounter("overflowed");
+        queriesScanned = Counter.builder("cor.ngsild.query.scans").description("Entity queries that read at least "
+                + SCAN_READS + " entities they did not answer with: no index bounded their filter.").register(registry);
+        queriesIndexed = Counter.builder("cor.ngsild.query.value.index")
+                .description("Entity queries whose candidates a value index gave.").register(registry);
+    }
+
+    /** A query that rejected this many entities or more scanned ({@code cor.ngsild.query.scans}). */
+    public static final int SCAN_READS = 1_000;
+
+    /**
+     * Records one entity query's plan: whether a value index gave its candidates, and how many
+     * entities it read and did not select; answers whether that makes it a scan.
+     */
+    public boolean queryRan(boolean indexed, int rejected) {
+        if (indexed) {
+            queriesIndexed.increment();
+        }
+        if (rejected >= SCAN_READS) {
+            queriesScanned.increment();
+            return true;
+        }
+        return false;
+    }
+
+    /** Entity queries that scanned ({@link #queryRan}), and those a value index answered: {@code scans} or {@code indexed}. */
+    public long queries(String plan) {
+        return (long) switch (plan) {
+            case "scans" -> queriesScanned.count();
+            case "indexed" -> queriesIndexed.count();
+            default -> throw new IllegalArgumentException("no plan " + plan);
+        };
     }
 
     private Counter notificationCounter(String outcome) {

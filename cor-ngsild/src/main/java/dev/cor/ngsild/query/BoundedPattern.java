@@ -39,6 +39,26 @@ public final class BoundedPattern {
         this.leadingAny = pattern.pattern().startsWith(".*");
     }
 
+    /**
+     * The text every match starts with, when the pattern is anchored at the start ({@code ^})
+     * and literal characters follow; {@code null} otherwise. A character a quantifier may take
+     * away ({@code ?}, {@code *}, <code>{</code>) is not part of it.
+     */
+    public String literalPrefix() {
+        String p = pattern.pattern();
+        if (!p.startsWith("^")) {
+            return null;
+        }
+        int end = 1;
+        while (end < p.length() && ".[]{}()*+?^$|\\".indexOf(p.charAt(end)) < 0) {
+            end++;
+        }
+        if (end < p.length() && "?*{".indexOf(p.charAt(end)) >= 0) {
+            end--;
+        }
+        return end > 1 ? p.substring(1, end) : null;
+    }
+
     /** Compiles {@code regex}; BadRequestData naming {@code what} when it is too long or invalid. */
     public static BoundedPattern compile(String regex, String what) {
         if (regex.length() > MAX_LENGTH) {

@@ -33,6 +33,106 @@ record QTerm(QPath path, Op op, QValue[] values, boolean range, BoundedPattern p
         };
     }
 
+    /**
+     * The value-index lookup whose keys bound this term's matches ({@link ValueKey}), or
+     * {@code null} when none does: {@code !=} and {@code !~=} (they hold where a value differs),
+     * a path into sub-attributes, metadata, members or linked entities, an entity's own times,
+     * a date or a time of day (each has more than one spelling), a pattern without a literal
+     * prefix ({@code ^abc}).
+     */
+    ValueLookup lookup() {
+        if (path.link != null || path.subs.length > 0 || path.meta != QPath.Meta.NONE || path.members.length > 0
+                || path.entityTime != QPath.Meta.NONE) {
+            return null;
+        }
+        java.util.List<ValueLookup.Range> out = new java.util.ArrayList<>(values == null ? 1 : values.length);
+        boolean bounded = switch (op) {
+            case EQ -> {
+                if (range) {
+                    yield ranges(values[0], values[1], out);
+                }
+                for (QValue v : values) {
+                    if (!ranges(v, v, out)) {
+                        yield false;
+                    }
+                }
+                yield true;
+            }
+            case GT, GE -> ranges(values[0], null, out);
+            case LT, LE -> ranges(null, values[0], out);
+            case MATCH -> {
+                String prefix = pattern.literalPrefix();
+                if (prefix == null) {
+                    yield false;
+                }
+                out.add(new ValueLookup.Range(ValueKey.text(prefix), textAbove(prefix)));
+                yield true;
+            }
+            default -> false;
+        };
+        return bounded ? new ValueLookup(path.attribute, out) : null;
+    }
+
+    /**
+     * Adds the key ranges that hold every value from {@code low} to {@code high} as
+     * {@link QValue#compare} orders them ({@code null}: unbounded on that side); {@code false}
+     * when keys cannot bound them.
+     */
+    private boolean ranges(QValue low, QValue high, java.util.List<ValueLookup.Range> out) {
+        QValue any = low != null ? low : high;
+        switch (any.kind) {
+            case NUMBER -> out.add(new ValueLookup.Range(low == null ? ValueKey.lowest(ValueKey.NUMBER) : ValueKey.number(low.number),
+                    high == null ? ValueKey.highest(ValueKey.NUMBER) : ValueKey.number(high.number)));
+            case BOOLEAN -> out.add(new ValueLookup.Range(low == null ? ValueKey.lowest(ValueKey.BOOLEAN) : ValueKey.bool(low.bool),
+                    high == null ? ValueKey.highest(ValueKey.BOOLEAN) : ValueKey.bool(high.bool)));
+            case TEXT -> {
+                if (expand) {
+                    out.add(textRange(low == null ? null : expanded(low), high == null ? null : expanded(high)));
+                    return true;
+                }
+                switch (any.temporal) {
+                    case NONE -> out.add(textRange(low == null ? null : low.text, high == null ? null : high.text));
+                    case DATE_TIME -> {
+                        out.add(new ValueLookup.Range(
+                                low == null ? ValueKey.lowest(ValueKey.TIME) : ValueKey.time(ValueKey.instantMillis(low.text)),
+                                high == null ? ValueKey.highest(ValueKey.TIME) : ValueKey.time(ValueKey.instantMillis(high.text))));
+                        // a quoted date-time also compares as a text with a text that is no date-time
+                        if ((low != null && low.quoted) || (high != null && high.quoted)) {
+                            out.add(textRange(low == null ? null : low.text, high == null ? null : high.text));
+                        }
+                    }
+                    default -> {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    private static String expanded(QValue v) {
+        return v.expanded != null ? v.expanded : v.text;
+    }
+
+    private static ValueLookup.Range textRange(String low, String high) {
+        return new ValueLookup.Range(low == null ? ValueKey.lowest(ValueKey.TEXT) : ValueKey.text(low),
+                high == null ? ValueKey.highest(ValueKey.TEXT) : ValueKey.text(high));
+    }
+
+    /** A key at or above every text that starts with {@code prefix}. */
+    private static ValueKey textAbove(String prefix) {
+        StringBuilder b = new StringBuilder(prefix);
+        while (!b.isEmpty()) {
+            char last = b.charAt(b.length() - 1);
+            if (last != Character.MAX_VALUE) {
+                b.setCharAt(b.length() - 1, (char) (last + 1));
+                return ValueKey.text(b.toString());
+            }
+            b.setLength(b.length() - 1);
+        }
+        return ValueKey.highest(ValueKey.TEXT);
+    }
+
     @Override
     public void required(Set<String> out) {
         if (path.entityTime == QPath.Meta.NONE) {

@@ -95,6 +95,49 @@ public final class QueryExpression {
     }
 
     /**
+     * The value-index lookups that bound the matches, each alone (every matching entity has a
+     * key in each): one per term that an and joins (or the one term), and one for an or whose
+     * terms all bound the same attribute (their ranges joined). Empty when none does.
+     */
+    public List<ValueLookup> valueLookups() {
+        List<ValueLookup> out = new ArrayList<>(2);
+        if (root instanceof QNode.And a) {
+            for (QNode n : a.all()) {
+                ValueLookup l = lookup(n);
+                if (l != null) {
+                    out.add(l);
+                }
+            }
+        } else {
+            ValueLookup l = lookup(root);
+            if (l != null) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    private static ValueLookup lookup(QNode n) {
+        if (n instanceof QTerm t) {
+            return t.lookup();
+        }
+        if (n instanceof QNode.Or o) {
+            List<ValueLookup.Range> ranges = new ArrayList<>();
+            String attribute = null;
+            for (QNode c : o.any()) {
+                ValueLookup l = lookup(c);
+                if (l == null || (attribute != null && !attribute.equals(l.attribute()))) {
+                    return null;
+                }
+                attribute = l.attribute();
+                ranges.addAll(l.ranges());
+            }
+            return new ValueLookup(attribute, ranges);
+        }
+        return null;
+    }
+
+    /**
      * Whether a term reads an attribute - not only the entity's own createdAt or modifiedAt (Purge
      * Entities, § 5.6.21.4 c, asks for "at least one non-system Attribute").
      */

@@ -94,6 +94,17 @@ public interface EntityStore {
     }
 
     /**
+     * The ids, in id order, of the entities with a value of {@code lookup}'s attribute in one of
+     * its ranges (a superset of a q term's matches: the caller tests each), when a value index
+     * answers it with at most {@code max} ids; {@code null} otherwise - the store keeps no ready
+     * index of that attribute, or more would match - and the caller takes another way. A store
+     * may start building an index when asked. This default keeps none.
+     */
+    default java.util.NavigableSet<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
+        return null;
+    }
+
+    /**
      * The ids of entities whose GeoProperty {@code geoproperty} may intersect the box (a superset:
      * the caller tests each), each once, in no order; {@code null} when the store keeps no
      * spatial index (the caller then scans).

@@ -14,16 +14,21 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.ValueLookup;
 
 /**
  * The in-memory store (corDB): per tenant, a map of id to the current immutable record, and
  * indexes - ids in order, ids by type and by attribute (each ordered, with its size), and a
- * {@link SpatialGrid} per GeoProperty. A write swaps the record in one short critical section
+ * {@link SpatialGrid} per GeoProperty, and value indexes ({@link ValueIndexSettings}). A write swaps the record in one short critical section
  * ({@link ConcurrentHashMap#compute}) and updates the indexes inside it; readers take whatever
  * record they find and never lock. Nothing inside a critical section waits. The writer's
  * {@link WriteObserver} is called inside it, after the change.
@@ -32,6 +37,7 @@ public final class MemoryEntityStore implements EntityStore {
     private static final System.Logger LOG = System.getLogger(MemoryEntityStore.class.getName());
     private final Map<String, TenantData> tenants = new ConcurrentHashMap<>();
     private final MemoryTemporalStore temporal;
+    private final ValueIndexes values;
 
     /** An empty store with the default tenant, its history within the memory default retention. */
     public MemoryEntityStore() {
@@ -40,8 +46,30 @@ public final class MemoryEntityStore implements EntityStore {
 
     /** An empty store with the default tenant, keeping as much history as {@code retention} says. */
     public MemoryEntityStore(TemporalRetention retention) {
-        tenants.put(DEFAULT_TENANT, new TenantData());
+        this(retention, ValueIndexSettings.defaults());
+    }
+
+    /** An empty store with the default tenant, its history within {@code retention}, its value indexes as {@code values} says. */
+    public MemoryEntityStore(TemporalRetention retention, ValueIndexSettings values) {
+        this.values = new ValueIndexes(values);
+        tenants.put(DEFAULT_TENANT, new TenantData(this.values.new Tenant()));
         this.temporal = new MemoryTemporalStore(retention);
+    }
+
+    /** The value indexes' meters: their heap, those built, those dropped for the bound. */
+    @Override
+    public Optional<MeterBinder> meters() {
+        return Optional.of(this::bindValueIndexes);
+    }
+
+    /** Binds the value indexes' meters (a store that holds this one binds them with its own). */
+    public void bindValueIndexes(MeterRegistry registry) {
+        Gauge.builder("cor.store.value.index.bytes", values, ValueIndexes::bytes).baseUnit("bytes")
+                .description("Heap the value indexes take, estimated (bounded by --valueIndexMaxBytes).").register(registry);
+        FunctionCounter.builder("cor.store.value.index.built", values, ValueIndexes::built)
+                .description("Value indexes built in the background for the queries that needed them.").register(registry);
+        FunctionCounter.builder("cor.store.value.index.dropped", values, ValueIndexes::dropped)
+                .description("Value indexes dropped because they would have passed the bound.").register(registry);
     }
 
     /** Its history, in the heap as the entities are. */
@@ -73,7 +101,7 @@ public final class MemoryEntityStore implements EntityStore {
 
     @Override
     public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
-        TenantData t = tenants.computeIfAbsent(tenant, k -> new TenantData());
+        TenantData t = tenants.computeIfAbsent(tenant, k -> new TenantData(values.new Tenant()));
         Entity[] before = new Entity[1];
         RuntimeException[] unobserved = new RuntimeException[1];
         Entity after = t.entities.compute(id, (k, current) -> {
@@ -145,6 +173,31 @@ public final class MemoryEntityStore implements EntityStore {
     }
 
     @Override
+    public NavigableSet<String> idsWithValues(String tenant, ValueLookup lookup, int max) {
+        TenantData t = tenants.get(tenant);
+        if (t == null) {
+            return null;
+        }
+        return t.values.ids(lookup, max, size(tenant, Index.ATTRIBUTE, lookup.attribute()), (ix, vt) -> fill(t, ix));
+    }
+
+    /** Adds every holder of the index's attribute to it, each inside its critical section; the builder's thread. */
+    private static void fill(TenantData t, ValueIndex ix) {
+        for (String id : t.byAttribute.getOrDefault(ix.attribute, Ordered.EMPTY).ids) {
+            if (ix.state == ValueIndex.State.DROPPED) {
+                return;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("the store is closing");
+            }
+            t.entities.computeIfPresent(id, (k, e) -> {
+                t.values.fill(ix, id, e);
+                return e;
+            });
+        }
+    }
+
+    @Override
     public Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
             double maxLat) {
         TenantData t = tenants.get(tenant);
@@ -206,6 +259,11 @@ public final class MemoryEntityStore implements EntityStore {
         final Map<String, Ordered> byType = new ConcurrentHashMap<>();
         final Map<String, Ordered> byAttribute = new ConcurrentHashMap<>();
         final Map<String, SpatialGrid> grids = new ConcurrentHashMap<>();
+        final ValueIndexes.Tenant values;
+
+        TenantData(ValueIndexes.Tenant values) {
+            this.values = values;
+        }
 
         /** Moves the id's index entries from {@code before} to {@code after}; inside the compute for that id. */
         void index(String id, Entity before, Entity after) {
@@ -237,6 +295,8 @@ public final class MemoryEntityStore implements EntityStore {
                 }
             }
             spatial(id, before, after);
+            // after the attribute sets: an index being built sees the id there, or the id sees the index
+            values.update(id, before, after);
         }
 
         /** Re-places the id in the grid of each GeoProperty whose geometries changed. */

@@ -277,7 +277,7 @@ class QueryDifferentialTest {
         });
     }
 
-    private static ObjectNode randomEntity(Random r, String id) {
+    static ObjectNode randomEntity(Random r, String id) {
         ObjectNode e = CorRestJson.mapper().createObjectNode();
         e.put("id", id);
         if (r.nextInt(3) == 0) {
@@ -422,7 +422,7 @@ class QueryDifferentialTest {
         };
     }
 
-    private static String pick(Random r, String[] from) {
+    static String pick(Random r, String[] from) {
         return from[r.nextInt(from.length)];
     }
 }

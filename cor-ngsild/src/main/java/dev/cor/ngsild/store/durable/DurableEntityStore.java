@@ -162,6 +162,11 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     }
 
     @Override
+    public java.util.NavigableSet<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
+        return memory.idsWithValues(tenant, lookup, max);
+    }
+
+    @Override
     public Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
             double maxLat) {
         return memory.idsInBox(tenant, geoproperty, minLon, minLat, maxLon, maxLat);
@@ -405,6 +410,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     /** Registers the store's state and counters in {@code registry}, read from the journal and the snapshotter when it is scraped. */
     @Override
     public void bindTo(MeterRegistry registry) {
+        memory.bindValueIndexes(registry);
         Gauge.builder("cor.store.writable", this, s -> s.writable() ? 1 : 0)
                 .description("1 while the store takes writes, 0 while its disk fails (writes answer 503).").register(registry);
         counter(registry, "cor.store.journal.records", "Records written to the journal.", null, Journal::recordsWritten);
@@ -495,6 +501,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         private long syncTimeoutMs = 5_000;
         private long retryMs = 1_000;
         private TemporalRetention retention = TemporalRetention.FOREVER;
+        private dev.cor.ngsild.store.ValueIndexSettings valueIndexes = dev.cor.ngsild.store.ValueIndexSettings.defaults();
         private long historySegmentBytes = 64L << 20;
         private long historyHeapBytes = 32L << 20;
 
@@ -538,6 +545,12 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
         /** How much history is kept ({@link DurableTemporalStore#expire}); default {@link TemporalRetention#FOREVER}. */
         public Builder temporalRetention(TemporalRetention retention) {
             this.retention = Objects.requireNonNull(retention, "retention");
+            return this;
+        }
+
+        /** Which value indexes the store keeps in the heap (default {@link dev.cor.ngsild.store.ValueIndexSettings#defaults()}). */
+        public Builder valueIndexes(dev.cor.ngsild.store.ValueIndexSettings settings) {
+            this.valueIndexes = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
@@ -595,7 +608,8 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
             }
             try {
                 long began = System.nanoTime();
-                MemoryEntityStore memory = new MemoryEntityStore();
+                MemoryEntityStore memory = new MemoryEntityStore(
+                        new TemporalRetention(Long.MAX_VALUE, TemporalRetention.MEMORY_DEFAULT_BYTES), valueIndexes);
                 Map<String, HostedContext> contexts = new LinkedHashMap<>();
                 Map<String, SubscriptionKeeper.Kept> subscriptions = new LinkedHashMap<>();
                 Map<String, RegistrationKeeper.Kept> registrations = new LinkedHashMap<>();
