@@ -11,6 +11,7 @@ import dev.cor.ngsild.policy.NgsildLimits;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.MemoryEntityStore;
 import dev.cor.ngsild.store.TemporalRetention;
+import dev.cor.ngsild.store.ValueIndexSettings;
 import dev.cor.ngsild.store.durable.DataFiles;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.rest.proto.CorProtoServer;
@@ -71,12 +72,14 @@ final class CorServer {
         AccessLog accessLog = o.logs().accessLog() == null ? null
                 : new AccessLog(o.logs().accessLog(), o.httpLoops(), o.logs().json());
         Consumer<CorNgsild.Builder> outbound = o.outbound().settings(); // reads --trustStore
+        ValueIndexSettings valueIndexes = o.indexes().settings();
         DurableEntityStore durable = o.durable()
                 ? DurableEntityStore.builder(Path.of(o.dataDir())).files(files).fsync(o.fsync())
-                        .snapshotBytes(o.snapshotEvery()).temporalRetention(o.temporal().retention(Long.MAX_VALUE)).open()
+                        .snapshotBytes(o.snapshotEvery()).temporalRetention(o.temporal().retention(Long.MAX_VALUE))
+                        .valueIndexes(valueIndexes).open()
                 : null;
         EntityStore store = durable != null ? durable
-                : new MemoryEntityStore(o.temporal().retention(TemporalRetention.MEMORY_DEFAULT_BYTES));
+                : new MemoryEntityStore(o.temporal().retention(TemporalRetention.MEMORY_DEFAULT_BYTES), valueIndexes);
         ServerMetrics metrics = new ServerMetrics(build);
         CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
                 .notificationTimeoutMs(o.notificationTimeout()).notificationQueue(o.notificationQueue())

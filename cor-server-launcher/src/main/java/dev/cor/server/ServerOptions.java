@@ -37,11 +37,12 @@ import dev.cor.rest.CorArgs;
  * @param logs           {@code --accessLog} and {@code --logFormat} ({@link LogFlags})
  * @param outbound       the outbound connections' flags: trust and address policy ({@link OutboundFlags})
  * @param temporal       the history's flags ({@link TemporalFlags})
+ * @param indexes        the value indexes' flags ({@link IndexFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
-        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal) {
+        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal, IndexFlags indexes) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -91,7 +92,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                                   (the writes that arrive together share one fsync); interval=MS: once it is
                                   written, with an fsync every MS ms; off: at once, written behind the answer
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
-            """ + TemporalFlags.USAGE + """
+            """ + TemporalFlags.USAGE + IndexFlags.USAGE + """
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
               --https             serve HTTPS (TLS 1.3 and 1.2) on --port, with --key and --cert
@@ -147,6 +148,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         LogFlags logs = LogFlags.DEFAULT;
         OutboundFlags outbound = OutboundFlags.NONE;
         TemporalFlags temporal = TemporalFlags.DEFAULT;
+        IndexFlags indexes = IndexFlags.DEFAULT;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -178,6 +180,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
                 case "--temporal", "--temporalRetention", "--temporalMaxBytes", "--temporalPage" -> temporal = temporal.with(flag, a.value());
                 default -> {
+                    if (IndexFlags.takes(flag)) {
+                        indexes = indexes.with(flag, a.value());
+                        continue;
+                    }
                     if (OutboundFlags.takes(flag)) {
                         outbound = outbound.with(flag, a.value());
                         continue;
@@ -196,7 +202,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
-                logs, outbound.checked(), temporal);
+                logs, outbound.checked(), temporal, indexes);
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

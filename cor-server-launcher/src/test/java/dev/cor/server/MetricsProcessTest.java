@@ -41,6 +41,9 @@ class MetricsProcessTest {
             "cor_loop_coroutines_live", "cor_store_writable",
             // OperatorFlagsProcessTest (sent, failed, overflowed)
             "cor_ngsild_notifications_total",
+            // ValueIndexProcessTest: the value indexes and the queries that scanned
+            "cor_store_value_index_bytes", "cor_store_value_index_built_total", "cor_store_value_index_dropped_total",
+            "cor_ngsild_query_scans_total", "cor_ngsild_query_value_index_total",
             // DurableProcessTest: snapshots, failures of the disk
             "cor_store_snapshots_total", "cor_store_snapshot_seq", "cor_store_journal_failures_total",
             // here
