@@ -3,7 +3,6 @@ package dev.cor.ngsild.http;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -178,9 +177,9 @@ final class EntityQuery {
                     plan = scanOf(store, tenant, Index.ATTRIBUTE, a, c);
                 }
             }
-            // a value index answers a term with the entities that may match it, when they are fewer
+            // a value index answers a term with the entities that may match it, when it is worth it
             for (ValueLookup l : best > FEW ? q.valueLookups() : List.<ValueLookup>of()) {
-                NavigableSet<String> hits = store.idsWithValues(tenant, l, (int) Math.min(best - 1, Integer.MAX_VALUE));
+                List<String> hits = store.idsWithValues(tenant, l, worthReading(best, offset, limit, count));
                 if (hits != null && hits.size() < best) {
                     best = hits.size();
                     plan = () -> visitIds(store, tenant, hits, c);
@@ -226,6 +225,21 @@ final class EntityQuery {
         return indexed;
     }
 
+    /**
+     * The most index entries worth reading instead of walking {@code walk} candidates: half of
+     * them when every match must be found (a count, a sort); else fewer, since the walk stops
+     * at the page's end - with k of the walk's entities matching, it reads about
+     * need x walk / k of them, and k index entries cost less only while k < sqrt(need x walk).
+     */
+    static int worthReading(long walk, int offset, int limit, boolean count) {
+        long all = walk / 2;
+        if (count) {
+            return (int) Math.min(all, Integer.MAX_VALUE);
+        }
+        long need = (long) offset + limit + 1;
+        return (int) Math.min(all, (long) Math.sqrt((double) need * walk));
+    }
+
     /** Whether the selection is one type and nothing else. */
     private boolean exactIndex(Set<String> types) {
         return types != null && types.size() == 1 && selectors.size() == 1 && selectors.get(0).ids() == null
@@ -262,7 +276,7 @@ final class EntityQuery {
         return () -> store.scan(tenant, index, key, c);
     }
 
-    private static void visitIds(EntityStore store, String tenant, Set<String> sortedIds, Collector c) {
+    private static void visitIds(EntityStore store, String tenant, Collection<String> sortedIds, Collector c) {
         for (String id : sortedIds) {
             Entity e = store.get(tenant, id);
             if (e != null && !c.test(e)) {

@@ -94,13 +94,15 @@ public interface EntityStore {
     }
 
     /**
-     * The ids, in id order, of the entities with a value of {@code lookup}'s attribute in one of
-     * its ranges (a superset of a q term's matches: the caller tests each), when a value index
-     * answers it with at most {@code max} ids; {@code null} otherwise - the store keeps no ready
-     * index of that attribute, or more would match - and the caller takes another way. A store
-     * may start building an index when asked. This default keeps none.
+     * The ids, in id order and each once, of the entities with a value of {@code lookup}'s
+     * attribute in one of its ranges (a superset of a q term's matches: the caller tests each),
+     * when a value index holds at most {@code max} entries in those ranges (an entity may have
+     * several: array items, instances); {@code null} otherwise - the store keeps no ready index
+     * of that attribute, or more would be read - and the caller takes another way. Reads at most
+     * {@code max + 1} entries. A store may start building an index when asked. This default
+     * keeps none.
      */
-    default java.util.NavigableSet<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
+    default java.util.List<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
         return null;
     }
 

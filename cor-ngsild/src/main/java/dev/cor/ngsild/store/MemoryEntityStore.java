@@ -173,7 +173,7 @@ public final class MemoryEntityStore implements EntityStore {
     }
 
     @Override
-    public NavigableSet<String> idsWithValues(String tenant, ValueLookup lookup, int max) {
+    public List<String> idsWithValues(String tenant, ValueLookup lookup, int max) {
         TenantData t = tenants.get(tenant);
         if (t == null) {
             return null;

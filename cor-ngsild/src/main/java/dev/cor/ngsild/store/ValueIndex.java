@@ -1,9 +1,9 @@
 package dev.cor.ngsild.store;
 
+import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.NavigableSet;
+import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -89,25 +89,31 @@ final class ValueIndex {
     }
 
     /**
-     * The ids with a key in one of the lookup's ranges, in id order; {@code null} when there are
-     * more than {@code max} of them (the caller takes another way), found after reading at most
-     * a few times {@code max} entries.
+     * The ids with a key in one of the lookup's ranges, in id order, each once; {@code null} when
+     * the ranges hold more than {@code max} entries (the caller takes another way) - found out
+     * after reading at most {@code max + 1} of them.
      */
-    NavigableSet<String> ids(ValueLookup lookup, int max) {
-        TreeSet<String> out = new TreeSet<>();
-        long readBound = 4L * max + 64;
-        long read = 0;
+    List<String> ids(ValueLookup lookup, int max) {
+        ArrayList<String> out = new ArrayList<>();
         for (ValueLookup.Range r : lookup.ranges()) {
             if (r.low().compareTo(r.high()) > 0) {
                 continue;
             }
             for (Entry e : entries.subSet(new Entry(r.low(), ""), true, new Entry(r.high(), null), true)) {
-                out.add(e.id);
-                if (out.size() > max || ++read > readBound) {
+                if (out.size() >= max) {
                     return null;
                 }
+                out.add(e.id);
             }
         }
-        return out;
+        // an id with several keys in the ranges (array items, instances, overlapping ranges) is visited once
+        out.sort(null);
+        int n = 0;
+        for (int i = 0; i < out.size(); i++) {
+            if (n == 0 || !out.get(i).equals(out.get(n - 1))) {
+                out.set(n++, out.get(i));
+            }
+        }
+        return out.subList(0, n);
     }
 }

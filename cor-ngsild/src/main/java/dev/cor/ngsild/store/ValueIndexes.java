@@ -1,7 +1,7 @@
 package dev.cor.ngsild.store;
 
 import java.util.Map;
-import java.util.NavigableSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -110,12 +110,12 @@ final class ValueIndexes implements AutoCloseable {
         }
 
         /**
-         * The ids the lookup selects, in id order, when a ready index answers it with at most
-         * {@code max}; else {@code null}. An attribute without an index that {@code holders}
+         * The ids the lookup selects, in id order, each once, when a ready index holds at most
+         * {@code max} entries in its ranges; else {@code null}. An attribute without an index that {@code holders}
          * entities hold, past the automatic threshold, gets one: {@code fill} then visits each of
          * its holders inside the holder's critical section, in the background.
          */
-        NavigableSet<String> ids(ValueLookup lookup, int max, int holders, BiConsumer<ValueIndex, Tenant> fill) {
+        List<String> ids(ValueLookup lookup, int max, int holders, BiConsumer<ValueIndex, Tenant> fill) {
             sayDropped();
             ValueIndex ix = byAttribute.get(lookup.attribute());
             if (ix == null) {

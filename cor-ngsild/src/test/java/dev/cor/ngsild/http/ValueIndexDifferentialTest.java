@@ -178,6 +178,9 @@ class ValueIndexDifferentialTest {
         if (r.nextInt(3) == 0) {
             json.putObject("rel").put("type", "Relationship").put("object", "urn:x:" + r.nextInt(6));
         }
+        if (json.has("s") && r.nextBoolean()) {
+            json.putObject("s").put("type", "Property").put("value", pick(r, WORDS));
+        }
         if (r.nextBoolean()) {
             json.putObject("t").put("type", "Property").put("value", pick(r, TIMES));
         }

@@ -162,7 +162,7 @@ public final class DurableEntityStore implements EntityStore, ContextKeeper, Sub
     }
 
     @Override
-    public java.util.NavigableSet<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
+    public List<String> idsWithValues(String tenant, dev.cor.ngsild.query.ValueLookup lookup, int max) {
         return memory.idsWithValues(tenant, lookup, max);
     }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NavigableSet;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -52,7 +51,7 @@ class ValueIndexRecoveryTest {
         Random r = new Random(seed);
         DurableEntityStore store = DurableEntityStore.builder(dir).fsync(FsyncPolicy.off()).valueIndexes(settings).open();
         writeSome(store, r, ENTITIES * 2);
-        List<NavigableSet<String>> before = answers(store, seed);
+        List<List<String>> before = answers(store, seed);
         store.crash();
 
         DurableEntityStore replayed = DurableEntityStore.builder(dir).fsync(FsyncPolicy.off()).valueIndexes(settings).open();
@@ -95,15 +94,15 @@ class ValueIndexRecoveryTest {
     }
 
     /** Each q's ids from its index (waiting for an automatic one), each checked to hold the plain filter's matches. */
-    private List<NavigableSet<String>> answers(DurableEntityStore store, long seed) throws InterruptedException {
+    private List<List<String>> answers(DurableEntityStore store, long seed) throws InterruptedException {
         List<Entity> all = new ArrayList<>();
         store.forEach("", null, all::add);
-        List<NavigableSet<String>> out = new ArrayList<>();
+        List<List<String>> out = new ArrayList<>();
         for (String text : QS) {
             QueryExpression q = QueryExpression.parse(text, ctx);
             ValueLookup lookup = q.valueLookups().get(0);
             long deadline = System.nanoTime() + 30_000_000_000L;
-            NavigableSet<String> ids;
+            List<String> ids;
             while ((ids = store.idsWithValues("", lookup, Integer.MAX_VALUE)) == null) {
                 assertTrue(System.nanoTime() < deadline, "no index answers " + text);
                 Thread.sleep(10);
@@ -115,7 +114,7 @@ class ValueIndexRecoveryTest {
                     matches.add(e.id());
                 }
             }
-            assertTrue(ids.containsAll(matches), "seed " + seed + ": " + text + " misses " + diff(matches, ids));
+            assertTrue(ids.containsAll(matches), "seed " + seed + ": " + text + " misses " + diff(matches, new TreeSet<>(ids)));
             assertTrue(!matches.isEmpty(), text + " matches something, or the comparison proves little");
             out.add(ids);
         }
