@@ -16,8 +16,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * every forked JVM, so a benchmark never runs with coroutines silently off.
  * {@code memory} as the only argument runs {@link SuspendedMemory} instead; {@code corRequest ARGS}
  * runs the load generator; {@code fsyncCost DIR} times this disk's fsync ({@link FsyncCost});
- * {@code storeRecovery load|recover DIR [N]} measures the durable store's recovery and memory
- * ({@link StoreRecovery}).
+ * {@code storeRecovery load|recover|memory ...} measures the durable store's recovery and the heap
+ * the stores hold per entity ({@link StoreRecovery}).
  */
 public final class BenchMain {
     private BenchMain() {
