@@ -1,24 +1,27 @@
 package dev.cor.ngsild.model;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The instances of one attribute: at most one default instance (no datasetId) and any number
- * with distinct datasetIds (ETSI GS CIM 009 § 4.5.5). Immutable.
+ * with distinct datasetIds (ETSI GS CIM 009 § 4.5.5). Immutable. It is its own list of instances
+ * ({@link #instances()} is itself), holding one instance without an array: most attributes have
+ * one, and a store holds millions of them.
  */
-public final class AttributeList {
-    private final List<Attribute> instances;
+public final class AttributeList extends AbstractList<Attribute> {
+    /** The one {@link Attribute}, or an {@code Attribute[]} of two or more. */
+    private final Object instances;
 
-    private AttributeList(List<Attribute> instances) {
+    private AttributeList(Object instances) {
         this.instances = instances;
     }
 
     /** One instance. */
     public static AttributeList of(Attribute one) {
-        return new AttributeList(List.of(one));
+        return new AttributeList(Objects.requireNonNull(one, "instance"));
     }
 
     /** The instances as given; the caller has checked that their datasetIds are distinct. */
@@ -26,22 +29,43 @@ public final class AttributeList {
         if (instances.isEmpty()) {
             throw new IllegalArgumentException("an attribute has at least one instance");
         }
-        return new AttributeList(List.copyOf(instances));
+        return of(instances.toArray(Attribute[]::new));
     }
 
-    /** Every instance, the default one among them if there is one. Unmodifiable. */
+    private static AttributeList of(Attribute[] a) {
+        for (Attribute i : a) {
+            Objects.requireNonNull(i, "instance");
+        }
+        return new AttributeList(a.length == 1 ? a[0] : a);
+    }
+
+    /** Every instance, the default one among them if there is one. Unmodifiable: this list itself. */
     public List<Attribute> instances() {
-        return instances;
+        return this;
     }
 
     /** How many instances. */
+    @Override
     public int size() {
-        return instances.size();
+        return instances instanceof Attribute[] a ? a.length : 1;
+    }
+
+    /** The instance at {@code index}, in the order they were given. */
+    @Override
+    public Attribute get(int index) {
+        if (instances instanceof Attribute[] a) {
+            return a[index];
+        }
+        Objects.checkIndex(index, 1);
+        return (Attribute) instances;
     }
 
     /** The instance with {@code datasetId} ({@code null}: the default instance), or {@code null}. */
     public Attribute instance(String datasetId) {
-        for (Attribute a : instances) {
+        if (instances instanceof Attribute one) {
+            return Objects.equals(one.datasetId(), datasetId) ? one : null;
+        }
+        for (Attribute a : (Attribute[]) instances) {
             if (Objects.equals(a.datasetId(), datasetId)) {
                 return a;
             }
@@ -51,9 +75,9 @@ public final class AttributeList {
 
     /** This list with {@code a} in place of the instance of the same datasetId, or added after the others. */
     public AttributeList with(Attribute a) {
-        List<Attribute> l = new ArrayList<>(instances.size() + 1);
+        List<Attribute> l = new ArrayList<>(size() + 1);
         boolean replaced = false;
-        for (Attribute i : instances) {
+        for (Attribute i : this) {
             if (Objects.equals(i.datasetId(), a.datasetId())) {
                 l.add(a);
                 replaced = true;
@@ -64,32 +88,17 @@ public final class AttributeList {
         if (!replaced) {
             l.add(a);
         }
-        return new AttributeList(Collections.unmodifiableList(l));
+        return of(l.toArray(Attribute[]::new));
     }
 
     /** This list without the instance of {@code datasetId}; {@code null} when none would be left. */
     public AttributeList without(String datasetId) {
-        List<Attribute> l = new ArrayList<>(instances.size());
-        for (Attribute i : instances) {
+        List<Attribute> l = new ArrayList<>(size());
+        for (Attribute i : this) {
             if (!Objects.equals(i.datasetId(), datasetId)) {
                 l.add(i);
             }
         }
-        return l.isEmpty() ? null : new AttributeList(Collections.unmodifiableList(l));
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AttributeList l && instances.equals(l.instances);
-    }
-
-    @Override
-    public int hashCode() {
-        return instances.hashCode();
-    }
-
-    @Override
-    public String toString() {
-        return instances.toString();
+        return l.isEmpty() ? null : of(l.toArray(Attribute[]::new));
     }
 }

@@ -17,18 +17,20 @@ public final class Entity {
     private final Map<String, AttributeList> attributes;
     private final long createdAt;
     private final long modifiedAt;
-    private final RenderCache renderCache = new RenderCache();
+    /** Made by the first render: many records are never read before the next write replaces them. */
+    private volatile RenderCache renderCache;
 
     /**
-     * @param attributes by expanded name, in the order to render them; taken as is (not copied):
-     *                   the caller hands over a map nobody changes afterwards
+     * @param types      the expanded type IRIs; kept as a shared list ({@link SharedNames})
+     * @param attributes by expanded name, in the order to render them; kept in a compact form
+     *                   with shared names ({@link AttributeMap})
      */
     public Entity(String id, List<String> types, List<String> scopes, Map<String, AttributeList> attributes,
             long createdAt, long modifiedAt) {
         this.id = Objects.requireNonNull(id, "id");
-        this.types = List.copyOf(types);
+        this.types = SharedNames.instance().names(types);
         this.scopes = scopes == null ? List.of() : List.copyOf(scopes);
-        this.attributes = Objects.requireNonNull(attributes, "attributes");
+        this.attributes = AttributeMap.of(Objects.requireNonNull(attributes, "attributes"));
         this.createdAt = createdAt;
         this.modifiedAt = modifiedAt;
     }
@@ -65,7 +67,13 @@ public final class Entity {
 
     /** What was rendered of this record, reusable while it is the current one. */
     public RenderCache renderCache() {
-        return renderCache;
+        RenderCache c = renderCache;
+        if (c == null) {
+            // two first renders at once may each make one: the last stays, the other's bytes are only not kept
+            c = new RenderCache();
+            renderCache = c;
+        }
+        return c;
     }
 
     @Override
