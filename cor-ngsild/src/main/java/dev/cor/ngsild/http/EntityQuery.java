@@ -177,15 +177,6 @@ final class EntityQuery {
                     plan = scanOf(store, tenant, Index.ATTRIBUTE, a, c);
                 }
             }
-            // a value index answers a term with the entities that may match it, when it is worth it
-            for (ValueLookup l : best > FEW ? q.valueLookups() : List.<ValueLookup>of()) {
-                List<String> hits = store.idsWithValues(tenant, l, worthReading(best, offset, limit, count));
-                if (hits != null && hits.size() < best) {
-                    best = hits.size();
-                    plan = () -> visitIds(store, tenant, hits, c);
-                    indexed = l.attribute();
-                }
-            }
         }
         Envelope box = geo == null ? null : geo.bounds();
         if (box != null) {
@@ -194,8 +185,8 @@ final class EntityQuery {
                 Collection<String> inBox = store.idsInBox(tenant, geo.geoproperty(), box.getMinX(), box.getMinY(),
                         box.getMaxX(), box.getMaxY());
                 if (inBox != null) {
+                    best = n;
                     plan = () -> visitIds(store, tenant, new TreeSet<>(inBox), c);
-                    indexed = null;
                 }
             }
         }
@@ -206,8 +197,53 @@ final class EntityQuery {
             int n = store.size(tenant, Index.TYPE, types.iterator().next());
             return new Page(c.page, n, (long) offset + limit < n);
         }
-        plan.run();
+        List<ValueLookup> lookups = q == null || best <= FEW ? List.of() : q.valueLookups();
+        if (lookups.isEmpty()) {
+            plan.run();
+        } else if (count) {
+            // every match must be found: the value index first, when it holds fewer candidates
+            List<String> hits = valueIndexHits(store, tenant, lookups, worthReading(best, offset, limit, true), best);
+            if (hits != null) {
+                visitIds(store, tenant, hits, c);
+            } else {
+                plan.run();
+            }
+        } else {
+            // the walk stops at the page's end: a few reads tell whether it will soon (dense
+            // matches); if not, the value index takes over from where the walk paused
+            c.readLimit = (int) Math.min(best, 4L * ((long) offset + limit + 1) + 16);
+            plan.run();
+            if (c.pausedAt != null) {
+                String from = c.pausedAt;
+                c.pausedAt = null;
+                c.readLimit = Integer.MAX_VALUE;
+                List<String> hits = valueIndexHits(store, tenant, lookups, worthReading(best, offset, limit, false), best);
+                if (hits != null) {
+                    int at = java.util.Collections.binarySearch(hits, from);
+                    visitIds(store, tenant, hits.subList(at >= 0 ? at : -at - 1, hits.size()), c);
+                } else {
+                    c.skipBelow = from;
+                    plan.run();
+                }
+            }
+        }
         return new Page(c.page, c.matched, (long) c.matched > (long) offset + limit);
+    }
+
+    /**
+     * The candidates of the value lookup whose index holds the fewest (at most {@code max}
+     * entries, and fewer ids than {@code walk}), or {@code null}; {@link #indexed} names its attribute.
+     */
+    private List<String> valueIndexHits(EntityStore store, String tenant, List<ValueLookup> lookups, int max, long walk) {
+        List<String> best = null;
+        for (ValueLookup l : lookups) {
+            List<String> hits = store.idsWithValues(tenant, l, max);
+            if (hits != null && hits.size() < walk && (best == null || hits.size() < best.size())) {
+                best = hits;
+                indexed = l.attribute();
+            }
+        }
+        return best;
     }
 
     /** How many entities the last {@link #run} read and tested. */
@@ -311,8 +347,24 @@ final class EntityQuery {
             this.counting = counting;
         }
 
+        /** Reads past which the walk pauses ({@link #pausedAt}: the id it would have read next). */
+        int readLimit = Integer.MAX_VALUE;
+        String pausedAt;
+        /** Ids below it were read before a pause: a resumed walk passes them by. */
+        String skipBelow;
+
         @Override
         public boolean test(Entity e) {
+            if (skipBelow != null) {
+                if (e.id().compareTo(skipBelow) < 0) {
+                    return true;
+                }
+                skipBelow = null;
+            }
+            if (read >= readLimit) {
+                pausedAt = e.id();
+                return false;
+            }
             read++;
             if (!EntityQuery.this.test(e)) {
                 return true;
