@@ -23,10 +23,12 @@ source "$here/benchmarks/aot-workload.sh"
 out=${1:-$here/cor-image/target/cor-image.tar}
 name=cor-server:latest
 uid=10001
-# The JVM's flags, the same in the training run and in the entrypoint (the cache is made for them).
-# The heap may take 3/4 of the container's memory (the JVM's default, 1/4, suits a machine shared
-# with others, not a container of its own).
-jvm=(-XX:MaxRAMPercentage=75)
+# The JVM's flags, the same in the training run and in the entrypoint (the cache is made for them):
+# those of ./cor run (cor-server-launcher/jvm.options, the collector), written out in the entrypoint
+# so that docker inspect shows them, and the heap, which may take 3/4 of the container's memory
+# (the JVM's default, 1/4, suits a machine shared with others, not a container of its own).
+mapfile -t jvm < <(sed -e 's/#.*//' "$here/cor-server-launcher/jvm.options" | tr -s ' \t' '\n' | grep -v '^$')
+jvm+=(-XX:MaxRAMPercentage=75)
 # The broker's flags for a container in the entrypoint, not the cmd: the flags given to `docker run`
 # are added after them (a flag given again wins), where a cmd would be replaced by them - and with
 # it --dataDir, which would move the data off the volume's root.
