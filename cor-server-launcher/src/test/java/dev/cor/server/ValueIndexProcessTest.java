@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Value indexes through the jar (doc/broker.md, "Value indexes"): a selective q on an attribute
- * named by {@code --valueIndex} reads the entities it answers with, one on an attribute without
+ * named by {@code --valueIndex} reads a hundred entities of its walk, then only the index's
+ * candidates; one on an attribute without
  * an index reads every holder and says so - {@code cor_ngsild_query_scans_total} and a
  * {@code scan:N} at the end of its access line - and {@code --valueIndexAuto} gives an
  * attribute its index, built in the background, once a query needs it.
@@ -71,6 +72,15 @@ class ValueIndexProcessTest {
         }
     }
 
+    /**
+     * A note of a query the index answered: it read the walk's first 4 x 21 + 16 entities (the
+     * page does not fill there), then the index's candidates past them - never the 3 000.
+     */
+    private static void assertFromIndex(String note) {
+        assertTrue(note.matches("index:\\d+") && Integer.parseInt(note.substring(6)) <= 4 * 21 + 16 + 3,
+                "read the walk's first 100 and the index's candidates: " + note);
+    }
+
     @Test
     void aDeclaredIndexAnswersItsQueryAndAQueryWithoutOneSaysItScanned() throws Exception {
         try (ServerProcess s = ServerProcess.start("--store", "memory", "--httpLoops", "1", "--accessLog", "-",
@@ -84,7 +94,7 @@ class ValueIndexProcessTest {
             assertEquals(1, indexed.valueOrZero("cor_ngsild_query_value_index_total")
                     - before.valueOrZero("cor_ngsild_query_value_index_total"));
             assertEquals(0, indexed.valueOrZero("cor_ngsild_query_scans_total") - before.valueOrZero("cor_ngsild_query_scans_total"));
-            assertEquals("index:3", note(s, "speed%3D%3D7"), "read the three entities it answers with");
+            assertFromIndex(note(s, "speed%3D%3D7"));
 
             assertEquals(3, ids(query(s, "status==\"s7\"")));
             PromText scanned = s.metrics();
@@ -111,7 +121,7 @@ class ValueIndexProcessTest {
             assertEquals(1, m.value("cor_store_value_index_built_total"));
             assertEquals(0, m.value("cor_store_value_index_dropped_total"));
             assertEquals(3, ids(query(s, "status==\"s999\"")));
-            assertEquals("index:3", note(s, "status%3D%3D%22s999%22"));
+            assertFromIndex(note(s, "status%3D%3D%22s999%22"));
         }
     }
 
