@@ -76,9 +76,11 @@ class AotCacheProcessTest {
     @Test
     void theWrapperRunsTheBrokerFromAFreshCacheRemovesAStaleOneAndRunsAsBeforeWithout() throws Exception {
         Path aot = tmp.resolve("cor-server.aot");
-        // the training run: the broker with -XX:AOTCacheOutput, a few requests, SIGTERM
-        try (ServerProcess s = ServerProcess.start(List.of(ServerProcess.java(), "-XX:AOTCacheOutput=" + aot, "-jar",
-                ServerProcess.jar()), Map.of(), tmp, "--dataDir", "train")) {
+        // the training run: the broker with its JVM flags (the collector: a cache is only used by a
+        // JVM that runs the one it was trained with) and -XX:AOTCacheOutput, a few requests, SIGTERM
+        Path jvmOptions = Path.of(ServerProcess.jar()).toAbsolutePath().getParent().getParent().resolve("jvm.options");
+        try (ServerProcess s = ServerProcess.start(List.of(ServerProcess.java(), "@" + jvmOptions, "-XX:AOTCacheOutput=" + aot,
+                "-jar", ServerProcess.jar()), Map.of(), tmp, "--dataDir", "train")) {
             writeAndRead(s, "urn:ngsi-ld:T:train");
             assertEquals(0, sigterm(s), s.toString());
             assertTrue(Files.size(aot) > 1_000_000, "the JVM wrote the cache at its exit: " + s);
