@@ -92,6 +92,27 @@ except Exception:
 PY
 }
 
+# notify_bodies RECEIVER_PORT: into $work, notify.sh's request bodies: attrs20.json (the bench
+# entity), patch.json (one attribute) and sub.json (a subscription that every PATCH of it notifies
+# to RECEIVER_PORT)
+notify_bodies() {
+  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+  cat >"$work/sub.json" <<JSON
+{"id": "urn:ngsi-ld:Subscription:notify-bench", "type": "Subscription", "entities": [{"type": "Bench"}],
+ "notification": {"endpoint": {"uri": "http://127.0.0.1:$1/notify"}}}
+JSON
+}
+
+# thread_sched PID: one line per thread of PID, "name run_ns wait_ns" - the kernel's schedstat
+# (time on a CPU, time runnable but waiting on a run queue) of each thread so far
+thread_sched() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    printf '%s %s\n' "$(cat "$t/comm" 2>/dev/null)" "$(cut -d' ' -f1,2 "$t/schedstat" 2>/dev/null)"
+  done | awk 'NF == 3'
+}
+
 # shape_bodies RECEIVER_PORT: into $work, the request bodies of the broker's shapes (shapes.sh, and
 # the AOT training, aot-train.sh): small.json and attrs20.json (the bench entities), patch.json
 # (one attribute), sub.json (a subscription that every PATCH of attrs20's attr01 notifies to

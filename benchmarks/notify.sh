@@ -26,18 +26,7 @@ echo "building..." >&2
 build
 results="$work/results"
 : >"$results"
-"$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
-printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
-cat >"$work/sub.json" <<JSON
-{"id": "urn:ngsi-ld:Subscription:notify-bench", "type": "Subscription", "entities": [{"type": "Bench"}],
- "notification": {"endpoint": {"uri": "http://127.0.0.1:$rport/notify"}}}
-JSON
-
-post() { # URL FILE
-  local code
-  code=$(curl -s -o "$work/post.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data-binary "@$2" "$1")
-  [ "$code" = 201 ] || { echo "POST $1 answered $code: $(cat "$work/post.out")" >&2; exit 1; }
-}
+notify_bodies $rport
 
 start receiver "${core1[@]}" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.NotifyReceiverMain --port $rport
 receiver_pid=${pids[-1]}
