@@ -70,8 +70,9 @@ cpu_ticks() {
   echo "$total"
 }
 
-# the JVM behind each started server: ./cor execs java, so the pid is the JVM's
-server_pids() { echo "${pids[@]}"; }
+# the JVM behind each started server: ./cor execs java, so the pid is the JVM's (PIDS="PID ...":
+# only those, when more servers are up than the one measured)
+server_pids() { echo "${PIDS:-${pids[@]}}"; }
 
 # load URL CONNS SECONDS [extra corRequest flags] -> prints "req/s p50 p99 errors requests" (µs)
 # (LOAD_PIN, an array, prefixes the load generator's command: e.g. LOAD_PIN=(taskset -c 1);

@@ -11,20 +11,31 @@
 # At the smallest size the same queries run against a second broker with --valueIndexAuto 0 (no
 # value index: every entity of the type is read), the comparison in the same run. Also the heap
 # the two indexes take at each size: used heap after a full GC before and after they are built.
-# The broker alone on 127.0.0.1 with one loop; load from corRequest; server CPU per request from
-# /proc/PID/stat over the measured window, and the loop thread's alone (cor-http-0: the query's
-# own work, without the collector's and the JIT's threads, whose share grows with the live set).
-#   benchmarks/selective.sh                              (about 8 minutes)
-#   DURATION=2 SIZES="10000 100000" benchmarks/selective.sh   (a quick look)
-# Its last lines: p50 per size, and each query's 1 000 000 / 10 000 ratio of CPU per request (the
-# bar: p50 <= 1 ms at every size; CPU flat within +-25 %). It stops everything it started.
+# Each broker on 127.0.0.1 with one loop, started as shipped (java @cor-server-launcher/jvm.options
+# -jar, its collector; JVM="" for the JVM's default, G1, or JVM="FLAGS"); load from corRequest;
+# server CPU per request from /proc/PID/stat over the measured window, and the loop thread's alone
+# (cor-http-0: the query's own work, without the collector's and the JIT's threads).
+# All the brokers are loaded first and stay up; then ROUNDS rounds (default 3) measure every cell,
+# the brokers visited in turn (the order reversed every other round), so that a neighbour's burst
+# on the shared cores falls on every size alike rather than on whichever ran when it came. The
+# table gives each cell's median over the rounds.
+#   benchmarks/selective.sh                              (about 15 minutes)
+#   ROUNDS=1 DURATION=2 SIZES="10000 100000" benchmarks/selective.sh   (a quick look)
+# Its last lines: each query's 1 000 000 / 10 000 ratio of CPU per request at 16 connections, the
+# medians' and each round's, and the p50s at one connection (the bar: p50 <= 1 ms at every size;
+# CPU flat within +-25 %). It stops everything it started.
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/benchmarks/lib.sh"
 
 DURATION=${DURATION:-5}
+JVM=${JVM-@$here/cor-server-launcher/jvm.options}
 WARM=${WARM:-2}
 SERVER_WARM=${SERVER_WARM:-10}
 SIZES=${SIZES:-"10000 100000 1000000"}
+ROUNDS=${ROUNDS:-3}
+QUERIES="text number range dense"
+declare -A query_of=([text]='name%3D%3D%22n77%22' [number]='speed%3D%3D77'
+  [range]='speed%3D%3D77..77%3Bname%3D%3D%22n77%22' [dense]='speed%3E%3D0')
 port=18522
 
 echo "building..." >&2
@@ -70,82 +81,115 @@ metric() { # BASE NAME -> its value in /metrics
   curl -s "$1/metrics" | awk -v n="$2" '$1 == n { print $2 }'
 }
 
-run_size() { # SIZE LABEL [broker flags]
-  local size=$1 label=$2; shift 2
-  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 --store memory "$@"
-  local root="http://127.0.0.1:$port" base="http://127.0.0.1:$port/ngsi-ld/v1"
+# open_size SIZE LABEL PORT [broker flags]: starts a broker on PORT, loads SIZE entities, checks
+# every query answers 20, waits for the value indexes, notes the heap they took; it stays up
+open_size() {
+  local size=$1 label=$2 p=$3; shift 3
+  # shellcheck disable=SC2086 # JVM is a list of flags
+  start "broker-$size-$label" "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port "$p" --httpLoops 1 --store memory "$@"
+  pid_of["$size-$label"]=${pids[-1]}
+  local root="http://127.0.0.1:$p" base="http://127.0.0.1:$p/ngsi-ld/v1" f code n u i
   for f in "$work/batches-$size"/*.json; do
     code=$(curl -s -o "$work/batch.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
       --data-binary "@$f" "$base/entityOperations/create")
     [ "$code" = 201 ] || { echo "batch $f answered $code: $(head -c 300 "$work/batch.out")" >&2; exit 1; }
   done
-  local pid=${pids[-1]} before after
-  before=$(heap_used "$pid")
-  text_url="$base/entities?type=BenchQ&q=name%3D%3D%22n77%22&limit=20"
-  number_url="$base/entities?type=BenchQ&q=speed%3D%3D77&limit=20"
-  range_url="$base/entities?type=BenchQ&q=speed%3D%3D77..77%3Bname%3D%3D%22n77%22&limit=20"
-  dense_url="$base/entities?type=BenchQ&q=speed%3E%3D0&limit=20"
-  for u in "$text_url" "$number_url" "$range_url" "$dense_url"; do
+  local before after
+  before=$(heap_used "${pids[-1]}")
+  for q in $QUERIES; do
+    u="$base/entities?type=BenchQ&q=${query_of[$q]}&limit=20"
     n=$(curl -s "$u" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
     [ "$n" -eq 20 ] || { echo "$u answered $n entities, not 20" >&2; exit 1; }
   done
   # the indexes are built in the background: wait until both answer
   for i in $(seq 600); do
     [ "$(metric "$root" cor_store_value_index_built_total)" = "2.0" ] || [ "$label" = scan ] && break
-    curl -s "$text_url" >/dev/null; curl -s "$number_url" >/dev/null; sleep 0.1
+    for q in text number; do curl -s "$base/entities?type=BenchQ&q=${query_of[$q]}&limit=20" >/dev/null; done
+    sleep 0.1
   done
-  after=$(heap_used "$pid")
+  after=$(heap_used "${pids[-1]}")
   echo "$size $label heap $(( (after - before) / size )) $(metric "$root" cor_store_value_index_bytes)" >>"$work/heap"
-  load "$text_url" 16 "$SERVER_WARM" >/dev/null
+  load "$base/entities?type=BenchQ&q=${query_of[text]}&limit=20" 16 "$SERVER_WARM" >/dev/null
+}
+
+# measure_size ROUND SIZE LABEL PORT: every query at 1 and 16 connections against that broker
+measure_size() {
+  local round=$1 size=$2 label=$3 p=$4 pid=${pid_of["$2-$3"]} conns q u l0 l1 m loop
   for conns in 1 16; do
-    for q in text number range dense; do
-      url_var="${q}_url"
-      load "${!url_var}" "$conns" "$WARM" >/dev/null
+    for q in $QUERIES; do
+      u="http://127.0.0.1:$p/ngsi-ld/v1/entities?type=BenchQ&q=${query_of[$q]}&limit=20"
+      load "$u" "$conns" "$WARM" >/dev/null
       l0=$(loop_ticks "$pid")
-      m=$(measure "${!url_var}" "$conns" 0 "$DURATION")
+      m=$(PIDS="$pid" measure "$u" "$conns" 0 "$DURATION")
       l1=$(loop_ticks "$pid")
       loop=$(awk -v t=$((l1 - l0)) -v hz="$(getconf CLK_TCK)" -v n="$(last_run requests)" \
         'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }')
-      echo "$size $label-$q $conns $m $loop" >>"$results"
+      echo "$round $size $label-$q $conns $m $loop" >>"$results"
     done
   done
-  echo "$size $label $(metric "$root" cor_ngsild_query_scans_total) scans $(metric "$root" cor_ngsild_query_value_index_total) indexed" >>"$work/heap"
-  stop_all
 }
 
 t0=$(date +%s)
-first=""
+declare -A pid_of
+brokers=() # SIZE:LABEL:PORT, in the order they were started
+k=0
 for size in $SIZES; do
   echo "size $size: loading" >&2
   make_batches "$work/batches-$size" "$size"
-  if [ -z "$first" ]; then
-    first=$size
-    run_size "$size" scan --valueIndexAuto 0
+  if [ ${#brokers[@]} = 0 ]; then
+    open_size "$size" scan $((port + k)) --valueIndexAuto 0
+    brokers+=("$size:scan:$((port + k))"); k=$((k + 1))
   fi
-  run_size "$size" index
+  open_size "$size" index $((port + k))
+  brokers+=("$size:index:$((port + k))"); k=$((k + 1))
   rm -rf "$work/batches-$size"
 done
+for round in $(seq "$ROUNDS"); do
+  order=("${brokers[@]}")
+  [ $((round % 2)) = 0 ] && order=($(printf '%s\n' "${brokers[@]}" | tac))
+  for b in "${order[@]}"; do
+    echo "round $round: ${b%:*}" >&2
+    IFS=: read -r size label p <<<"$b"
+    measure_size "$round" "$size" "$label" "$p"
+  done
+done
+for b in "${brokers[@]}"; do
+  IFS=: read -r size label p <<<"$b"
+  echo "$size $label $(metric "http://127.0.0.1:$p" cor_ngsild_query_scans_total) scans $(metric "http://127.0.0.1:$p" cor_ngsild_query_value_index_total) indexed" >>"$work/heap"
+done
+stop_all
 
 echo
-echo "selective.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $( "$here/cor" java -version 2>&1 | head -1 ), ${DURATION}s per cell, $(( $(date +%s) - t0 ))s"
+echo "selective.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $( "$here/cor" java -version 2>&1 | head -1 ), JVM flags \"$JVM\", ${DURATION}s per cell, $ROUNDS round(s), $(( $(date +%s) - t0 ))s"
 cat "$work/heap"
 python3 - "$results" <<'PY'
-import sys
+import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print(f'{"entities":>8} {"query":<13} {"conns":>5} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10} {"loop us/req":>11}')
-cell = {}
-for size, q, conns, rps, p50, p99, err, cpu, loop in rows:
-    cell[(size, q, conns)] = (float(p50), cpu, loop)
-    print(f'{size:>8} {q:<13} {conns:>5} {float(rps):>9.0f} {float(p50):>8.0f} {float(p99):>8.0f} {err:>6} {cpu:>10} {loop:>11}')
-sizes = sorted({k[0] for k in cell}, key=int)
+cells = {}  # (size, query, conns) -> [(rps, p50, p99, err, cpu, loop)] over the rounds
+for rnd, size, q, conns, rps, p50, p99, err, cpu, loop in rows:
+    cells.setdefault((size, q, conns), []).append((rnd, float(rps), float(p50), float(p99), int(err),
+                                                  float(cpu) if cpu != "-" else None, float(loop) if loop != "-" else None))
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else float("nan")
+print(f'medians over {len({r[0] for r in rows})} round(s)')
+print(f'{"entities":>8} {"query":<13} {"conns":>5} {"req/s":>9} {"p50 us":>8} {"p99 us":>8} {"errors":>6} {"cpu us/req":>10} {"loop us/req":>11}   cpu us/req by round')
+for (size, q, conns), v in cells.items():
+    print(f'{size:>8} {q:<13} {conns:>5} {med([x[1] for x in v]):>9.0f} {med([x[2] for x in v]):>8.0f} {med([x[3] for x in v]):>8.0f} '
+          f'{sum(x[4] for x in v):>6} {med([x[5] for x in v]):>10.1f} {med([x[6] for x in v]):>11.1f}   '
+          + " ".join(f'{x[5]:.1f}' if x[5] is not None else "-" for x in v))
+sizes = sorted({k[0] for k in cells}, key=int)
 if len(sizes) >= 2:
     lo, hi = sizes[0], sizes[-1]
     print()
     print(f"growth {hi} / {lo} (the bar: p50 <= 1 ms at every size, CPU per request flat within +-25 %)")
     for q in ("index-text", "index-number", "index-range", "index-dense"):
-        a, b = cell.get((lo, q, "16")), cell.get((hi, q, "16"))
-        if a and b and "-" not in (a[1], b[1], a[2], b[2]):
-            print(f'  {q:<13} cpu per request at 16 connections {float(b[1]) / float(a[1]):.2f} '
-                  f'(the loop thread\'s {float(b[2]) / float(a[2]):.2f}), '
-                  f'p50 at 1 connection {cell[(lo, q, "1")][0]:.0f} -> {cell[(hi, q, "1")][0]:.0f} us')
+        a, b = cells.get((lo, q, "16")), cells.get((hi, q, "16"))
+        if not a or not b:
+            continue
+        by_round = {x[0]: x[5] for x in a}
+        per_round = [f'{x[5] / by_round[x[0]]:.2f}' for x in b if x[5] and by_round.get(x[0])]
+        print(f'  {q:<13} cpu per request at 16 connections {med([x[5] for x in b]) / med([x[5] for x in a]):.2f} '
+              f'(the loop thread\'s {med([x[6] for x in b]) / med([x[6] for x in a]):.2f}; by round {" ".join(per_round)}), '
+              f'p50 at 1 connection {med([x[2] for x in cells[(lo, q, "1")]]):.0f} -> {med([x[2] for x in cells[(hi, q, "1")]]):.0f} us')
 PY
