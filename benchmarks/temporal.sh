@@ -19,11 +19,15 @@
 #           after a full GC (jcmd GC.heap_info after System.gc), and the history's bytes on disk
 #   benchmarks/temporal.sh                          (every part; about 25 minutes)
 #   PARTS="reads query" benchmarks/temporal.sh      (some of them)
+# The broker is started as shipped (java @cor-server-launcher/jvm.options -jar: its collector);
+# JVM="" for the JVM's default (G1, as the figures before the collector was chosen were measured),
+# JVM="FLAGS" for others.
 # Build first: ./cor mvn -q -DskipTests package. It stops everything it started, also on Ctrl-C.
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/benchmarks/lib.sh"
 
 PARTS=${PARTS:-record reads query ingest heap}
+JVM=${JVM-@$here/cor-server-launcher/jvm.options}
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}
 WARM=${WARM:-2}
@@ -40,12 +44,13 @@ broker() { # STORE TEMPORAL [more flags]: a fresh broker
   local store=$1 temporal=$2; shift 2
   local flags=(--store "$store")
   if [ "$store" = durable ]; then rm -rf "$work/data"; flags=(--dataDir "$work/data" --fsync always); fi
-  start broker "$here/cor" java -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}" \
+  # shellcheck disable=SC2086 # JVM is a list of flags
+  start broker "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}" \
     --temporal "$temporal" --maxBody 64m --temporalMaxBytes 64g "$@"
 }
 row() { echo "$*" >>"$results"; echo "$*" >&2; }
 
-echo "temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg), parts: $PARTS"
+echo "temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), JVM flags \"$JVM\", load $(cut -d' ' -f1-3 /proc/loadavg), parts: $PARTS"
 
 # ---------------------------------------------------------------- record
 if [[ " $PARTS " == *" record "* ]]; then
@@ -129,7 +134,10 @@ if [[ " $PARTS " == *" heap "* ]]; then
   broker durable on
   pid=${pids[-1]}
   jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
-  heap() { "$jcmd" "$pid" GC.run >/dev/null; "$jcmd" "$pid" GC.heap_info | awk '/garbage-first heap/ { for (i = 1; i <= NF; i++) if ($i == "used") print $(i + 1) }'; }
+  heap() { # the used heap after a full GC, as the collector's heap_info says it (G1's "used 123K", ZGC's "used 12M")
+    "$jcmd" "$pid" GC.run >/dev/null
+    "$jcmd" "$pid" GC.heap_info | awk '/garbage-first heap|ZHeap|Shenandoah/ { for (i = 1; i < NF; i++) if ($i == "used") { v = $(i + 1); sub(/,$/, "", v); print v; exit } }'
+  }
   row heap durable 0 "$(heap)"
   per_entity=1000000
   n=0
