@@ -24,7 +24,7 @@ rm -f "$aot" "$aot.key" # a failed training must not leave the old cache beside 
 
 echo "cor aot-train: the training run" >&2
 aot_training_run $port $((port + 100)) "$here/cor" java "-XX:AOTCacheOutput=$work/cor-server.aot" \
-  "@$here/cor-server-launcher/jvm.options" -jar "$BROKER_JAR" \
+  "$SHIPPED_JVM" -jar "$BROKER_JAR" \
   --host 127.0.0.1 --port $port --dataDir "$work/data"
 if [ ! -s "$work/cor-server.aot" ]; then
   echo "cor aot-train: the JVM wrote no cache:" >&2; tail -20 "$work/broker.log" >&2; exit 1

@@ -6,6 +6,7 @@ GW_JAR="$here/examples/gateway/target/cor-gateway.jar"
 HELLO_JAR="$here/examples/hello/target/cor-hello.jar"
 BENCH_JAR="$here/benchmarks/target/benchmarks.jar"
 BROKER_JAR="$here/cor-server-launcher/target/cor-server.jar"
+SHIPPED_JVM="@$here/cor-server-launcher/jvm.options" # the broker's JVM flags as ./cor run gives them
 work=$(mktemp -d)
 pids=()
 LOAD_PIN=()
@@ -58,6 +59,16 @@ gateway() { # NAME ARGS...
 netty_node() { # NAME ARGS...
   local name=$1; shift
   start "$name" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.netty.NettyChainNode --host 127.0.0.1 --threads 1 "$@"
+}
+
+heap_used() { # PID -> used heap in bytes after a full GC (any collector's "used N[KMG]")
+  local jcmd
+  jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
+  "$jcmd" "$1" GC.run >/dev/null
+  "$jcmd" "$1" GC.heap_info | python3 -c '
+import re, sys
+m = re.search(r"used (\d+)([KMG])", sys.stdin.read())
+print(int(m.group(1)) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)] if m else -1)'
 }
 
 # cpu_ticks PID... : user+system clock ticks of those processes (and their threads) so far

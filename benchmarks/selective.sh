@@ -28,7 +28,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/benchmarks/lib.sh"
 
 DURATION=${DURATION:-5}
-JVM=${JVM-@$here/cor-server-launcher/jvm.options}
+JVM=${JVM-$SHIPPED_JVM}
 WARM=${WARM:-2}
 SERVER_WARM=${SERVER_WARM:-10}
 SIZES=${SIZES:-"10000 100000 1000000"}
@@ -37,6 +37,7 @@ QUERIES="text number range dense"
 declare -A query_of=([text]='name%3D%3D%22n77%22' [number]='speed%3D%3D77'
   [range]='speed%3D%3D77..77%3Bname%3D%3D%22n77%22' [dense]='speed%3E%3D0')
 port=18522
+query_url() { echo "http://127.0.0.1:$1/ngsi-ld/v1/entities?type=BenchQ&q=${query_of[$2]}&limit=20"; } # PORT QUERY
 
 echo "building..." >&2
 build
@@ -58,15 +59,6 @@ for i in range(n):
         json.dump(batch, open(f"{out}/{i // 1000:05d}.json", "w"))
         batch = []
 PY
-}
-
-jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
-heap_used() { # PID -> used heap in bytes after a full GC (any collector's "used N[KMG]")
-  "$jcmd" "$1" GC.run >/dev/null
-  "$jcmd" "$1" GC.heap_info | python3 -c '
-import re, sys
-m = re.search(r"used (\d+)([KMG])", sys.stdin.read())
-print(int(m.group(1)) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)] if m else -1)'
 }
 
 loop_ticks() { # PID -> user+system clock ticks of its loop thread so far
@@ -97,19 +89,19 @@ open_size() {
   local before after
   before=$(heap_used "${pids[-1]}")
   for q in $QUERIES; do
-    u="$base/entities?type=BenchQ&q=${query_of[$q]}&limit=20"
+    u=$(query_url "$p" "$q")
     n=$(curl -s "$u" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
     [ "$n" -eq 20 ] || { echo "$u answered $n entities, not 20" >&2; exit 1; }
   done
   # the indexes are built in the background: wait until both answer
   for i in $(seq 600); do
     [ "$(metric "$root" cor_store_value_index_built_total)" = "2.0" ] || [ "$label" = scan ] && break
-    for q in text number; do curl -s "$base/entities?type=BenchQ&q=${query_of[$q]}&limit=20" >/dev/null; done
+    for q in text number; do curl -s "$(query_url "$p" "$q")" >/dev/null; done
     sleep 0.1
   done
   after=$(heap_used "${pids[-1]}")
   echo "$size $label heap $(( (after - before) / size )) $(metric "$root" cor_store_value_index_bytes)" >>"$work/heap"
-  load "$base/entities?type=BenchQ&q=${query_of[text]}&limit=20" 16 "$SERVER_WARM" >/dev/null
+  load "$(query_url "$p" text)" 16 "$SERVER_WARM" >/dev/null
 }
 
 # measure_size ROUND SIZE LABEL PORT: every query at 1 and 16 connections against that broker
@@ -117,7 +109,7 @@ measure_size() {
   local round=$1 size=$2 label=$3 p=$4 pid=${pid_of["$2-$3"]} conns q u l0 l1 m loop
   for conns in 1 16; do
     for q in $QUERIES; do
-      u="http://127.0.0.1:$p/ngsi-ld/v1/entities?type=BenchQ&q=${query_of[$q]}&limit=20"
+      u=$(query_url "$p" "$q")
       load "$u" "$conns" "$WARM" >/dev/null
       l0=$(loop_ticks "$pid")
       m=$(PIDS="$pid" measure "$u" "$conns" 0 "$DURATION")

@@ -48,7 +48,7 @@ serve() {
     hello) start hello "$here/cor" java "${log[@]}" -jar "$HELLO_JAR" --host 127.0.0.1 --port $port --httpLoops 2
       url=http://127.0.0.1:$port/hello ;;
     broker-g1 | broker)
-      local jvm=(); [ "$1" = broker ] && jvm=("@$here/cor-server-launcher/jvm.options")
+      local jvm=(); [ "$1" = broker ] && jvm=("$SHIPPED_JVM")
       start "$1" "$here/cor" java "${jvm[@]}" "${log[@]}" -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --dataDir "$work/data"
       post "http://127.0.0.1:$port/ngsi-ld/v1/entities" "$work/small.json"
       url=http://127.0.0.1:$port$broker_path ;;

@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/benchmarks/lib.sh"
 
 PARTS=${PARTS:-record reads query ingest heap}
-JVM=${JVM-@$here/cor-server-launcher/jvm.options}
+JVM=${JVM-$SHIPPED_JVM}
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-5}
 WARM=${WARM:-2}
@@ -133,12 +133,7 @@ fi
 if [[ " $PARTS " == *" heap "* ]]; then
   broker durable on
   pid=${pids[-1]}
-  jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
-  heap() { # the used heap after a full GC, as the collector's heap_info says it (G1's "used 123K", ZGC's "used 12M")
-    "$jcmd" "$pid" GC.run >/dev/null
-    "$jcmd" "$pid" GC.heap_info | awk '/garbage-first heap|ZHeap|Shenandoah/ { for (i = 1; i < NF; i++) if ($i == "used") { v = $(i + 1); sub(/,$/, "", v); print v; exit } }'
-  }
-  row heap durable 0 "$(heap)"
+  row heap durable 0 "$(heap_used "$pid")"
   per_entity=1000000
   n=0
   t0=$(date +%s)
@@ -147,7 +142,7 @@ if [[ " $PARTS " == *" heap "* ]]; then
     n=$((n + per_entity))
     if [ $((n % 10000000)) = 0 ] || [ "$n" -ge "$HEAP_INSTANCES" ]; then
       sleep 5 # the history writer catches up
-      row heap durable "$n" "$(heap)" "$(du -sm "$work/data" | cut -f1)MB" "$(( $(date +%s) - t0 ))s"
+      row heap durable "$n" "$(heap_used "$pid")" "$(du -sm "$work/data" | cut -f1)MB" "$(( $(date +%s) - t0 ))s"
     fi
   done
   stop_all
