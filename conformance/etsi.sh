@@ -24,9 +24,11 @@
 #  - leaves out the MQTT TPs (tag sub-mqtt-notification): the suite starts their broker with
 #    `docker run` of an image it builds elsewhere;
 #  - prints passed/failed per area from robot's output.xml and stops the broker and the server.
-# Contexts the suite names on other hosts (easy-global-market.github.io, fiware.github.io) are
-# downloaded by the broker if the machine reaches them; otherwise those TPs get 503
-# LdContextNotAvailable, as doc/conformance.md says.
+#  - points Easy Global Market's copy of the suite's compound context at the local one (the same
+#    terms and IRIs).
+# Contexts the suite names on other hosts (fiware.github.io) are downloaded by the broker if the
+# machine reaches them; otherwise those TPs get 504 LdContextNotAvailable, as doc/conformance.md
+# says.
 set -euo pipefail
 
 if [[ $# -lt 1 || ! -f "$1/requirements.txt" || ! -d "$1/TP/NGSI-LD" ]]; then
@@ -65,6 +67,12 @@ local_ctx="http://127.0.0.1:$ctx_port/"
 grep -rlZ -e 'raw.githubusercontent.com/[^"]*/resources/jsonld-contexts/' \
         "$suite/data" "$suite/resources" "$suite/TP" 2>/dev/null \
     | xargs -0 -r sed -i "s#$remote#$local_ctx#g"
+# Some data files name Easy Global Market's copy of the suite's compound context. It holds the same
+# eleven terms as resources/jsonld-contexts/ngsi-ld-test-suite.jsonld, mapped to the same IRIs, and
+# the V1.8 core context: the suite's own compound context expands every term alike.
+egm='https://easy-global-market.github.io/ngsild-api-data-models/ngsildTestSuite/ngsildTestSuiteV1.8-compound.jsonld'
+grep -rlZ -F -e "$egm" "$suite/data" "$suite/resources" "$suite/TP" 2>/dev/null \
+    | xargs -0 -r sed -i "s#$egm#${local_ctx}ngsi-ld-test-suite-compound.jsonld#g"
 
 venv=${COR_ETSI_VENV:-$work/venv}
 if [[ ! -x "$venv/bin/robot" ]]; then
