@@ -60,7 +60,7 @@ enum Operation {
     QUERY_TEMPORAL("queryTemporalEvolution", true, Set.of("id", "type", "idPattern", "attrs", "pick", "omit", "q",
             "scopeQ", "geoQ", "georel", "geometry", "coordinates", "geoproperty", "csf", "lang", "options", "format",
             "limit", "offset", "count", "local", "datasetId", "timerel", "timeAt", "endTimeAt", "timeproperty", "lastN",
-            "aggrMethods", "aggrPeriodDuration", "expandValues")),
+            "aggrMethods", "aggrPeriodDuration", "expandValues", "orderBy")),
     QUERY_TEMPORAL_POST("queryTemporalEvolutionPost", true, Set.of("lang", "options", "format", "limit", "offset",
             "count", "local")),
     RETRIEVE_TEMPORAL("retrieveTemporalEvolution", true, Set.of("attrs", "pick", "omit", "lang", "options", "format",

@@ -218,12 +218,13 @@ final class TemporalReads {
         TemporalStore ts = TemporalOperations.store(config);
         TemporalAsked asked = TemporalAsked.of(x, p, parser(x));
         Page page = Page.of(p, config.limits());
+        boolean descending = descendingById(p.get("orderBy"));
         EntityQuery test = new EntityQuery(f.selectors(), f.attrs(), f.q(), f.geo(), f.scope());
         boolean windowed = !asked.window().unbounded();
         List<TemporalEntity> hits = new ArrayList<>();
         int[] matched = {0};
         Pace pace = new Pace();
-        ts.entities(x.tenant, head -> {
+        ts.entities(x.tenant, descending, head -> {
             pace.maybeYield();
             if (matches(ts, x.tenant, head, asked, f, test, windowed)) {
                 if (matched[0] >= page.offset() && hits.size() < page.limit()) {
@@ -259,7 +260,7 @@ final class TemporalReads {
             ids.addAll(remote.keySet());
             matched[0] = ids.size();
             int k = 0;
-            for (String id : ids) {
+            for (String id : descending ? ids.descendingSet() : ids) {
                 if (k >= page.offset() && out.size() < page.limit()) {
                     out.add(evolution(ts, x.tenant, id, all.get(id), remote.get(id), asked, reach));
                 }
@@ -276,6 +277,24 @@ final class TemporalReads {
         if (x.operation() == Operation.QUERY_TEMPORAL) {
             page.links(x, "temporal/entities", (long) matched[0] > (long) page.offset() + page.limit());
         }
+    }
+
+    /**
+     * Whether a temporal query's {@code orderBy} asks for descending ids. V1.9.1 § 5.7.4.4 lets a
+     * temporal query order by {@code id} alone ({@code ;asc}, the default, or {@code ;desc}, § 4.23):
+     * anything else is BadRequestData. Without it the answer is in ascending id order, as the
+     * store visits it.
+     */
+    static boolean descendingById(String orderBy) {
+        if (orderBy == null) {
+            return false;
+        }
+        return switch (orderBy) {
+            case "id", "id;asc" -> false;
+            case "id;desc" -> true;
+            default -> throw NgsiLdException.badData("orderBy: a temporal query orders by id alone, optionally ;asc or ;desc"
+                    + " (§ 5.7.4.4)");
+        };
     }
 
     /**

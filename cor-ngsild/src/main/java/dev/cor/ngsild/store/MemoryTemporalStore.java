@@ -356,12 +356,12 @@ public final class MemoryTemporalStore implements TemporalStore {
     }
 
     @Override
-    public void entities(String tenant, Predicate<TemporalEntity> visitor) {
+    public void entities(String tenant, boolean descending, Predicate<TemporalEntity> visitor) {
         ConcurrentSkipListMap<String, History> t = tenants.get(tenant);
         if (t == null) {
             return;
         }
-        for (History h : t.values()) {
+        for (History h : descending ? t.descendingMap().values() : t.values()) {
             TemporalEntity head = h.head;
             if (head != null && !visitor.test(head)) {
                 return;

@@ -46,7 +46,15 @@ public interface TemporalStore {
      * Visits the heads of the tenant's entities in id order until {@code visitor} answers
      * {@code false}; nothing happens for a tenant without history. The visitor must not write.
      */
-    void entities(String tenant, Predicate<TemporalEntity> visitor);
+    default void entities(String tenant, Predicate<TemporalEntity> visitor) {
+        entities(tenant, false, visitor);
+    }
+
+    /**
+     * As {@link #entities(String, Predicate)}, in descending id order when {@code descending}
+     * (a temporal query's {@code orderBy=id;desc}, which pages from the end without collecting).
+     */
+    void entities(String tenant, boolean descending, Predicate<TemporalEntity> visitor);
 
     /**
      * The instances of one attribute of one entity that {@code query} asks for, ordered by its time

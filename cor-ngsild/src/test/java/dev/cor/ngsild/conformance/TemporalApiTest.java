@@ -428,6 +428,45 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void a_query_orders_by_id_either_way_and_pages_in_that_order_021_23_02_03() {
+        String tenant = Entities.tenant();
+        List<String> ids = new ArrayList<>();
+        for (String n : List.of("c", "a", "e", "b", "d")) {
+            String id = "urn:ngsi-ld:Vehicle:" + n;
+            Checks.status(api.post("/temporal/entities").tenant(tenant).json(vehicle(id)).send(), 201);
+            ids.add(id);
+        }
+        List<String> ascending = ids.stream().sorted().toList();
+        List<String> descending = ascending.reversed();
+        String[] window = {"type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z"};
+        assertEquals(ascending, idsOf(query(tenant, with(window, "orderBy", "id"))));
+        assertEquals(ascending, idsOf(query(tenant, with(window, "orderBy", "id;asc"))));
+        assertEquals(descending, idsOf(query(tenant, with(window, "orderBy", "id;desc"))));
+        assertEquals(descending.subList(1, 3), idsOf(query(tenant, with(window, "orderBy", "id;desc", "offset", "1", "limit", "2"))),
+                "a page of a descending answer is the next ids down");
+    }
+
+    @Test
+    void a_query_orders_by_id_alone_anything_else_is_bad_data_021_23_5741_01_06() {
+        String[] window = {"type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z"};
+        for (String orderBy : List.of("name", "createdAt", "name.subProperty", "id,name", "id;sideways", "")) {
+            Checks.badData(query(null, with(window, "orderBy", orderBy)), "orderBy");
+        }
+    }
+
+    private static String[] with(String[] params, String... more) {
+        String[] all = java.util.Arrays.copyOf(params, params.length + more.length);
+        System.arraycopy(more, 0, all, params.length, more.length);
+        return all;
+    }
+
+    private static List<String> idsOf(Answer a) {
+        List<String> out = new ArrayList<>();
+        Checks.okJson(a).forEach(e -> out.add(e.path("id").asText()));
+        return out;
+    }
+
+    @Test
     void a_query_needs_a_bound_ids_alone_are_not_one_021_12_021_24() {
         Checks.problem(query(null, "timerel", "after", "timeAt", "2020-07-01T12:05:00Z"), 400, "BadRequestData");
         Checks.problem(query(null, "id", "urn:ngsi-ld:Entity:01,urn:ngsi-ld:Entity:02", "timerel", "after",

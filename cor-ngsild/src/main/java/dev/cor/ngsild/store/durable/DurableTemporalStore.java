@@ -303,12 +303,12 @@ public final class DurableTemporalStore implements TemporalStore {
     }
 
     @Override
-    public void entities(String tenant, Predicate<TemporalEntity> visitor) {
+    public void entities(String tenant, boolean descending, Predicate<TemporalEntity> visitor) {
         var m = tenants.get(tenant);
         if (m == null) {
             return;
         }
-        for (EntityHistory eh : m.values()) {
+        for (EntityHistory eh : descending ? m.descendingMap().values() : m.values()) {
             TemporalEntity e;
             synchronized (eh) {
                 e = eh.temporalEntity();
