@@ -448,6 +448,31 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void an_unknown_method_or_a_malformed_duration_in_the_query_string_is_bad_data_naming_it_with_or_without_format_5_7_4() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        for (String format : List.of("aggregatedValues", "temporalValues", "")) {
+            List<String> f = format.isEmpty() ? List.of() : List.of("format", format);
+            List<String[]> asks = List.of(
+                    new String[] {"aggrMethods", "bogus"}, new String[] {"aggrMethods", "avg,"},
+                    new String[] {"aggrMethods", "avg", "aggrPeriodDuration", "bogus"},
+                    new String[] {"aggrMethods", "avg", "aggrPeriodDuration", "PT-1H"});
+            for (String[] ask : asks) {
+                List<String> params = new ArrayList<>(f);
+                params.addAll(List.of(ask));
+                String named = ask[ask.length - 2];
+                Checks.badData(retrieve(tenant, id, params.toArray(String[]::new)), named);
+                params.addAll(List.of("type", "Vehicle"));
+                Checks.badData(query(tenant, params.toArray(String[]::new)), named);
+            }
+        }
+        // a long value is not sent back whole
+        JsonNode p = Checks.badData(query(tenant, "type", "Vehicle", "format", "aggregatedValues", "aggrMethods",
+                "avg," + "x".repeat(2_000)), "aggrMethods");
+        assertTrue(p.path("detail").asText().length() < 400, p::toString);
+    }
+
+    @Test
     void entities_are_paged_with_limit_and_linked_021_11() {
         String tenant = Entities.tenant();
         for (int i = 0; i < 3; i++) {
