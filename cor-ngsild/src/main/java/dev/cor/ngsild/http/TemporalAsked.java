@@ -88,28 +88,14 @@ record TemporalAsked(InstanceQuery window, Set<String> datasetIds, TemporalRende
             }
         }
         // the temporal forms, then the entity representation's own options for the rest
-        Form form = null;
+        Form form = named(p);
         boolean sysAttrs = false;
         List<String> rest = new ArrayList<>();
         for (String o : p.list("options")) {
-            Form f = form(o);
-            if (f != null) {
-                if (form != null && form != f) {
-                    throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
-                }
-                form = f;
-            } else {
+            if (form(o) == null) {
                 sysAttrs |= o.equals("sysAttrs");
                 rest.add(o);
             }
-        }
-        if (p.has("format")) {
-            Form f = form(p.get("format"));
-            if (f == null) {
-                throw NgsiLdException.invalid("unknown format '" + p.get("format") + "' (normalized, concise, temporalValues,"
-                        + " simplified, keyValues, aggregatedValues)");
-            }
-            form = f;
         }
         if (form == null) {
             form = Form.NORMALIZED;
@@ -135,6 +121,29 @@ record TemporalAsked(InstanceQuery window, Set<String> datasetIds, TemporalRende
         TemporalRenderer.Options options = new TemporalRenderer.Options(form, sysAttrs, property, rep.options.showId(),
                 rep.options.showType(), rep.options.showScope(), rep.options.lang());
         return new TemporalAsked(new InstanceQuery(property, from, to, null, lastN), datasetIds, options, rep, aggregation);
+    }
+
+    /**
+     * The temporal representation {@code format} or {@code options} names ({@code format} when
+     * both do), or {@code null}: none, the normalized one by default.
+     */
+    static Form named(QueryParams p) {
+        Form form = null;
+        for (String o : p.list("options")) {
+            Form f = form(o);
+            if (f != null && form != null && form != f) {
+                throw NgsiLdException.invalid("options asks for two representations at once: " + p.get("options"));
+            }
+            form = f != null ? f : form;
+        }
+        if (p.has("format")) {
+            form = form(p.get("format"));
+            if (form == null) {
+                throw NgsiLdException.invalid("unknown format '" + p.get("format") + "' (normalized, concise, temporalValues,"
+                        + " simplified, keyValues, aggregatedValues)");
+            }
+        }
+        return form;
     }
 
     /** The temporal form an option or format names, or {@code null} for the others. */

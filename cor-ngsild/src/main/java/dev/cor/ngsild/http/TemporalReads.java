@@ -153,7 +153,11 @@ final class TemporalReads {
         run(x, p, f);
     }
 
-    /** {@code POST /temporal/entityOperations/query} (§ 5.7.4, 6.22): a Query body with its temporalQ. */
+    /**
+     * {@code POST /temporal/entityOperations/query} (§ 5.7.4, 6.22): a Query body with its temporalQ,
+     * and the aggregation it asks for ({@link BodyAggregation}) - answered as the GET with the same
+     * parameters is.
+     */
     void queryPost(Exchange x) {
         JsonNode body = x.body;
         if (!body.isObject() || !"Query".equals(body.path("type").asText())) {
@@ -189,25 +193,14 @@ final class TemporalReads {
                 params = params.with("lastN", lastN.asText());
             }
         }
-        for (String member : List.of("pick", "omit", "lang", "datasetId", "aggrMethods", "aggrPeriodDuration")) {
+        for (String member : List.of("pick", "omit", "lang", "datasetId")) {
             JsonNode v = body.get(member);
             if (v != null) {
                 params = params.with(member, v.isArray() ? String.join(",", EntityOperations.strings(v, member))
                         : EntityOperations.textOf(v, member));
             }
         }
-        JsonNode aggr = body.get("aggregationParams"); // V1.8 § 5.2.44 inside the Query
-        if (aggr != null && aggr.isObject()) {
-            if (aggr.has("aggrMethods")) {
-                JsonNode m = aggr.get("aggrMethods");
-                params = params.with("aggrMethods", m.isArray() ? String.join(",", EntityOperations.strings(m, "aggrMethods"))
-                        : EntityOperations.textOf(m, "aggrMethods"));
-            }
-            if (aggr.has("aggrPeriodDuration")) {
-                params = params.with("aggrPeriodDuration", EntityOperations.textOf(aggr.get("aggrPeriodDuration"),
-                        "aggrPeriodDuration"));
-            }
-        }
+        params = BodyAggregation.into(body, params);
         Filter f = new Filter(selectors, EntityOperations.attributes(parser, attrTerms),
                 q == null ? null : QueryExpression.parse(PercentEncoding.bodyQ(q), x.context, Set.of()),
                 geoQ == null ? null : GeoQuery.parse(geoQ, x.context), scopeQ == null ? null : ScopeQuery.parse(scopeQ));

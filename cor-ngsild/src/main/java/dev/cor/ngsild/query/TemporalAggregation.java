@@ -121,7 +121,7 @@ public final class TemporalAggregation {
         }
         String d = aggrPeriodDuration;
         if (d.indexOf('-') >= 0 || d.indexOf('+') >= 0) {
-            throw NgsiLdException.badData("aggrPeriodDuration: '" + d + "' is negative or signed; it is " + DURATION_FORM);
+            throw NgsiLdException.badData("aggrPeriodDuration: '" + shown(d) + "' is negative or signed; it is " + DURATION_FORM);
         }
         int t = Math.max(d.indexOf('T'), d.indexOf('t'));
         String datePart = t < 0 ? d : d.substring(0, t);
@@ -131,14 +131,14 @@ public final class TemporalAggregation {
             calendar = t >= 0 && datePart.equalsIgnoreCase("P") ? Period.ZERO : Period.parse(datePart);
             fixed = t < 0 ? Duration.ZERO : Duration.parse("PT" + d.substring(t + 1));
         } catch (DateTimeException e) {
-            throw NgsiLdException.badData("aggrPeriodDuration: '" + d + "' is not " + DURATION_FORM);
+            throw NgsiLdException.badData("aggrPeriodDuration: '" + shown(d) + "' is not " + DURATION_FORM);
         }
         if (fixed.getNano() % 1_000_000 != 0) {
-            throw NgsiLdException.badData("aggrPeriodDuration: '" + d + "' is finer than a millisecond");
+            throw NgsiLdException.badData("aggrPeriodDuration: '" + shown(d) + "' is finer than a millisecond");
         }
         long fixedMs = fixed.compareTo(LONGEST) <= 0 ? fixed.toMillis() : -1;
         if (fixedMs < 0 || calendar.toTotalMonths() > LONGEST_MONTHS || calendar.getDays() > LONGEST.toDays()) {
-            throw NgsiLdException.badData("aggrPeriodDuration: '" + d + "' is longer than 100000 years");
+            throw NgsiLdException.badData("aggrPeriodDuration: '" + shown(d) + "' is longer than 100000 years");
         }
         return new TemporalAggregation(methods, calendar, fixedMs);
     }
@@ -150,20 +150,26 @@ public final class TemporalAggregation {
                     + names());
         }
         List<AggregationMethod> methods = new ArrayList<>();
-        for (String item : aggrMethods.split(",", -1)) {
-            String name = item.strip();
+        String[] items = aggrMethods.split(",", -1);
+        for (int i = 0; i < items.length; i++) {
+            String name = items[i].strip();
             if (name.isEmpty()) {
-                throw NgsiLdException.badData("aggrMethods: an empty method in '" + aggrMethods + "'");
+                throw NgsiLdException.badData("aggrMethods: method " + (i + 1) + " of " + items.length + " is empty");
             }
             AggregationMethod m = AggregationMethod.of(name);
             if (m == null) {
-                throw NgsiLdException.badData("aggrMethods: '" + name + "' is none of " + names());
+                throw NgsiLdException.badData("aggrMethods: '" + shown(name) + "' is none of " + names());
             }
             if (!methods.contains(m)) {
                 methods.add(m);
             }
         }
         return List.copyOf(methods);
+    }
+
+    /** A client's value as an error shows it: bounded, so that a long one is not sent back whole. */
+    private static String shown(String v) {
+        return v.length() <= 64 ? v : v.substring(0, 64) + "...";
     }
 
     private static String names() {

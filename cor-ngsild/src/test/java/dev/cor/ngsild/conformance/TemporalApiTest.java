@@ -486,6 +486,144 @@ class TemporalApiTest extends ConformanceTest {
         assertFalse(got.path(0).has("speed"));
     }
 
+    // ---------------------------------------------------------------- aggregation asked by a POST query's body
+
+    /**
+     * The suite's POST query (after 2020-08-01T12:00:00Z, the vehicles), {@code temporalQ} holding
+     * {@code inTemporalQ} besides its window and the Query {@code inQuery} besides its members;
+     * {@code params} are the request's query parameters.
+     */
+    private static Answer postQuery(String tenant, String inTemporalQ, String inQuery, String... params) {
+        Ngsi.Request r = api.post("/temporal/entityOperations/query").tenant(tenant);
+        for (int i = 0; i < params.length; i += 2) {
+            r.query(params[i], params[i + 1]);
+        }
+        return r.json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Vehicle"}],
+                 "temporalQ": {"timerel": "after", "timeAt": "2020-08-01T12:00:00Z"%s}%s}""",
+                inTemporalQ.isEmpty() ? "" : ", " + inTemporalQ, inQuery.isEmpty() ? "" : ", " + inQuery)).send();
+    }
+
+    /** The GET of {@link #postQuery}'s window with {@code format=aggregatedValues} and {@code more}. */
+    private static JsonNode aggregatedByGet(String tenant, String... more) {
+        List<String> params = new ArrayList<>(List.of("type", "Vehicle", "timerel", "after", "timeAt", "2020-08-01T12:00:00Z",
+                "format", "aggregatedValues"));
+        params.addAll(List.of(more));
+        return Checks.okJson(query(tenant, params.toArray(String[]::new)));
+    }
+
+    @Test
+    void aggr_methods_in_a_post_querys_temporal_q_answer_as_the_get_with_format_aggregated_values_5_2_21_021_27_07_08() {
+        String tenant = Entities.tenant();
+        vehicleIn(tenant);
+        JsonNode get = aggregatedByGet(tenant, "aggrMethods", "avg,max", "aggrPeriodDuration", "PT1H");
+        assertEquals(Json.obj("""
+                {"type": "Property", "avg": [[100.0, "2020-08-01T12:00:00Z", "2020-08-01T13:00:00Z"]],
+                 "max": [[120.0, "2020-08-01T12:00:00Z", "2020-08-01T13:00:00Z"]]}"""), get.path(0).path("speed"), get::toString);
+        // V1.9.1 Table 5.2.21-1: a comma-separated list of strings, which JSON also writes as an array
+        assertEquals(get, Checks.okJson(postQuery(tenant, "\"aggrMethods\": [\"avg\", \"max\"], \"aggrPeriodDuration\": \"PT1H\"",
+                "")), "as an array");
+        assertEquals(get, Checks.okJson(postQuery(tenant, "\"aggrMethods\": \"avg, max\", \"aggrPeriodDuration\": \"PT1H\"",
+                "")), "as a comma-separated string");
+        // without a duration: one period over the whole window, as on GET
+        JsonNode whole = Checks.okJson(postQuery(tenant, "\"aggrMethods\": [\"avg\"]", ""));
+        assertEquals(aggregatedByGet(tenant, "aggrMethods", "avg"), whole);
+        assertFalse(whole.toString().contains("instanceId"), "the aggregated representation, not the normalized: " + whole);
+    }
+
+    @Test
+    void aggr_params_of_a_post_query_answer_as_the_get_with_format_aggregated_values_v1_9_1_5_2_44_5244_01_01() {
+        String tenant = Entities.tenant();
+        vehicleIn(tenant);
+        JsonNode get = aggregatedByGet(tenant, "aggrMethods", "avg", "aggrPeriodDuration", "PT0S");
+        JsonNode avg = get.path(0).path("speed").path("avg");
+        assertEquals(1, avg.size(), get::toString);
+        assertEquals(100.0, avg.path(0).path(0).asDouble(), "PT0S: one period over the whole window: " + get);
+        assertEquals(get, Checks.okJson(postQuery(tenant, "", """
+                "aggrParams": {"aggrMethods": ["avg"], "aggrPeriodDuration": "PT0S"}""")));
+        // the request's own format saying the same changes nothing; another representation contradicts the body
+        assertEquals(get, Checks.okJson(postQuery(tenant, "", """
+                "aggrParams": {"aggrMethods": ["avg"], "aggrPeriodDuration": "PT0S"}""", "format", "aggregatedValues")));
+        assertEquals(get, Checks.okJson(postQuery(tenant, "", """
+                "aggrParams": {"aggrMethods": ["avg"], "aggrPeriodDuration": "PT0S"}""", "options", "aggregatedValues")));
+        Checks.badData(postQuery(tenant, "", """
+                "aggrParams": {"aggrMethods": ["avg"]}""", "format", "temporalValues"), "format");
+        Checks.badData(postQuery(tenant, "\"aggrMethods\": \"avg\"", "", "options", "concise"), "options");
+        // and aggregatedValues asked without any method is the GET's error
+        Checks.badData(postQuery(tenant, "", "", "format", "aggregatedValues"), "aggrMethods");
+    }
+
+    @Test
+    void an_invalid_aggregation_in_a_post_query_is_bad_data_naming_the_member_021_27_09_5244_01_02_03() {
+        String tenant = Entities.tenant();
+        vehicleIn(tenant);
+        String[][] cases = {
+            // {in temporalQ, in the Query, the member the detail names}
+            {"\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": \"bogus\"", "", "aggrPeriodDuration"}, // 021_27_09
+            {"", "\"aggrParams\": {\"aggrMethods\": [\"bogus\"]}", "aggrMethods"}, // 5244_01_02
+            {"", "\"aggrParams\": {\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": \"bogus\"}", "aggrPeriodDuration"}, // 5244_01_03
+            {"\"aggrMethods\": \"avg,bogus\"", "", "aggrMethods"},
+            {"\"aggrMethods\": \"avg,,max\"", "", "aggrMethods"},
+            {"\"aggrMethods\": [\"avg\", \"\"]", "", "aggrMethods"},
+            {"\"aggrMethods\": [\"avg,max\"]", "", "aggrMethods"},
+            {"\"aggrMethods\": []", "", "aggrMethods"},
+            {"\"aggrMethods\": 3", "", "aggrMethods"},
+            {"\"aggrMethods\": [1]", "", "aggrMethods"},
+            {"\"aggrMethods\": {\"avg\": true}", "", "aggrMethods"},
+            {"\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": 3600", "", "aggrPeriodDuration"},
+            {"\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": \"-PT1H\"", "", "aggrPeriodDuration"},
+            {"\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": \"PT0.0001S\"", "", "aggrPeriodDuration"},
+            // a duration alone asks for nothing, but is checked, as on GET
+            {"\"aggrPeriodDuration\": \"bogus\"", "", "aggrPeriodDuration"},
+            {"", "\"aggrParams\": [\"avg\"]", "aggrParams"},
+            {"", "\"aggrParams\": {\"aggrPeriodDuration\": \"PT1H\"}", "aggrMethods"},
+            {"", "\"aggrParams\": {\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": null}", "aggrPeriodDuration"},
+            // given twice: neither silently wins
+            {"\"aggrMethods\": [\"avg\"]", "\"aggrParams\": {\"aggrMethods\": [\"max\"]}", "aggrMethods"},
+            {"\"aggrPeriodDuration\": \"PT1H\"", "\"aggrParams\": {\"aggrMethods\": [\"max\"], \"aggrPeriodDuration\": \"PT1H\"}",
+                "aggrPeriodDuration"},
+            // no member of a Query: told where it goes rather than ignored
+            {"", "\"aggrMethods\": [\"avg\"]", "aggrMethods"},
+            {"", "\"aggregationParams\": {\"aggrMethods\": [\"avg\"]}", "aggregationParams"},
+        };
+        for (String[] c : cases) {
+            JsonNode p = Checks.badData(postQuery(tenant, c[0], c[1]), c[2]);
+            assertFalse(p.path("detail").asText().contains("instanceId"), p::toString);
+        }
+        // a long value is not sent back whole
+        String longName = "x".repeat(10_000);
+        JsonNode p = Checks.badData(postQuery(tenant, "\"aggrMethods\": [\"" + longName + "\"]", ""), "aggrMethods");
+        assertTrue(p.path("detail").asText().length() < 400, p::toString);
+        p = Checks.badData(postQuery(tenant, "", "\"aggrParams\": {\"aggrMethods\": [\"avg\"], \"aggrPeriodDuration\": \"P"
+                + longName + "\"}"), "aggrPeriodDuration");
+        assertTrue(p.path("detail").asText().length() < 400, p::toString);
+    }
+
+    @Test
+    void an_unknown_method_or_a_malformed_duration_in_the_query_string_is_bad_data_naming_it_with_or_without_format_5_7_4() {
+        String tenant = Entities.tenant();
+        String id = vehicleIn(tenant);
+        for (String format : List.of("aggregatedValues", "temporalValues", "")) {
+            List<String> f = format.isEmpty() ? List.of() : List.of("format", format);
+            List<String[]> asks = List.of(
+                    new String[] {"aggrMethods", "bogus"}, new String[] {"aggrMethods", "avg,"},
+                    new String[] {"aggrMethods", "avg", "aggrPeriodDuration", "bogus"},
+                    new String[] {"aggrMethods", "avg", "aggrPeriodDuration", "PT-1H"});
+            for (String[] ask : asks) {
+                List<String> params = new ArrayList<>(f);
+                params.addAll(List.of(ask));
+                String named = ask[ask.length - 2];
+                Checks.badData(retrieve(tenant, id, params.toArray(String[]::new)), named);
+                params.addAll(List.of("type", "Vehicle"));
+                Checks.badData(query(tenant, params.toArray(String[]::new)), named);
+            }
+        }
+        // a long value is not sent back whole
+        JsonNode p = Checks.badData(query(tenant, "type", "Vehicle", "format", "aggregatedValues", "aggrMethods",
+                "avg," + "x".repeat(2_000)), "aggrMethods");
+        assertTrue(p.path("detail").asText().length() < 400, p::toString);
+    }
+
     @Test
     void entities_are_paged_with_limit_and_linked_021_11() {
         String tenant = Entities.tenant();
