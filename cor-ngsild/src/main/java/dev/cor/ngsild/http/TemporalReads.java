@@ -216,6 +216,9 @@ final class TemporalReads {
     }
 
     private void run(Exchange x, QueryParams p, Filter f) {
+        if (p.has("csf")) {
+            Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed, as for the entities (TP 5741_01_05)
+        }
         TemporalStore ts = TemporalOperations.store(config);
         TemporalAsked asked = TemporalAsked.of(x, p, parser(x));
         Page page = Page.of(p, config.limits());

@@ -435,6 +435,24 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void a_q_on_linked_entities_and_a_malformed_csf_are_bad_data_on_a_temporal_query_5741_01_03_05() {
+        // § 5.7.4.4: a temporal query reads no linked entities (as pick and omit, 5731_01), so a q term
+        // on one (4.9, rel{attr}) cannot be answered; csf is checked as the entities query checks it
+        // (§ 4.9, 6.3.18: BadRequestData when malformed)
+        String tenant = Entities.tenant();
+        vehicleIn(tenant);
+        Checks.problem(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "q", "owner{name}==\"x\""), 400, "BadRequestData");
+        Checks.problem(api.post("/temporal/entityOperations/query").tenant(tenant).json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Vehicle"}], "q": "owner{name}==\\"x\\"",
+                 "temporalQ": {"timerel": "after", "timeAt": "2020-01-01T00:00:00Z"}}""")).send(), 400, "BadRequestData");
+        Checks.problem(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "csf", "))bad(("), 400, "BadRequestData");
+        Checks.okJson(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "q", "speed>90"));
+    }
+
+    @Test
     void a_post_query_carries_its_window_in_temporal_q_021_13() {
         String tenant = Entities.tenant();
         String id = vehicleIn(tenant);
