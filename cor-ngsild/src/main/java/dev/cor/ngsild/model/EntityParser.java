@@ -108,6 +108,10 @@ public final class EntityParser {
         for (Map.Entry<String, JsonNode> member : body.properties()) {
             String key = member.getKey();
             if (ENTITY_MEMBERS.contains(key)) {
+                if (!patch && isNgsiLdNull(member.getValue())) {
+                    // 5.5.4: a first-level NGSI-LD Null only in a fragment of a partial update or merge
+                    throw NgsiLdException.badData("'" + key + "' is NGSI-LD Null, which only a patch may use");
+                }
                 continue;
             }
             if (attributes.size() >= limits.maxAttributes()) {

@@ -122,6 +122,22 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void a_first_level_member_that_is_the_ngsi_ld_null_is_bad_data_and_nothing_is_stored_5611_01_02() {
+        // § 5.5.4: the NGSI-LD Null stands as a first-level member only in a fragment of a partial
+        // update or merge; expiresAt, a member cor reads and keeps no value of, is no exception
+        String tenant = Entities.tenant();
+        String id = Entities.id("Vehicle");
+        Checks.problem(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle", "expiresAt": "urn:ngsi-ld:null",
+                 "speed": [{"type": "Property", "value": 1, "observedAt": "2026-01-01T00:00:00Z"}]}""", id)).send(), 400,
+                "BadRequestData");
+        Checks.problem(api.post("/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle", "expiresAt": "urn:ngsi-ld:null",
+                 "speed": {"type": "Property", "value": 1}}""", id)).send(), 400, "BadRequestData");
+        Checks.status(retrieve(tenant, id, "timerel", "before", "timeAt", "2030-01-01T00:00:00Z"), 404);
+    }
+
+    @Test
     void add_attributes_needs_an_evolution_and_adds_its_instances_014_01() {
         String tenant = Entities.tenant();
         String id = vehicleIn(tenant);
