@@ -259,7 +259,7 @@ final class TemporalOperations {
             }
             List<TemporalInstance> l = new ArrayList<>();
             for (AttributeInput i : parser.temporalInstances(key, m.getValue())) {
-                l.add(TemporalInstance.of(name, EntityEditor.attribute(name, i, now), TemporalInstance.NO_TIME));
+                l.add(EntityEditor.temporalInstance(name, i, now));
             }
             byName.put(name, l);
         }
