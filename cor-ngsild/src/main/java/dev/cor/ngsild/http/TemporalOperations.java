@@ -259,7 +259,7 @@ final class TemporalOperations {
             }
             List<TemporalInstance> l = new ArrayList<>();
             for (AttributeInput i : parser.temporalInstances(key, m.getValue())) {
-                l.add(TemporalInstance.of(name, EntityEditor.attribute(name, i, now), TemporalInstance.NO_TIME));
+                l.add(EntityEditor.temporalInstance(name, i, now));
             }
             byName.put(name, l);
         }
@@ -281,5 +281,11 @@ final class TemporalOperations {
 
     /** The pieces of a query that {@link TemporalReads} runs, parsed once. */
     record Filter(List<EntityQuery.Selector> selectors, List<String> attrs, QueryExpression q, GeoQuery geo, ScopeQuery scope) {
+        Filter {
+            if (q != null && q.readsLinkedEntities()) {
+                // 5.7.4.4: a temporal read retrieves no linked entities, as for pick and omit (TP 5741_01_03)
+                throw NgsiLdException.badData("q=" + q + " reads a linked entity, which a temporal query does not retrieve");
+            }
+        }
     }
 }

@@ -5,10 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.EntityRenderer;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TemporalRenderer.Evolution;
-import dev.cor.ngsild.model.TemporalRenderer.Form;
 import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.store.InstanceQuery;
 
@@ -132,6 +132,7 @@ final class TemporalPage {
         for (int k = 0; k < out.size(); k++) {
             Evolution e = out.get(k);
             Map<String, List<TemporalInstance>> kept = new LinkedHashMap<>();
+            Map<String, AttributeKind> kinds = new LinkedHashMap<>(e.kinds());
             for (Map.Entry<String, List<TemporalInstance>> a : e.attributes().entrySet()) {
                 List<TemporalInstance> in = new ArrayList<>();
                 for (TemporalInstance i : a.getValue()) {
@@ -144,12 +145,13 @@ final class TemporalPage {
                         }
                     }
                 }
-                if (!in.isEmpty() || asked.options().form() != Form.TEMPORAL_VALUES) {
-                    kept.put(a.getKey(), in);
+                if (in.isEmpty() && !a.getValue().isEmpty()) {
+                    kinds.put(a.getKey(), a.getValue().get(a.getValue().size() - 1).value().kind());
                 }
+                kept.put(a.getKey(), in);
             }
             out.set(k, new Evolution(e.id(), e.types(), e.scopes(), e.createdAt(), e.modifiedAt(), e.deletedAt(), kept,
-                    e.aggregated()));
+                    e.aggregated(), kinds));
         }
         // the range starts at the window's bound on the side it is read from, when the query gave one
         long bound0 = latestFirst ? asked.window().to() : asked.window().from();

@@ -16,6 +16,7 @@ import dev.cor.ngsild.error.NgsiLdException;
 import dev.cor.ngsild.http.NgsildApplication.Config;
 import dev.cor.ngsild.http.TemporalOperations.Filter;
 import dev.cor.ngsild.model.Attribute;
+import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.AttributeList;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.model.EntityParser;
@@ -208,6 +209,9 @@ final class TemporalReads {
     }
 
     private void run(Exchange x, QueryParams p, Filter f) {
+        if (p.has("csf")) {
+            Csf.parse(p.get("csf"), x.context); // BadRequestData when malformed, as for the entities (TP 5741_01_05)
+        }
         TemporalStore ts = TemporalOperations.store(config);
         TemporalAsked asked = TemporalAsked.of(x, p, parser(x));
         Page page = Page.of(p, config.limits());
@@ -369,6 +373,7 @@ final class TemporalReads {
         }
         Map<String, List<TemporalInstance>> attributes = new LinkedHashMap<>();
         Map<String, JsonNode> aggregated = new LinkedHashMap<>();
+        Map<String, AttributeKind> kinds = new LinkedHashMap<>();
         for (String a : names) {
             List<TemporalInstance> there = remote == null ? null : remote.attributes().get(a);
             InstanceQuery window = reach == null ? asked.window() : reach.narrowed(asked.window());
@@ -387,8 +392,9 @@ final class TemporalReads {
                             // one more than the answer may carry tells that the bound cuts this attribute
                             asked.aggregation() != null || there != null ? Integer.MAX_VALUE : bound + 1);
             boolean beyond = false; // whether the narrowed read left instances of this attribute out: the answer is cut
+            InstanceQuery rest = null;
             if (here && window != asked.window()) {
-                InstanceQuery rest = reach.beyond(asked.window());
+                rest = reach.beyond(asked.window());
                 beyond = rest != null && ts.shows(tenant, id, a, rest);
                 reach.excluded |= beyond;
             }
@@ -402,8 +408,11 @@ final class TemporalReads {
                 got.removeIf(i -> !admitsDataset(asked, i));
             }
             if (got.isEmpty()) {
-                if (beyond && asked.options().form() != Form.TEMPORAL_VALUES) {
+                if (beyond) {
                     attributes.put(a, got); // its instances are past the cut: shown empty, as cut() shows them
+                    if (asked.options().form() == Form.TEMPORAL_VALUES) {
+                        kinds.put(a, ts.instances(tenant, id, a, rest, 1).get(0).value().kind()); // the form names it
+                    }
                 }
                 continue;
             }
@@ -420,7 +429,7 @@ final class TemporalReads {
         long now = config.clock().millis();
         return new Evolution(id, types, head != null ? head.scopes() : List.of(), head != null ? head.createdAt() : now,
                 head != null ? head.modifiedAt() : now, head != null ? head.deletedAt() : TemporalInstance.NO_TIME,
-                attributes, aggregated);
+                attributes, aggregated, kinds);
     }
 
     /**

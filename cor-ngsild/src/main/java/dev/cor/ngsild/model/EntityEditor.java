@@ -9,6 +9,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cor.ngsild.error.NgsiLdException;
 
 /**
@@ -298,6 +299,19 @@ public final class EntityEditor {
             throw NgsiLdException.badData("attribute " + name + " has an NGSI-LD Null value, which this operation cannot apply");
         }
         return toAttribute(name, i, now, now);
+    }
+
+    /**
+     * An instance of a temporal representation as provided (§ 5.6.11): the attribute, or, for an
+     * input whose value is the NGSI-LD Null, the deleted instance (§ 4.5.7), recorded at {@code now}.
+     */
+    public static TemporalInstance temporalInstance(String name, AttributeInput i, long now) {
+        if (i.isNull()) {
+            Attribute gone = new Attribute(i.kind(), TextNode.valueOf(Syntax.NGSI_LD_NULL), i.datasetId(), text(i.observedAt()),
+                    null, null, null, Map.of(), now, now);
+            return TemporalInstance.of(name, gone, now);
+        }
+        return TemporalInstance.of(name, attribute(name, i, now), TemporalInstance.NO_TIME);
     }
 
     /** A whole attribute from its input: its kind and value must be there. */

@@ -108,6 +108,10 @@ public final class EntityParser {
         for (Map.Entry<String, JsonNode> member : body.properties()) {
             String key = member.getKey();
             if (ENTITY_MEMBERS.contains(key)) {
+                if (!patch && isNgsiLdNull(member.getValue())) {
+                    // 5.5.4: a first-level NGSI-LD Null only in a fragment of a partial update or merge
+                    throw NgsiLdException.badData("'" + key + "' is NGSI-LD Null, which only a patch may use");
+                }
                 continue;
             }
             if (attributes.size() >= limits.maxAttributes()) {
@@ -157,13 +161,32 @@ public final class EntityParser {
                     + " instances (JSON objects)");
         }
         if (value.isObject()) {
-            return List.of(instance(key, value, Mode.WHOLE, 1));
+            return List.of(temporalInstance(key, value));
         }
         List<AttributeInput> out = new ArrayList<>(value.size());
         for (JsonNode i : value) {
-            out.add(instance(key, i, Mode.WHOLE, 1));
+            out.add(temporalInstance(key, i));
         }
         return out;
+    }
+
+    /**
+     * One instance of a temporal representation: a whole one, or one whose value member is the
+     * NGSI-LD Null - the deleted instance the temporal evolution shows (§ 4.5.7, § 5.2.1) - read as
+     * {@link AttributeInput#isNull} with its kind, datasetId and observedAt.
+     */
+    private AttributeInput temporalInstance(String key, JsonNode node) {
+        for (AttributeKind k : AttributeKind.values()) {
+            if (node.isObject() && isNullValue(node.get(k.valueMember()))) {
+                AttributeInput in = instance(key, node, Mode.PATCH, 1);
+                if (isNgsiLdNull(in.observedAt())) {
+                    throw NgsiLdException.badData("attribute '" + key + "' has an NGSI-LD Null observedAt");
+                }
+                return new AttributeInput(in.kind() != null ? in.kind() : k, null, true, in.datasetId(), in.observedAt(),
+                        null, null, null, Map.of());
+            }
+        }
+        return instance(key, node, Mode.WHOLE, 1);
     }
 
     /** The expanded IRI of an attribute name as written in a request (a body key, a path segment, a parameter). */

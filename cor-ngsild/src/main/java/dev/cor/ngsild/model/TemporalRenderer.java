@@ -37,9 +37,12 @@ public final class TemporalRenderer {
      * @param deletedAt  when it was deleted, or {@link TemporalInstance#NO_TIME}
      * @param attributes by expanded name, the instances to show, in the order to show them
      * @param aggregated by expanded name, the aggregated attribute (Form AGGREGATED), else empty
+     * @param kinds      by expanded name, the kind of an attribute shown without instances (the answer's
+     *                   bound cut them off), which the simplified form names; Property when missing
      */
     public record Evolution(String id, List<String> types, List<String> scopes, long createdAt, long modifiedAt,
-            long deletedAt, Map<String, List<TemporalInstance>> attributes, Map<String, JsonNode> aggregated) {
+            long deletedAt, Map<String, List<TemporalInstance>> attributes, Map<String, JsonNode> aggregated,
+            Map<String, AttributeKind> kinds) {
     }
 
     /**
@@ -103,7 +106,7 @@ public final class TemporalRenderer {
             for (Map.Entry<String, List<TemporalInstance>> a : e.attributes().entrySet()) {
                 g.writeFieldName(ctx.compactName(a.getKey()));
                 if (o.form() == Form.TEMPORAL_VALUES) {
-                    temporalValues(g, a.getValue(), ctx, o);
+                    temporalValues(g, a.getValue(), e.kinds().getOrDefault(a.getKey(), AttributeKind.PROPERTY), ctx, o);
                 } else {
                     instances(g, a.getValue(), ctx, o);
                 }
@@ -160,9 +163,20 @@ public final class TemporalRenderer {
         }
     }
 
-    /** Per datasetId (in the order they first appear), {@code {type, <values member>: [[v, t], ...], datasetId}}. */
-    private static void temporalValues(JsonGenerator g, List<TemporalInstance> instances, LdContext ctx, Options o)
-            throws IOException {
+    /**
+     * Per datasetId (in the order they first appear), {@code {type, <values member>: [[v, t], ...], datasetId}};
+     * without instances (all past the cut), {@code {type, <values member>: []}} of {@code emptyKind}.
+     */
+    private static void temporalValues(JsonGenerator g, List<TemporalInstance> instances, AttributeKind emptyKind,
+            LdContext ctx, Options o) throws IOException {
+        if (instances.isEmpty()) {
+            g.writeStartObject();
+            g.writeStringField("type", emptyKind.typeName());
+            g.writeArrayFieldStart(valuesMember(emptyKind));
+            g.writeEndArray();
+            g.writeEndObject();
+            return;
+        }
         Map<String, List<TemporalInstance>> byDataset = new LinkedHashMap<>();
         for (TemporalInstance i : instances) {
             byDataset.computeIfAbsent(i.value().datasetId() == null ? "" : i.value().datasetId(), k -> new ArrayList<>()).add(i);

@@ -122,6 +122,54 @@ class TemporalApiTest extends ConformanceTest {
     }
 
     @Test
+    void an_upsert_may_carry_a_deleted_instance_and_unions_the_types_5611_01_01() {
+        // § 4.5.7 and § 5.2.1: the temporal evolution represents a deleted attribute instance with
+        // the NGSI-LD Null as its value, so Create or Update Temporal Evolution (§ 5.6.11) takes it;
+        // it is recorded as a deletion at its observedAt
+        String tenant = Entities.tenant();
+        String id = Entities.id("Vehicle");
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 1, "observedAt": "2026-01-01T00:00:00Z"}]}""", id)).send(), 201);
+        Checks.noContent(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": ["Vehicle", "Truck"],
+                 "speed": [{"type": "Property", "value": "urn:ngsi-ld:null", "observedAt": "2026-01-02T00:00:00Z"}]}""",
+                id)).send());
+        JsonNode e = Checks.okJson(retrieve(tenant, id, "timerel", "before", "timeAt", "2030-01-01T00:00:00Z"));
+        assertEquals(Json.arr("""
+                ["Vehicle", "Truck"]"""), e.path("type"), e::toString);
+        JsonNode speed = e.path("speed");
+        assertEquals(2, speed.size(), e::toString);
+        assertEquals(1, speed.path(0).path("value").asInt(), e::toString);
+        assertEquals("urn:ngsi-ld:null", speed.path(1).path("value").asText(), e::toString);
+        assertEquals("2026-01-02T00:00:00Z", speed.path(1).path("observedAt").asText(), e::toString);
+        assertTrue(speed.path(1).has("deletedAt"), e::toString);
+        // the Null still stands nowhere else: not as an attribute, not inside a value
+        Checks.problem(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle", "speed": "urn:ngsi-ld:null"}""", id)).send(), 400, "BadRequestData");
+        Checks.problem(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": {"a": "urn:ngsi-ld:null"}, "observedAt": "2026-01-03T00:00:00Z"}]}""",
+                id)).send(), 400, "BadRequestData");
+    }
+
+    @Test
+    void a_first_level_member_that_is_the_ngsi_ld_null_is_bad_data_and_nothing_is_stored_5611_01_02() {
+        // § 5.5.4: the NGSI-LD Null stands as a first-level member only in a fragment of a partial
+        // update or merge; expiresAt, a member cor reads and keeps no value of, is no exception
+        String tenant = Entities.tenant();
+        String id = Entities.id("Vehicle");
+        Checks.problem(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle", "expiresAt": "urn:ngsi-ld:null",
+                 "speed": [{"type": "Property", "value": 1, "observedAt": "2026-01-01T00:00:00Z"}]}""", id)).send(), 400,
+                "BadRequestData");
+        Checks.problem(api.post("/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle", "expiresAt": "urn:ngsi-ld:null",
+                 "speed": {"type": "Property", "value": 1}}""", id)).send(), 400, "BadRequestData");
+        Checks.status(retrieve(tenant, id, "timerel", "before", "timeAt", "2030-01-01T00:00:00Z"), 404);
+    }
+
+    @Test
     void add_attributes_needs_an_evolution_and_adds_its_instances_014_01() {
         String tenant = Entities.tenant();
         String id = vehicleIn(tenant);
@@ -471,6 +519,24 @@ class TemporalApiTest extends ConformanceTest {
         Checks.problem(query(null, "timerel", "after", "timeAt", "2020-07-01T12:05:00Z"), 400, "BadRequestData");
         Checks.problem(query(null, "id", "urn:ngsi-ld:Entity:01,urn:ngsi-ld:Entity:02", "timerel", "after",
                 "timeAt", "2020-07-01T12:05:00Z"), 400, "BadRequestData");
+    }
+
+    @Test
+    void a_q_on_linked_entities_and_a_malformed_csf_are_bad_data_on_a_temporal_query_5741_01_03_05() {
+        // § 5.7.4.4: a temporal query reads no linked entities (as pick and omit, 5731_01), so a q term
+        // on one (4.9, rel{attr}) cannot be answered; csf is checked as the entities query checks it
+        // (§ 4.9, 6.3.18: BadRequestData when malformed)
+        String tenant = Entities.tenant();
+        vehicleIn(tenant);
+        Checks.problem(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "q", "owner{name}==\"x\""), 400, "BadRequestData");
+        Checks.problem(api.post("/temporal/entityOperations/query").tenant(tenant).json(Json.obj("""
+                {"type": "Query", "entities": [{"type": "Vehicle"}], "q": "owner{name}==\\"x\\"",
+                 "temporalQ": {"timerel": "after", "timeAt": "2020-01-01T00:00:00Z"}}""")).send(), 400, "BadRequestData");
+        Checks.problem(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "csf", "))bad(("), 400, "BadRequestData");
+        Checks.okJson(query(tenant, "type", "Vehicle", "timerel", "after", "timeAt", "2020-01-01T00:00:00Z",
+                "q", "speed>90"));
     }
 
     @Test

@@ -99,6 +99,39 @@ class TemporalPaginationTest {
     }
 
     @Test
+    void in_temporal_values_an_attribute_past_the_cut_is_shown_with_no_pairs_021_15_07() {
+        // § 4.5.9 and § 6.3.10: the simplified form shows what the normalized one shows - an
+        // attribute whose instances the cut left out is there, with its type and no pairs
+        String tenant = Entities.tenant();
+        String id = vehicle(tenant, 60, 40); // fuelLevel observed only after every speed instance
+        JsonNode one = partial(retrieve(tenant, id, "timerel", "after", "timeAt", "2019-01-01T00:00:00Z",
+                "options", "temporalValues"));
+        assertEquals(30, one.path("speed").path("values").size(), one::toString);
+        assertEquals(Json.obj("""
+                {"type": "Property", "values": []}"""), one.path("fuelLevel"), one::toString);
+        // a query: the entity whose instances all lie past the cut shows its attributes the same way
+        String late = "urn:ngsi-ld:Vehicle:021-15-07-b";
+        Checks.status(api.post("/temporal/entities").tenant(tenant).json(Json.obj("""
+                {"id": "%s", "type": "Vehicle",
+                 "speed": [{"type": "Property", "value": 1, "observedAt": "2020-09-01T12:03:00Z"}],
+                 "owner": [{"type": "Relationship", "object": "urn:ngsi-ld:Person:1", "observedAt": "2020-09-01T12:03:00Z"}]}""",
+                late)).send(), 201);
+        JsonNode all = partial(api.get("/temporal/entities").tenant(tenant).query("type", "Vehicle")
+                .query("timerel", "after").query("timeAt", "2019-01-01T00:00:00Z").query("options", "temporalValues").send());
+        JsonNode b = null;
+        for (JsonNode e : all) {
+            if (e.path("id").asText().equals(late)) {
+                b = e;
+            }
+        }
+        assertTrue(b != null, all::toString);
+        assertEquals(Json.obj("""
+                {"type": "Property", "values": []}"""), b.path("speed"), all::toString);
+        assertEquals(Json.obj("""
+                {"type": "Relationship", "objects": []}"""), b.path("owner"), all::toString);
+    }
+
+    @Test
     void a_query_is_cut_over_all_its_entities_021_15_021_16() {
         String tenant = Entities.tenant();
         vehicle(tenant, 0, 20);
