@@ -19,8 +19,11 @@
 #    temporal pagination the suite's TPs assume (its README: 40 instances paginate, 20 do not);
 #  - runs robot with the suite's variables given on its command line (they override
 #    resources/variables.py): the broker, the notification server, the context source and the
-#    context server on 127.0.0.1, the V1.8 core context, and delete_temporal_on_core_delete False
-#    (deleting an entity keeps its history in cor: the history records the deletion);
+#    context server on 127.0.0.1, the V1.8 core context, and delete_temporal_on_core_delete True
+#    (the suite's default, COR_ETSI_DELETE_TEMPORAL changes it): a TP's teardown that deletes an
+#    entity then deletes its temporal evolution too. cor keeps an entity's history when the entity
+#    is deleted, so with False every entity of earlier TPs stays in the history, and temporal
+#    queries by type meet them in a whole run;
 #  - leaves out the MQTT TPs (tag sub-mqtt-notification): the suite starts their broker with
 #    `docker run` of an image it builds elsewhere;
 #  - prints passed/failed per area from robot's output.xml and stops the broker and the server.
@@ -116,7 +119,7 @@ set +e
     --variable "context_server_host:127.0.0.1" \
     --variable "context_server_port:$server_port" \
     --variable "core_context:https://uri.etsi.org/ngsi-ld/v1/ngsi-ld-core-context-v1.8.jsonld" \
-    --variable "delete_temporal_on_core_delete:False" \
+    --variable "delete_temporal_on_core_delete:${COR_ETSI_DELETE_TEMPORAL:-True}" \
     "$@" $tests) > "$work/robot.log" 2>&1
 robot_status=$?
 set -e
