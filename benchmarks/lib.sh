@@ -31,17 +31,19 @@ free_port() {
 }
 
 # start NAME COMMAND... : runs it in the background, waits for its "listening on" line
+# (READY: another line to wait for; START_WAIT: seconds to wait, 15 by default)
 start() {
   local name=$1; shift
+  local ready=${READY:-listening on} wait=${START_WAIT:-15}
   "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
   local i
-  for i in $(seq 150); do
-    grep -q "listening on" "$work/$name.log" 2>/dev/null && return 0
+  for i in $(seq $((wait * 10))); do
+    grep -q "$ready" "$work/$name.log" 2>/dev/null && return 0
     kill -0 "${pids[-1]}" 2>/dev/null || { echo "$name died:" >&2; cat "$work/$name.log" >&2; exit 1; }
     sleep 0.1
   done
-  echo "$name did not start in 15 s:" >&2; cat "$work/$name.log" >&2; exit 1
+  echo "$name did not start in $wait s:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 
 # post URL FILE: one POST of a JSON body (a broker's create), failing the run on anything but 201
