@@ -63,11 +63,13 @@ netty_node() { # NAME ARGS...
   start "$name" "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.netty.NettyChainNode --host 127.0.0.1 --threads 1 "$@"
 }
 
+jcmd_of_cor_java() { echo "$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"; }
+full_gc() { # PID: a full collection, so that a window measured next pays only for its own garbage
+  "$(jcmd_of_cor_java)" "$1" GC.run >/dev/null
+}
 heap_used() { # PID -> used heap in bytes after a full GC (any collector's "used N[KMG]")
-  local jcmd
-  jcmd="$("$here/cor" java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.home/ { print $2 }')/bin/jcmd"
-  "$jcmd" "$1" GC.run >/dev/null
-  "$jcmd" "$1" GC.heap_info | python3 -c '
+  full_gc "$1"
+  "$(jcmd_of_cor_java)" "$1" GC.heap_info | python3 -c '
 import re, sys
 m = re.search(r"used (\d+)([KMG])", sys.stdin.read())
 print(int(m.group(1)) * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)] if m else -1)'

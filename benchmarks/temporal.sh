@@ -4,7 +4,8 @@
 #   record  PATCH of one attribute of the 20-attribute bench entity, history on (the default)
 #           against --temporal off, alternating which goes first, on --store memory and on the
 #           durable store (--fsync always): req/s and server CPU per request (the bar: on/off
-#           <= 1.15 in CPU), at 1 and 16 connections
+#           <= 1.15 in CPU), at 1 and 16 connections; a fresh broker per cell, warmed at the
+#           cell's concurrency, a full GC (jcmd GC.run) before its window
 #   reads   one attribute of 1 000 000 per-second instances: GET .../{id}?attrs=x&lastN=100 (the
 #           bar: p50 <= 1 ms); one of 2 592 000 (30 days at one a second): the hourly avg over
 #           the 30 days (aggregatedValues, avg, PT1H, timerel=between; the bar: <= 50 ms) - on
@@ -62,13 +63,18 @@ if [[ " $PARTS " == *" record "* ]]; then
     for store in memory durable; do
       order="on off"; [ $((round % 2)) = 0 ] && order="off on"
       for temporal in $order; do
-        broker "$store" "$temporal"
-        post "$base/entities" "$work/attrs20.json"
-        load "$url" 16 "$SERVER_WARM" "${patch[@]}" >/dev/null
         for conns in 1 16; do
+          # A broker per cell, warmed at the cell's own concurrency, then a full GC: the window pays
+          # for the garbage and the history its own PATCHes make, not for the collector's debt of a
+          # warm-up at another rate (at 1 connection that debt, from 16 connections of warm-up,
+          # was most of the cell's CPU).
+          broker "$store" "$temporal"
+          post "$base/entities" "$work/attrs20.json"
+          load "$url" "$conns" "$SERVER_WARM" "${patch[@]}" >/dev/null
+          full_gc "${pids[-1]}"
           row record "$round" "$store" "$temporal" "$conns" $(measure "$url" "$conns" "$WARM" "$DURATION" "${patch[@]}")
+          stop_all
         done
-        stop_all
       done
     done
   done
