@@ -46,6 +46,26 @@ start() {
   echo "$name did not start in $wait s:" >&2; cat "$work/$name.log" >&2; exit 1
 }
 
+# attrs20_patch: the 20-attribute bench entity ($work/attrs20.json) and a PATCH of one attribute
+# ($work/patch.json; corRequest's arguments for it in the array patch): the history benchmarks' write
+attrs20_patch() {
+  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
+  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
+  patch=(--method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json")
+}
+
+# upsert_bodies N: a batch of N Ingest entities whose value corRequest changes per request ("V{seq}")
+# in $work/upsert.json, and the same batch with a fixed value in $work/upsert0.json
+upsert_bodies() {
+  python3 - "$work" "$1" <<'PY'
+import json, sys
+w, n = sys.argv[1], int(sys.argv[2])
+for name, value in (("upsert", "V{seq}"), ("upsert0", "first")):
+    json.dump([{"id": f"urn:ngsi-ld:Ingest:{i:04d}", "type": "Ingest",
+                "temperature": {"type": "Property", "value": value}} for i in range(n)], open(f"{w}/{name}.json", "w"))
+PY
+}
+
 # post URL FILE: one POST of a JSON body (a broker's create), failing the run on anything but 201
 post() {
   local code

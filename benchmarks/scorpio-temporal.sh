@@ -273,9 +273,7 @@ echo "scorpio-temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, cor: $("
 
 # ---------------------------------------------------------------- record
 if [[ " $PARTS " == *" record "* ]]; then
-  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
-  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
-  patch=(--method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json")
+  attrs20_patch
   for b in cor scorpio; do
     up "$b"
     id=urn:ngsi-ld:Bench:attrs20
@@ -304,14 +302,7 @@ fi
 
 # ---------------------------------------------------------------- ingest
 if [[ " $PARTS " == *" ingest "* ]]; then
-  python3 - "$work" "$INGEST_BATCH" <<'PY'
-import json, sys
-w, n = sys.argv[1], int(sys.argv[2])
-json.dump([{"id": f"urn:ngsi-ld:Ingest:{i:04d}", "type": "Ingest",
-            "temperature": {"type": "Property", "value": "V{seq}"}} for i in range(n)], open(f"{w}/upsert.json", "w"))
-json.dump([{"id": f"urn:ngsi-ld:Ingest:{i:04d}", "type": "Ingest",
-            "temperature": {"type": "Property", "value": "first"}} for i in range(n)], open(f"{w}/upsert0.json", "w"))
-PY
+  upsert_bodies "$INGEST_BATCH"
   up=(--method POST --header 'Content-Type: application/json' --body-file "$work/upsert.json" --timeout-ms 600000)
   for b in cor scorpio; do
     up "$b"

@@ -56,9 +56,7 @@ echo "temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" ja
 
 # ---------------------------------------------------------------- record
 if [[ " $PARTS " == *" record "* ]]; then
-  "$here/cor" java -cp "$BENCH_JAR" dev.cor.bench.BenchEntitiesMain attrs20 >"$work/attrs20.json"
-  printf '{"type": "Property", "value": 42.5}' >"$work/patch.json"
-  patch=(--method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json")
+  attrs20_patch
   url="$base/entities/urn:ngsi-ld:Bench:attrs20/attrs/attr01"
   for round in $(seq "$ROUNDS"); do
     for store in memory durable; do
@@ -119,12 +117,7 @@ fi
 
 # ---------------------------------------------------------------- ingest
 if [[ " $PARTS " == *" ingest "* ]]; then
-  python3 - "$work" <<'PY'
-import json, sys
-w = sys.argv[1]
-json.dump([{"id": f"urn:ngsi-ld:Ingest:{i:04d}", "type": "Ingest",
-            "temperature": {"type": "Property", "value": "V{seq}"}} for i in range(1000)], open(f"{w}/upsert.json", "w"))
-PY
+  upsert_bodies 1000
   up=(--method POST --header 'Content-Type: application/json' --body-file "$work/upsert.json")
   for store in memory durable; do
     for temporal in on off; do
