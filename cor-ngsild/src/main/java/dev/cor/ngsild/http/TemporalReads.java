@@ -411,7 +411,11 @@ final class TemporalReads {
                 if (beyond) {
                     attributes.put(a, got); // its instances are past the cut: shown empty, as cut() shows them
                     if (asked.options().form() == Form.TEMPORAL_VALUES) {
-                        kinds.put(a, ts.instances(tenant, id, a, rest, 1).get(0).value().kind()); // the form names it
+                        // the form names the kind; a write between the two reads may have deleted them: Property then
+                        List<TemporalInstance> past = ts.instances(tenant, id, a, rest, 1);
+                        if (!past.isEmpty()) {
+                            kinds.put(a, past.get(0).value().kind());
+                        }
                     }
                 }
                 continue;
