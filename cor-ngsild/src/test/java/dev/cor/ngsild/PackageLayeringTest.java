@@ -18,6 +18,7 @@ class PackageLayeringTest {
             "dev.cor.ngsild.policy",
             "dev.cor.ngsild.ld",
             "dev.cor.ngsild.model",
+            "dev.cor.ngsild.store.codec",
             "dev.cor.ngsild.query",
             "dev.cor.ngsild.store",
             "dev.cor.ngsild.metrics",

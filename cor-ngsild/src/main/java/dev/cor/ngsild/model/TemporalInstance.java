@@ -66,6 +66,28 @@ public record TemporalInstance(String attribute, Attribute value, String instanc
     }
 
     /**
+     * The number in an instanceId as {@link #idOf} writes it (lower-case hex, no leading zero), or
+     * -1 for any other id: ids are compared as text, so "0A" is not the instance "a".
+     */
+    public static long numberOf(String instanceId) {
+        int from = ID_PREFIX.length();
+        if (instanceId == null || !instanceId.startsWith(ID_PREFIX) || instanceId.length() == from
+                || instanceId.length() > from + 16 || (instanceId.charAt(from) == '0' && instanceId.length() > from + 1)) {
+            return -1;
+        }
+        long n = 0;
+        for (int k = from; k < instanceId.length(); k++) {
+            char c = instanceId.charAt(k);
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) {
+                return -1;
+            }
+            n = n << 4 | d;
+        }
+        return n;
+    }
+
+    /**
      * The time of {@code property}, epoch milliseconds, or {@link #NO_TIME} when the instance has
      * none (an attribute without observedAt; an instance that records no deletion).
      */

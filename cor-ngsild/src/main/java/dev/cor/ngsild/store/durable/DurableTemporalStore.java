@@ -25,6 +25,8 @@ import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.TemporalStore;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The durable store's history ({@code doc/storage.md}, "History"): every change is a journal

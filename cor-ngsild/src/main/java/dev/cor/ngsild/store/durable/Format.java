@@ -14,6 +14,9 @@ import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The store's on-disk format, version {@value #VERSION} ({@code doc/storage.md} says it in

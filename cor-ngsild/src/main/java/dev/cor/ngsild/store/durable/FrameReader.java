@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
+import dev.cor.ngsild.store.codec.ByteSource;
 
 /**
  * Reads the frames of one file front to back, checking each one's length and CRC, through a

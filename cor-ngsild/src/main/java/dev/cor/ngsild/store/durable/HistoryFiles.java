@@ -10,6 +10,9 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.zip.CRC32C;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The history's segment files under {@code <dataDir>/history/}: append-only files of frames

@@ -10,6 +10,9 @@ import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.query.PartialAggregate;
 import dev.cor.ngsild.store.ChunkSummary;
 import dev.cor.ngsild.store.InstanceQuery;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The history's on-disk format ({@code doc/storage.md}, "History"): the payloads of the journal's
@@ -198,16 +201,9 @@ final class HistoryFormat {
                 deletedAt);
     }
 
-    /** The number in an instance's id ({@link TemporalInstance#idOf}), or -1 for an id that is none of this store's. */
+    /** The number in an instance's id ({@link TemporalInstance#numberOf}), or -1 for an id that is none of this store's. */
     static long number(String instanceId) {
-        if (instanceId == null || !instanceId.startsWith(TemporalInstance.ID_PREFIX)) {
-            return -1;
-        }
-        try {
-            return Long.parseUnsignedLong(instanceId.substring(TemporalInstance.ID_PREFIX.length()), 16);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        return TemporalInstance.numberOf(instanceId);
     }
 
     // ---------------------------------------------------------------- a segment's frames

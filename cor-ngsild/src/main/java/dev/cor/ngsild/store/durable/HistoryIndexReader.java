@@ -3,6 +3,8 @@ package dev.cor.ngsild.store.durable;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * Builds the history's index at open from the segments ({@link HistoryFiles#scan}): per chunk

@@ -15,6 +15,8 @@ import dev.cor.ngsild.store.DatasetAggregate;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * A temporal read over a copy of one series' index and tail: the chunks whose range of the

@@ -21,6 +21,8 @@ import dev.cor.base.CorCo;
 import dev.cor.base.CorCoCancelledException;
 import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.store.StoreUnavailableException;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The write-ahead journal: records appended by the writers, written and made durable by one

@@ -16,6 +16,8 @@ import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * Takes snapshots in the background, on a thread of its own: when the journal has grown by the

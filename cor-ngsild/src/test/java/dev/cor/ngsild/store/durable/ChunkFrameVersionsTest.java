@@ -15,6 +15,9 @@ import org.junit.jupiter.api.Test;
 import dev.cor.ngsild.model.TemporalInstance;
 import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.store.ChunkSummary;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * Both versions of a chunk frame read (doc/storage.md, "History"): a summarised chunk (type 6)

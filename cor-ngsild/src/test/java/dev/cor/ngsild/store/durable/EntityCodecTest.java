@@ -15,6 +15,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The binary form reads back what was written: every JSON node type as the same Jackson type

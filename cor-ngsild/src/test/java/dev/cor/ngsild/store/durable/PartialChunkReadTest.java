@@ -29,6 +29,9 @@ import dev.cor.ngsild.model.TimeProperty;
 import dev.cor.ngsild.store.ChunkSummary;
 import dev.cor.ngsild.store.InstanceQuery;
 import dev.cor.ngsild.store.TemporalStore;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * A read of a window by observedAt decodes only the instances of a chunk its numbers place in the

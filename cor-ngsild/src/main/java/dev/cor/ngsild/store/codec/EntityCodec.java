@@ -1,4 +1,4 @@
-package dev.cor.ngsild.store.durable;
+package dev.cor.ngsild.store.codec;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -30,7 +30,7 @@ import dev.cor.rest.CorRestJson;
  * object member names): a million entities of one type hold one copy of each name; an encoder
  * keeps the bytes of the names it wrote. One instance per thread.
  */
-final class EntityCodec {
+public final class EntityCodec {
     // JSON value tags: a Jackson node type each, so that a value reads back as the node it was
     private static final int J_NULL = 0;
     private static final int J_FALSE = 1;
@@ -62,7 +62,7 @@ final class EntityCodec {
 
     // ---------------------------------------------------------------- writing
 
-    void writeEntity(ByteSink out, Entity e) {
+    public void writeEntity(ByteSink out, Entity e) {
         out.string(e.id());
         names(out, e.types());
         names(out, e.scopes());
@@ -72,22 +72,22 @@ final class EntityCodec {
     }
 
     /** Writes a list of names (types, scopes): {@code varint} n, n {@code string}s. */
-    void writeNames(ByteSink out, List<String> l) {
+    public void writeNames(ByteSink out, List<String> l) {
         names(out, l);
     }
 
     /** Reads what {@link #writeNames} wrote, the names shared. */
-    List<String> readNames(ByteSource in) throws ByteSource.Malformed {
+    public List<String> readNames(ByteSource in) throws ByteSource.Malformed {
         return names(in);
     }
 
     /** Writes one attribute instance as an entity record holds it (a history chunk's and record's instances). */
-    void writeAttribute(ByteSink out, Attribute a) {
+    public void writeAttribute(ByteSink out, Attribute a) {
         attribute(out, a);
     }
 
     /** Reads what {@link #writeAttribute} wrote. */
-    Attribute readAttribute(ByteSource in) throws ByteSource.Malformed {
+    public Attribute readAttribute(ByteSource in) throws ByteSource.Malformed {
         return attribute(in, 0);
     }
 
@@ -95,7 +95,7 @@ final class EntityCodec {
      * Passes over what {@link #writeAttribute} wrote, building nothing: for a read that needs some
      * of the attributes in a run of them. Walks the same fields as {@link #readAttribute}.
      */
-    void skipAttribute(ByteSource in) throws ByteSource.Malformed {
+    public void skipAttribute(ByteSource in) throws ByteSource.Malformed {
         skipAttribute(in, 0);
     }
 
@@ -213,7 +213,7 @@ final class EntityCodec {
         }
     }
 
-    static void writeJson(ByteSink out, JsonNode n) {
+    public static void writeJson(ByteSink out, JsonNode n) {
         switch (n.getNodeType()) {
             case NULL -> out.u8(J_NULL);
             case BOOLEAN -> out.u8(n.booleanValue() ? J_TRUE : J_FALSE);
@@ -310,7 +310,7 @@ final class EntityCodec {
 
     // ---------------------------------------------------------------- reading
 
-    Entity readEntity(ByteSource in) throws ByteSource.Malformed {
+    public Entity readEntity(ByteSource in) throws ByteSource.Malformed {
         String id = in.string();
         List<String> types = names(in);
         List<String> scopes = names(in);
@@ -337,7 +337,7 @@ final class EntityCodec {
     }
 
     /** The shared instance of a repeated name. */
-    String name(String s) {
+    public String name(String s) {
         String shared = names.get(s);
         if (shared != null) {
             return shared;
@@ -402,7 +402,7 @@ final class EntityCodec {
         };
     }
 
-    JsonNode readJson(ByteSource in, int depth) throws ByteSource.Malformed {
+    public JsonNode readJson(ByteSource in, int depth) throws ByteSource.Malformed {
         if (depth > MAX_DEPTH) {
             throw new ByteSource.Malformed("a JSON value nested deeper than " + MAX_DEPTH);
         }

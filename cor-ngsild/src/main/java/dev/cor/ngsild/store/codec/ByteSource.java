@@ -1,4 +1,4 @@
-package dev.cor.ngsild.store.durable;
+package dev.cor.ngsild.store.codec;
 
 import java.nio.charset.StandardCharsets;
 
@@ -7,12 +7,12 @@ import java.nio.charset.StandardCharsets;
  * does not fit - a length past the end, a varint too long, a string that is not UTF-8 - is a
  * {@link Malformed}, which the readers report as damage with the file and offset.
  */
-final class ByteSource {
+public final class ByteSource {
     /** The bytes do not decode as the format says. */
-    static final class Malformed extends Exception {
+    public static final class Malformed extends Exception {
         private static final long serialVersionUID = 1L;
 
-        Malformed(String message) {
+        public Malformed(String message) {
             super(message, null, false, false);
         }
     }
@@ -21,17 +21,17 @@ final class ByteSource {
     private int pos;
     private final int limit;
 
-    ByteSource(byte[] buf, int offset, int limit) {
+    public ByteSource(byte[] buf, int offset, int limit) {
         this.buf = buf;
         this.pos = offset;
         this.limit = limit;
     }
 
-    int position() {
+    public int position() {
         return pos;
     }
 
-    int remaining() {
+    public int remaining() {
         return limit - pos;
     }
 
@@ -41,26 +41,26 @@ final class ByteSource {
         }
     }
 
-    int u8() throws Malformed {
+    public int u8() throws Malformed {
         need(1);
         return buf[pos++] & 0xFF;
     }
 
-    int u16() throws Malformed {
+    public int u16() throws Malformed {
         need(2);
         int v = ((buf[pos] & 0xFF) << 8) | (buf[pos + 1] & 0xFF);
         pos += 2;
         return v;
     }
 
-    int u32() throws Malformed {
+    public int u32() throws Malformed {
         need(4);
         int v = getU32(buf, pos);
         pos += 4;
         return v;
     }
 
-    long u64() throws Malformed {
+    public long u64() throws Malformed {
         need(8);
         long v = 0;
         for (int i = 0; i < 8; i++) {
@@ -69,15 +69,15 @@ final class ByteSource {
         return v;
     }
 
-    static int getU32(byte[] b, int at) {
+    public static int getU32(byte[] b, int at) {
         return ((b[at] & 0xFF) << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8) | (b[at + 3] & 0xFF);
     }
 
-    static long getU64(byte[] b, int at) {
+    public static long getU64(byte[] b, int at) {
         return ((long) getU32(b, at) << 32) | (getU32(b, at + 4) & 0xFFFFFFFFL);
     }
 
-    long varlong() throws Malformed {
+    public long varlong() throws Malformed {
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             int b = u8();
@@ -89,7 +89,7 @@ final class ByteSource {
         throw new Malformed("a varint longer than 10 bytes at " + pos);
     }
 
-    int varint() throws Malformed {
+    public int varint() throws Malformed {
         long v = varlong();
         if (v > Integer.MAX_VALUE || v < 0) {
             throw new Malformed("a count or length of " + v + " at " + pos);
@@ -97,12 +97,12 @@ final class ByteSource {
         return (int) v;
     }
 
-    long zigzag() throws Malformed {
+    public long zigzag() throws Malformed {
         long v = varlong();
         return (v >>> 1) ^ -(v & 1);
     }
 
-    String string() throws Malformed {
+    public String string() throws Malformed {
         int n = varint();
         need(n);
         String s;
@@ -127,7 +127,7 @@ final class ByteSource {
         return s;
     }
 
-    String nullableString() throws Malformed {
+    public String nullableString() throws Malformed {
         return switch (u8()) {
             case 0 -> null;
             case 1 -> string();
@@ -136,12 +136,12 @@ final class ByteSource {
     }
 
     /** Passes over a {@link #string}, decoding nothing. */
-    void skipString() throws Malformed {
+    public void skipString() throws Malformed {
         skip(varint());
     }
 
     /** Passes over a {@link #nullableString}, decoding nothing. */
-    void skipNullableString() throws Malformed {
+    public void skipNullableString() throws Malformed {
         switch (u8()) {
             case 0 -> { }
             case 1 -> skipString();
@@ -150,18 +150,18 @@ final class ByteSource {
     }
 
     /** Passes over the next {@code n} bytes. */
-    void skip(int n) throws Malformed {
+    public void skip(int n) throws Malformed {
         need(n);
         pos += n;
     }
 
     /** A source over {@code length} bytes of the same array from {@code offset} (of the array). */
-    ByteSource at(int offset, int length) {
+    public ByteSource at(int offset, int length) {
         return new ByteSource(buf, offset, offset + length);
     }
 
     /** The next {@code n} bytes as a new array. */
-    byte[] bytes(int n) throws Malformed {
+    public byte[] bytes(int n) throws Malformed {
         need(n);
         byte[] b = java.util.Arrays.copyOfRange(buf, pos, pos + n);
         pos += n;

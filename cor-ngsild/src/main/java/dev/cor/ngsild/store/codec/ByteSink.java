@@ -1,4 +1,4 @@
-package dev.cor.ngsild.store.durable;
+package dev.cor.ngsild.store.codec;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,34 +9,34 @@ import java.util.Arrays;
  * integers, unsigned LEB128 varints, strings as a varint length and UTF-8. Reused by its one
  * owner (the journal thread, the snapshot thread): {@link #clear()} keeps the array.
  */
-final class ByteSink {
+public final class ByteSink {
     private byte[] buf;
     private int pos;
 
-    ByteSink(int initial) {
+    public ByteSink(int initial) {
         buf = new byte[Math.max(16, initial)];
     }
 
-    int position() {
+    public int position() {
         return pos;
     }
 
-    byte[] array() {
+    public byte[] array() {
         return buf;
     }
 
-    void clear() {
+    public void clear() {
         pos = 0;
     }
 
     /** Drops the first {@code n} bytes, moving the rest to the front. */
-    void discard(int n) {
+    public void discard(int n) {
         System.arraycopy(buf, n, buf, 0, pos - n);
         pos -= n;
     }
 
     /** The bytes {@code [from, position)} as a buffer over this array (valid until the next write). */
-    ByteBuffer slice(int from) {
+    public ByteBuffer slice(int from) {
         return ByteBuffer.wrap(buf, from, pos - from);
     }
 
@@ -50,24 +50,24 @@ final class ByteSink {
         }
     }
 
-    void u8(int v) {
+    public void u8(int v) {
         ensure(1);
         buf[pos++] = (byte) v;
     }
 
-    void u16(int v) {
+    public void u16(int v) {
         ensure(2);
         buf[pos++] = (byte) (v >>> 8);
         buf[pos++] = (byte) v;
     }
 
-    void u32(int v) {
+    public void u32(int v) {
         ensure(4);
         putU32(buf, pos, v);
         pos += 4;
     }
 
-    void u64(long v) {
+    public void u64(long v) {
         ensure(8);
         for (int i = 56; i >= 0; i -= 8) {
             buf[pos++] = (byte) (v >>> i);
@@ -75,25 +75,25 @@ final class ByteSink {
     }
 
     /** Skips {@code n} bytes to be filled later ({@link #putU32}): returns where they start. */
-    int reserve(int n) {
+    public int reserve(int n) {
         ensure(n);
         int at = pos;
         pos += n;
         return at;
     }
 
-    static void putU32(byte[] b, int at, int v) {
+    public static void putU32(byte[] b, int at, int v) {
         b[at] = (byte) (v >>> 24);
         b[at + 1] = (byte) (v >>> 16);
         b[at + 2] = (byte) (v >>> 8);
         b[at + 3] = (byte) v;
     }
 
-    void varint(int v) {
+    public void varint(int v) {
         varlong(v & 0xFFFFFFFFL);
     }
 
-    void varlong(long v) {
+    public void varlong(long v) {
         ensure(10);
         while ((v & ~0x7FL) != 0) {
             buf[pos++] = (byte) ((v & 0x7F) | 0x80);
@@ -103,17 +103,17 @@ final class ByteSink {
     }
 
     /** A signed value, zigzag-encoded so that small negatives stay short. */
-    void zigzag(long v) {
+    public void zigzag(long v) {
         varlong((v << 1) ^ (v >> 63));
     }
 
-    void bytes(byte[] b, int off, int len) {
+    public void bytes(byte[] b, int off, int len) {
         ensure(len);
         System.arraycopy(b, off, buf, pos, len);
         pos += len;
     }
 
-    void string(String s) {
+    public void string(String s) {
         int n = s.length();
         // the common case - ASCII names and ids - in one pass, without an intermediate byte array
         int start = pos;
@@ -136,7 +136,7 @@ final class ByteSink {
     }
 
     /** A string or {@code null}: a flag byte (0 null, 1 a string follows). */
-    void nullableString(String s) {
+    public void nullableString(String s) {
         if (s == null) {
             u8(0);
             return;
