@@ -5,7 +5,8 @@
 #           against --temporal off, alternating which goes first, on --store memory and on the
 #           durable store (--fsync always): req/s and server CPU per request (the bar: on/off
 #           <= 1.15 in CPU), at 1 and 16 connections; a fresh broker per cell, warmed at the
-#           cell's concurrency, a full GC (jcmd GC.run) before its window
+#           cell's concurrency, a full GC (jcmd GC.run) and POST_GC_WARM (10) s more of the load
+#           before its window; the broker on core 0 and the load on core 1 (PIN=0: not pinned)
 #   reads   one attribute of 1 000 000 per-second instances: GET .../{id}?attrs=x&lastN=100 (the
 #           bar: p50 <= 1 ms); one of 2 592 000 (30 days at one a second): the hourly avg over
 #           the 30 days (aggregatedValues, avg, PT1H, timerel=between; the bar: <= 50 ms) - on
@@ -20,6 +21,7 @@
 #           after a full GC (jcmd GC.heap_info after System.gc), and the history's bytes on disk
 #   benchmarks/temporal.sh                          (every part; about 25 minutes)
 #   PARTS="reads query" benchmarks/temporal.sh      (some of them)
+#   PARTS=record STORES=memory benchmarks/temporal.sh  (the recording cost of one store)
 # The broker is started as shipped (java @cor-server-launcher/jvm.options -jar: its collector);
 # JVM="" for the JVM's default (G1, as the figures before the collector was chosen were measured),
 # JVM="FLAGS" for others. Every broker keeps TEMPORAL_MAX_BYTES of history (64g by default, so that
@@ -31,9 +33,11 @@ source "$here/benchmarks/lib.sh"
 PARTS=${PARTS:-record reads query ingest heap}
 JVM=${JVM-$SHIPPED_JVM}
 ROUNDS=${ROUNDS:-2}
+STORES=${STORES:-memory durable} # the stores measured (record, reads, query, ingest)
 DURATION=${DURATION:-5}
 WARM=${WARM:-2}
 SERVER_WARM=${SERVER_WARM:-15}
+POST_GC_WARM=${POST_GC_WARM:-10}
 HEAP_INSTANCES=${HEAP_INSTANCES:-10000000}
 port=18521
 base="http://127.0.0.1:$port/ngsi-ld/v1"
@@ -47,41 +51,55 @@ broker() { # STORE TEMPORAL [more flags]: a fresh broker
   local flags=(--store "$store")
   if [ "$store" = durable ]; then rm -rf "$work/data"; flags=(--dataDir "$work/data" --fsync always); fi
   # shellcheck disable=SC2086 # JVM is a list of flags
-  start broker "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}" \
+  start broker "${BROKER_PIN[@]}" "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port $port --httpLoops 1 "${flags[@]}" \
     --temporal "$temporal" --maxBody 64m --temporalMaxBytes "${TEMPORAL_MAX_BYTES:-64g}" "$@"
 }
 row() { echo "$*" >>"$results"; echo "$*" >&2; }
+BROKER_PIN=()
 
 echo "temporal.sh, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $("$here/cor" java -version 2>&1 | head -1), JVM flags \"$JVM\", load $(cut -d' ' -f1-3 /proc/loadavg), parts: $PARTS"
 
 # ---------------------------------------------------------------- record
 if [[ " $PARTS " == *" record "* ]]; then
   attrs20_patch
+  # The broker on core 0, the load on core 1 (as benchmarks/aot.sh): a broker that shares both
+  # cores with the load generator is paced by it - a window where the generator is slower (its
+  # JIT, its GC) gives the loop fewer requests per wake-up, and the broker's CPU per request
+  # rises with no change of its own (run to run 1.16 and 1.60 for the same memory cell).
+  if [ "${PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    BROKER_PIN=(taskset -c 0); LOAD_PIN=(taskset -c 1)
+  fi
   url="$base/entities/urn:ngsi-ld:Bench:attrs20/attrs/attr01"
   for round in $(seq "$ROUNDS"); do
-    for store in memory durable; do
+    for store in $STORES; do
       order="on off"; [ $((round % 2)) = 0 ] && order="off on"
       for temporal in $order; do
         for conns in 1 16; do
           # A broker per cell, warmed at the cell's own concurrency, then a full GC: the window pays
           # for the garbage and the history its own PATCHes make, not for the collector's debt of a
           # warm-up at another rate (at 1 connection that debt, from 16 connections of warm-up,
-          # was most of the cell's CPU).
+          # was most of the cell's CPU). Then POST_GC_WARM seconds more of the same load: ZGC's
+          # forced collection promotes every live object, and the seconds after it cost the side
+          # that writes into more of them - the history - twice its steady cost (5-second windows
+          # of 16 connections with history: 80k 84k 73k req/s, GC, 32k, then 87k-98k), which no
+          # broker left to run meets.
           broker "$store" "$temporal"
           post "$base/entities" "$work/attrs20.json"
           load "$url" "$conns" "$SERVER_WARM" "${patch[@]}" >/dev/null
           full_gc "${pids[-1]}"
+          load "$url" "$conns" "$POST_GC_WARM" "${patch[@]}" >/dev/null
           row record "$round" "$store" "$temporal" "$conns" $(measure "$url" "$conns" "$WARM" "$DURATION" "${patch[@]}")
           stop_all
         done
       done
     done
   done
+  BROKER_PIN=(); LOAD_PIN=()
 fi
 
 # ---------------------------------------------------------------- reads
 if [[ " $PARTS " == *" reads "* ]]; then
-  for store in memory durable; do
+  for store in $STORES; do
     broker "$store" on
     echo "$store: loading 1 000 000 + 2 592 000 instances: $(loader urn:ngsi-ld:Sensor:million Sensor temperature $day0 1 1000000 100000) / $(loader urn:ngsi-ld:Sensor:month Sensor temperature $day0 1 2592000 100000) (instances s instances/s)" >&2
     last="$base/temporal/entities/urn:ngsi-ld:Sensor:million?attrs=temperature&lastN=100"
@@ -97,7 +115,7 @@ fi
 
 # ---------------------------------------------------------------- query
 if [[ " $PARTS " == *" query "* ]]; then
-  for store in memory durable; do
+  for store in $STORES; do
     broker "$store" on
     t0=$(date +%s)
     python3 "$here/benchmarks/temporal_load.py" "$base" "urn:ngsi-ld:Meter:{i}" Meter power $day0 60 2880 2880 1000 >/dev/null
@@ -119,7 +137,7 @@ fi
 if [[ " $PARTS " == *" ingest "* ]]; then
   upsert_bodies 1000
   up=(--method POST --header 'Content-Type: application/json' --body-file "$work/upsert.json")
-  for store in memory durable; do
+  for store in $STORES; do
     for temporal in on off; do
       broker "$store" "$temporal"
       load "$base/entityOperations/upsert" 4 "$SERVER_WARM" "${up[@]}" >/dev/null
