@@ -3,7 +3,8 @@
  * its status ({@code dev.cor.ngsild}), what a host decides - limits and authorization
  * ({@code dev.cor.ngsild.policy}) -, its meters ({@code dev.cor.ngsild.metrics}), the store SPI
  * with the in-memory store ({@code dev.cor.ngsild.store}, its data in {@code dev.cor.ngsild.model})
- * and the durable store ({@code dev.cor.ngsild.store.durable}), and the error types its
+ * and the durable store ({@code dev.cor.ngsild.store.durable}), the PostgreSQL driver's yielding
+ * connections ({@code dev.cor.ngsild.store.postgres}), and the error types its
  * ProblemDetails name ({@code dev.cor.ngsild.error}). Everything else - the HTTP binding, the
  * {@code @context} service, queries, subscriptions, federation - is internal: doc/architecture.md
  * draws it.
@@ -16,6 +17,8 @@ module dev.cor.ngsild {
     requires org.eclipse.paho.client.mqttv3;
     requires org.jctools.core;
     requires org.locationtech.jts;
+    requires org.postgresql.jdbc;
+    requires java.sql;
 
     exports dev.cor.ngsild;
     exports dev.cor.ngsild.error;
@@ -24,4 +27,6 @@ module dev.cor.ngsild {
     exports dev.cor.ngsild.policy;
     exports dev.cor.ngsild.store;
     exports dev.cor.ngsild.store.durable;
+    // pgjdbc makes the socket factory by reflection, from its class name
+    exports dev.cor.ngsild.store.postgres;
 }

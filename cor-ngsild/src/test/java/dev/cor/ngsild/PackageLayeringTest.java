@@ -23,6 +23,7 @@ class PackageLayeringTest {
             "dev.cor.ngsild.store",
             "dev.cor.ngsild.metrics",
             "dev.cor.ngsild.store.durable",
+            "dev.cor.ngsild.store.postgres",
             "dev.cor.ngsild.subscription",
             "dev.cor.ngsild.federation",
             "dev.cor.ngsild.http",
