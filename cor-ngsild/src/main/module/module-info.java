@@ -18,7 +18,7 @@ module dev.cor.ngsild {
     requires org.jctools.core;
     requires org.locationtech.jts;
     requires org.postgresql.jdbc;
-    requires java.sql;
+    requires transitive java.sql;
 
     exports dev.cor.ngsild;
     exports dev.cor.ngsild.error;

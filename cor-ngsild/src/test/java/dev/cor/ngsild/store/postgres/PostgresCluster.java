@@ -135,16 +135,21 @@ final class PostgresCluster implements AutoCloseable {
 
     /** Stops the server (a fast shutdown: SIGINT), and kills it if it has not gone within 10 s. */
     @Override
-    public void close() throws InterruptedException {
-        if (server.isAlive()) {
-            try {
-                new ProcessBuilder("kill", "-INT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
-            } catch (IOException e) {
-                server.destroy();
+    public void close() {
+        try {
+            if (server.isAlive()) {
+                try {
+                    new ProcessBuilder("kill", "-INT", Long.toString(server.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                } catch (IOException e) {
+                    server.destroy();
+                }
+                if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                    server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
             }
-            if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
+        } catch (InterruptedException e) {
+            server.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 }

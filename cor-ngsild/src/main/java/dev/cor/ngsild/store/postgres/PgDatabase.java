@@ -1,0 +1,204 @@
+package dev.cor.ngsild.store.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+
+import dev.cor.base.CorCo;
+import dev.cor.base.CorCoLoop;
+
+/**
+ * One PostgreSQL database as the broker uses it: a unit of work in one transaction, on a
+ * connection of the caller's loop ({@link LoopConnectionPool}, its waits yielding) or - on a plain
+ * thread, the worker hop - of a blocking pool shared by the threads. Every connection carries two
+ * deadlines: the server cancels a statement that runs past {@code statementTimeoutMs}
+ * ({@code statement_timeout}, SQLState 57014), and a read that gets nothing for a second more
+ * than that fails on the client ({@code socketTimeout}) - a server that stopped answering - and
+ * the connection is dropped.
+ * <p>
+ * Any thread; the pools are created per loop on first use.
+ */
+public final class PgDatabase implements AutoCloseable {
+    /** A unit of work on a connection, inside a transaction the database commits when it returns. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T apply(Connection c) throws SQLException;
+    }
+
+    private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+
+    private final String url;
+    private final Properties properties;
+    private final int poolPerLoop;
+    private final long waitMs;
+    private final ConcurrentHashMap<CorCoLoop, LoopConnectionPool> loops = new ConcurrentHashMap<>();
+    private final ThreadPool threads;
+
+    /**
+     * @param url                a {@code jdbc:postgresql://host:port/db} URL (a numeric host: a name would be resolved on the loop)
+     * @param user               the role
+     * @param password           its password, or {@code null} (trust, peer)
+     * @param poolPerLoop        connections per loop, and for the plain threads together
+     * @param waitMs             how long a caller waits for a free connection
+     * @param statementTimeoutMs the server's deadline for one statement
+     */
+    public PgDatabase(String url, String user, String password, int poolPerLoop, long waitMs, long statementTimeoutMs) {
+        this.url = Objects.requireNonNull(url, "url");
+        if (poolPerLoop < 1 || waitMs < 1 || statementTimeoutMs < 1) {
+            throw new IllegalArgumentException("the pool, the wait and the statement timeout must be positive");
+        }
+        Properties p = new Properties();
+        p.setProperty("user", user);
+        if (password != null) {
+            p.setProperty("password", password);
+        }
+        p.setProperty("socketFactory", YieldingSocketFactory.class.getName());
+        p.setProperty("connectTimeout", Long.toString(Math.max(1, (waitMs + 999) / 1000)));
+        p.setProperty("loginTimeout", "0"); // a login timeout would connect on another thread while this one blocks
+        p.setProperty("socketTimeout", Long.toString((statementTimeoutMs + 999) / 1000 + 1));
+        p.setProperty("options", "-c statement_timeout=" + statementTimeoutMs);
+        p.setProperty("ApplicationName", "cor");
+        this.properties = p;
+        this.poolPerLoop = poolPerLoop;
+        this.waitMs = waitMs;
+        this.threads = new ThreadPool(poolPerLoop);
+    }
+
+    private Connection open() throws SQLException {
+        Connection c = DRIVER.connect(url, properties);
+        if (c == null) {
+            throw new SQLException("not a PostgreSQL URL: " + url);
+        }
+        return c;
+    }
+
+    /**
+     * Runs {@code work} in one transaction and commits it; on an exception, rolls it back and
+     * throws. Inside a coroutine on the loop's connections (every wait yields), elsewhere on the
+     * threads' pool (every wait blocks).
+     */
+    public <T> T inTransaction(Work<T> work) throws SQLException {
+        CorCoLoop loop = CorCoLoop.current();
+        boolean onLoop = loop != null && CorCo.current() != null;
+        LoopConnectionPool pool = onLoop ? loops.computeIfAbsent(loop, l -> new LoopConnectionPool(l, poolPerLoop, this::open)) : null;
+        Connection c = onLoop ? pool.checkout(waitMs) : threads.checkout(waitMs);
+        boolean broken = false;
+        try {
+            c.setAutoCommit(false);
+            T result = work.apply(c);
+            c.commit();
+            return result;
+        } catch (SQLException | RuntimeException e) {
+            broken = broken(c, e);
+            if (!broken) {
+                try {
+                    c.rollback();
+                } catch (SQLException r) {
+                    broken = true;
+                    e.addSuppressed(r);
+                }
+            }
+            throw e;
+        } finally {
+            if (onLoop) {
+                pool.release(c, broken);
+            } else {
+                threads.release(c, broken);
+            }
+        }
+    }
+
+    /** Whether {@code e} left {@code c} unusable: a connection error (SQLState class 08), a closed connection, not a SQL error. */
+    private static boolean broken(Connection c, Exception e) {
+        try {
+            if (c.isClosed()) {
+                return true;
+            }
+        } catch (SQLException ignored) {
+            return true;
+        }
+        return !(e instanceof SQLException s) || s.getSQLState() == null || s.getSQLState().startsWith("08");
+    }
+
+    /** Closes the plain threads' idle connections; each loop's pool is closed on its loop ({@link #closeOn}). */
+    @Override
+    public void close() {
+        threads.close();
+    }
+
+    /** Closes the pool of the calling loop (on its thread), if it has one. */
+    public void closeOn(CorCoLoop loop) {
+        LoopConnectionPool p = loops.remove(loop);
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    /** The pool of {@code loop}, or {@code null} (for the tests and the metrics). */
+    LoopConnectionPool poolOf(CorCoLoop loop) {
+        return loops.get(loop);
+    }
+
+    /** The plain threads' pool: a blocking wait for a free place, then an idle connection or a new one. */
+    private final class ThreadPool {
+        private final Semaphore places;
+        private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+        private volatile boolean closed;
+
+        ThreadPool(int max) {
+            this.places = new Semaphore(max, true);
+        }
+
+        Connection checkout(long timeoutMs) throws SQLException {
+            try {
+                if (closed || !places.tryAcquire(timeoutMs, TimeUnit.MILLISECONDS)) {
+                    throw new SQLTransientConnectionException(closed ? "the connection pool is closed"
+                            : "no database connection free within " + timeoutMs + " ms", "08001");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLTransientConnectionException("interrupted waiting for a database connection", "08001", e);
+            }
+            Connection c = idle.pollLast();
+            if (c != null) {
+                return c;
+            }
+            try {
+                return open();
+            } catch (SQLException | RuntimeException e) {
+                places.release();
+                throw e;
+            }
+        }
+
+        void release(Connection c, boolean broken) {
+            if (broken || closed) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // a broken connection often fails to close; nothing is left to do with it
+                }
+            } else {
+                idle.addLast(c);
+            }
+            places.release();
+        }
+
+        void close() {
+            closed = true;
+            for (Connection c; (c = idle.poll()) != null; ) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // as above
+                }
+            }
+        }
+    }
+}
