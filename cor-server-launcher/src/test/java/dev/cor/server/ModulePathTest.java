@@ -30,7 +30,7 @@ class ModulePathTest {
     private static final List<String> RUNTIME = List.of("cor-base-", "cor-rest-", "cor-http-", "cor-ngsild-",
             "jackson-databind-", "jackson-core-", "jackson-annotations-", "micrometer-core-", "micrometer-commons-",
             "micrometer-observation-", "HdrHistogram-", "LatencyUtils-", "jctools-core-", "agrona-", "jts-core-",
-            "org.eclipse.paho.client.mqttv3-");
+            "org.eclipse.paho.client.mqttv3-", "postgresql-", "checker-qual-");
 
     private static String modulePath() {
         List<String> found = new ArrayList<>();
