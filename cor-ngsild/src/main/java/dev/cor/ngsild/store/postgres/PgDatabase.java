@@ -84,19 +84,33 @@ public final class PgDatabase implements AutoCloseable {
      * threads' pool (every wait blocks).
      */
     public <T> T inTransaction(Work<T> work) throws SQLException {
+        return run(work, true);
+    }
+
+    /**
+     * Runs {@code work}, a read, with auto-commit on: each statement its own snapshot, no
+     * {@code BEGIN} and {@code COMMIT} round trips. Where {@link #inTransaction} runs.
+     */
+    public <T> T read(Work<T> work) throws SQLException {
+        return run(work, false);
+    }
+
+    private <T> T run(Work<T> work, boolean transaction) throws SQLException {
         CorCoLoop loop = CorCoLoop.current();
         boolean onLoop = loop != null && CorCo.current() != null;
         LoopConnectionPool pool = onLoop ? loops.computeIfAbsent(loop, l -> new LoopConnectionPool(l, poolPerLoop, this::open)) : null;
         Connection c = onLoop ? pool.checkout(waitMs) : threads.checkout(waitMs);
         boolean broken = false;
         try {
-            c.setAutoCommit(false);
+            c.setAutoCommit(!transaction);
             T result = work.apply(c);
-            c.commit();
+            if (transaction) {
+                c.commit();
+            }
             return result;
         } catch (SQLException | RuntimeException e) {
             broken = broken(c, e);
-            if (!broken) {
+            if (!broken && transaction) {
                 try {
                     c.rollback();
                 } catch (SQLException r) {
