@@ -3,8 +3,7 @@
  * its status ({@code dev.cor.ngsild}), what a host decides - limits and authorization
  * ({@code dev.cor.ngsild.policy}) -, its meters ({@code dev.cor.ngsild.metrics}), the store SPI
  * with the in-memory store ({@code dev.cor.ngsild.store}, its data in {@code dev.cor.ngsild.model})
- * and the durable store ({@code dev.cor.ngsild.store.durable}), the PostgreSQL driver's yielding
- * connections ({@code dev.cor.ngsild.store.postgres}), and the error types its
+ * and the durable store ({@code dev.cor.ngsild.store.durable}), and the error types its
  * ProblemDetails name ({@code dev.cor.ngsild.error}). Everything else - the HTTP binding, the
  * {@code @context} service, queries, subscriptions, federation - is internal: doc/architecture.md
  * draws it.
@@ -27,6 +26,6 @@ module dev.cor.ngsild {
     exports dev.cor.ngsild.policy;
     exports dev.cor.ngsild.store;
     exports dev.cor.ngsild.store.durable;
-    // pgjdbc makes the socket factory by reflection, from its class name
-    exports dev.cor.ngsild.store.postgres;
+    // pgjdbc makes the socket factory by reflection, from its class name; the store itself is not API yet
+    exports dev.cor.ngsild.store.postgres to org.postgresql.jdbc;
 }

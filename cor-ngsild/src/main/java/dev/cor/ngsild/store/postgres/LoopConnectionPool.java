@@ -21,7 +21,7 @@ import dev.cor.base.CorCoLoop;
  * the pool full waits its turn (first come, first served: a released connection goes to the
  * oldest waiter), parked so that the loop serves everyone else, within its deadline.
  */
-public final class LoopConnectionPool implements AutoCloseable {
+final class LoopConnectionPool implements AutoCloseable {
     /** Opens one connection (inside a coroutine of the loop: its waits yield). */
     @FunctionalInterface
     public interface Opener {

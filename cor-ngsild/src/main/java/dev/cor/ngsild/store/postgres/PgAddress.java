@@ -19,7 +19,7 @@ import java.util.Set;
  * @param database the database
  * @param sslmode  libpq's {@code sslmode}, or {@code null} (pgjdbc's default, {@code prefer})
  */
-public record PgAddress(String user, String host, int port, String database, String sslmode) {
+record PgAddress(String user, String host, int port, String database, String sslmode) {
     private static final Set<String> SSL_MODES = Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
 
     /**

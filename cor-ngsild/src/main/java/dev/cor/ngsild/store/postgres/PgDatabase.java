@@ -24,7 +24,7 @@ import dev.cor.base.CorCoLoop;
  * <p>
  * Any thread; the pools are created per loop on first use.
  */
-public final class PgDatabase implements AutoCloseable {
+final class PgDatabase implements AutoCloseable {
     /** A unit of work on a connection, inside a transaction the database commits when it returns. */
     @FunctionalInterface
     public interface Work<T> {

@@ -34,7 +34,7 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
  * so writes of one id are applied and observed one after the other. Every wait is the database's,
  * through {@link PgDatabase}: inside a coroutine it yields. Any thread.
  */
-public final class PgEntityStore implements EntityStore {
+final class PgEntityStore implements EntityStore {
     /** The entities' part of the schema. */
     public static final List<Migration> MIGRATIONS = List.of(new Migration(1, "entities", List.of(
             "CREATE TABLE cor_tenants (tenant text PRIMARY KEY)",

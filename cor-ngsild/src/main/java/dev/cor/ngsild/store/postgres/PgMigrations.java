@@ -17,7 +17,7 @@ import java.util.Objects;
  * refused - an older broker must not write a schema it does not understand. A migration that fails
  * leaves the database at the version before it. Immutable; any thread.
  */
-public final class PgMigrations {
+final class PgMigrations {
     /** The advisory lock every broker takes to migrate: "cor" and 1, as one bigint. */
     static final long LOCK_KEY = 0x636f72_00000001L;
 
