@@ -78,9 +78,10 @@ if [[ " $PARTS " == *" record "* ]]; then
           # A broker per cell, warmed at the cell's own concurrency, then a full GC: the window pays
           # for the garbage and the history its own PATCHes make, not for the collector's debt of a
           # warm-up at another rate (at 1 connection that debt, from 16 connections of warm-up,
-          # was most of the cell's CPU). Then POST_GC_WARM seconds more of the same load: ZGC's
-          # forced collection promotes every live object, and the seconds after it cost the side
-          # that writes into more of them - the history - twice its steady cost (5-second windows
+          # was most of the cell's CPU). Then POST_GC_WARM seconds more of the same load: the
+          # seconds after ZGC's forced major collection cost the side with history twice its
+          # steady cost, for a cause not pinned down (JIT recompilation, remembered-set work, or
+          # both: the loop runs busier per request, not the GC threads) (5-second windows
           # of 16 connections with history: 80k 84k 73k req/s, GC, 32k, then 87k-98k), which no
           # broker left to run meets.
           broker "$store" "$temporal"
