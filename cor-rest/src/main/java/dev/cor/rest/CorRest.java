@@ -107,6 +107,16 @@ public final class CorRest {
     // ---------------------------------------------------------------- the one wait
 
     /**
+     * What is left of {@code deadlineNanos} (a {@link System#nanoTime()} instant), in whole
+     * milliseconds rounded up - a wait never ends before its deadline -; 0 once it has passed. The
+     * {@code timeoutMs} of a {@link #waitFd} against a deadline.
+     */
+    public static long remainingMs(long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        return left <= 0 ? 0 : (left + 999_999) / 1_000_000;
+    }
+
+    /**
      * The one wait of every client: like {@code poll()} on one channel. Inside a coroutine it is
      * its loop's wait ({@link CorCo#waitFd}) - the coroutine yields and the loop serves everyone
      * else. Outside one (a worker, a plain thread) it blocks this thread on the channel. On a loop

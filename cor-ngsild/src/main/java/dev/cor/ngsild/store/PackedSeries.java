@@ -387,8 +387,7 @@ final class PackedSeries {
         for (TemporalInstance i : tailOut) {
             bytes += MemoryTemporalStore.cost(i);
         }
-        PackedSeries s = new PackedSeries(attribute, bl, bc, base, nt, tailOut.size(), false, bytes);
-        return s.ordered() ? new PackedSeries(attribute, bl, bc, base, nt, tailOut.size(), true, bytes) : s;
+        return new PackedSeries(attribute, bl, bc, base, nt, tailOut.size(), ordered(bl, bc, nt, tailOut.size()), bytes);
     }
 
     /** {@code in} edited, or {@code in} itself when {@code which} picks none of it. */
@@ -411,8 +410,8 @@ final class PackedSeries {
         return out == null ? in : out;
     }
 
-    /** Whether every instance has an observedAt, none before the one recorded before it. */
-    private boolean ordered() {
+    /** Whether every instance of these blocks and tail has an observedAt, none before the one recorded before it. */
+    private static boolean ordered(Block[] blocks, int blockCount, TemporalInstance[] tail, int tailSize) {
         long last = Long.MIN_VALUE;
         for (int b = 0; b < blockCount; b++) {
             for (long t : blocks[b].observed()) {

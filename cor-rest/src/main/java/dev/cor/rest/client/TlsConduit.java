@@ -12,6 +12,7 @@ import javax.net.ssl.SSLException;
 
 import dev.cor.base.CorCo;
 import dev.cor.base.CorCoTimeoutException;
+import dev.cor.rest.CorRest;
 
 /**
  * A connection's bytes through an {@link SSLEngine}: {@code https://}. The handshake and every
@@ -263,7 +264,7 @@ final class TlsConduit extends Conduit {
                     task.run();
                 }
                 return null;
-            }, Waits.remainingMs(deadlineNanos));
+            }, CorRest.remainingMs(deadlineNanos));
         } catch (CorCoTimeoutException e) {
             throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT, phase.timeoutMessage(), e);
         } catch (IOException | RuntimeException | Error e) {

@@ -24,7 +24,7 @@ final class Waits {
      */
     static int await(SelectableChannel channel, int ops, long deadlineNanos, Phase what) throws IOException {
         while (true) {
-            long ms = remainingMs(deadlineNanos);
+            long ms = CorRest.remainingMs(deadlineNanos);
             if (ms == 0) {
                 throw new CorRestClientException(CorRestClientException.Kind.TIMEOUT, what.timeoutMessage());
             }
@@ -33,12 +33,6 @@ final class Waits {
                 return ready;
             }
         }
-    }
-
-    /** What is left of {@code deadlineNanos}, in whole milliseconds rounded up; 0 once it has passed. */
-    static long remainingMs(long deadlineNanos) {
-        long left = deadlineNanos - System.nanoTime();
-        return left <= 0 ? 0 : (left + 999_999) / 1_000_000;
     }
 
     /** What a wait is for: names the timeout. */

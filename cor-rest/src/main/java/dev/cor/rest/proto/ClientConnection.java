@@ -141,11 +141,6 @@ final class ClientConnection implements CorCoLoopHandler {
         this.slot = slot;
     }
 
-    static long remainingMs(long deadlineNanos) {
-        long left = deadlineNanos - System.nanoTime();
-        return left <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999));
-    }
-
     // ================================================================ opening
 
     /**
@@ -247,7 +242,7 @@ final class ClientConnection implements CorCoLoopHandler {
         CorCo me = CorCo.current();
         try {
             while (tls.taskRunning()) {
-                long ms = remainingMs(deadlineNanos);
+                long ms = CorRest.remainingMs(deadlineNanos);
                 if (ms == 0) {
                     throw new CorProtoTimeoutException(client.scheme + host + ":" + port
                             + ": no TLS handshake within the connect timeout", true);
@@ -324,7 +319,7 @@ final class ClientConnection implements CorCoLoopHandler {
     }
 
     private void waitDuringOpen(int ops, long deadlineNanos, String what) throws IOException {
-        long ms = remainingMs(deadlineNanos);
+        long ms = CorRest.remainingMs(deadlineNanos);
         if (ms == 0 || CorRest.waitFd(channel, ops, ms) == 0) {
             throw new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no " + what + " within the connect timeout", true);
         }
@@ -336,7 +331,7 @@ final class ClientConnection implements CorCoLoopHandler {
         } catch (IllegalArgumentException notALiteral) {
             // A name lookup blocks, and a loop never does: it runs on the blocking pool, within the connect deadline.
             try {
-                return CorCo.blocking(() -> InetAddress.getByName(host), remainingMs(deadlineNanos));
+                return CorCo.blocking(() -> InetAddress.getByName(host), CorRest.remainingMs(deadlineNanos));
             } catch (CorCoTimeoutException e) {
                 throw new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no name lookup within the connect timeout", true);
             } catch (IOException | RuntimeException | Error e) {
@@ -352,7 +347,7 @@ final class ClientConnection implements CorCoLoopHandler {
         CorCo me = CorCo.current();
         try {
             while (state == CONNECTING) {
-                long ms = remainingMs(deadlineNanos);
+                long ms = CorRest.remainingMs(deadlineNanos);
                 if (ms == 0) {
                     throw new CorProtoTimeoutException(client.scheme + host + ":" + port + " still opening at the deadline", true);
                 }
@@ -396,7 +391,7 @@ final class ClientConnection implements CorCoLoopHandler {
             }
             int left = flushOut();
             while (left > 0 && state == READY) {
-                long ms = remainingMs(call.deadlineNanos);
+                long ms = CorRest.remainingMs(call.deadlineNanos);
                 if (ms == 0) {
                     die(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": the request could not be written before its deadline"
                             + " (the peer reads nothing)", false), -1);
@@ -441,7 +436,7 @@ final class ClientConnection implements CorCoLoopHandler {
                 return NO_TURN_ELSEWHERE;
             }
             // The deadline first: a request already late is not sent at all (and stays retryable).
-            long ms = remainingMs(call.deadlineNanos);
+            long ms = CorRest.remainingMs(call.deadlineNanos);
             if (ms == 0) {
                 call.fail(new CorProtoTimeoutException(client.scheme + host + ":" + port + ": no free stream or write turn before the deadline ("
                         + streams.size() + " of " + maxStreams + " streams in flight)", true));
@@ -462,7 +457,7 @@ final class ClientConnection implements CorCoLoopHandler {
             if (!turnQueue.contains(me)) {
                 turnQueue.addLast(me);
             }
-            CorCo.park(remainingMs(wakeBy));
+            CorCo.park(CorRest.remainingMs(wakeBy));
         }
     }
 
@@ -710,7 +705,7 @@ final class ClientConnection implements CorCoLoopHandler {
         if (state != READY) {
             return true;
         }
-        long ms = remainingMs(deadlineNanos);
+        long ms = CorRest.remainingMs(deadlineNanos);
         if (ms == 0) {
             return false;
         }
@@ -969,7 +964,7 @@ final class ClientConnection implements CorCoLoopHandler {
                     if (!pongWaiters.contains(me)) {
                         pongWaiters.addLast(me);
                     }
-                    CorCo.park(remainingMs(until));
+                    CorCo.park(CorRest.remainingMs(until));
                 }
             }
         } catch (IOException e) {

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.cor.base.CorCo;
+import dev.cor.rest.CorRest;
 
 /**
  * One {@code cor://} request in flight, started by {@link CorProtoClient#start}: what a fan-out
@@ -112,7 +113,7 @@ public final class CorProtoCall {
     }
 
     long remainingMs() {
-        return ClientConnection.remainingMs(deadlineNanos);
+        return CorRest.remainingMs(deadlineNanos);
     }
 
     @Override

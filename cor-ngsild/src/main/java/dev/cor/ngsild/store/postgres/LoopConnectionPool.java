@@ -164,7 +164,8 @@ final class LoopConnectionPool implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Connection c) {
+    /** Closes {@code c}, whatever it throws: closing a broken connection fails as often as not. */
+    static void closeQuietly(Connection c) {
         try {
             c.close();
         } catch (SQLException | RuntimeException e) {

@@ -193,11 +193,7 @@ final class PgDatabase implements AutoCloseable {
 
         void release(Connection c, boolean broken) {
             if (broken || closed) {
-                try {
-                    c.close();
-                } catch (SQLException ignored) {
-                    // a broken connection often fails to close; nothing is left to do with it
-                }
+                LoopConnectionPool.closeQuietly(c);
             } else {
                 idle.addLast(c);
             }
@@ -207,11 +203,7 @@ final class PgDatabase implements AutoCloseable {
         void close() {
             closed = true;
             for (Connection c; (c = idle.poll()) != null; ) {
-                try {
-                    c.close();
-                } catch (SQLException ignored) {
-                    // as above
-                }
+                LoopConnectionPool.closeQuietly(c);
             }
         }
     }

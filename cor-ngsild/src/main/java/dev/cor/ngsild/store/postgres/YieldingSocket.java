@@ -55,7 +55,7 @@ final class YieldingSocket extends Socket {
         }
         try {
             if (!channel.connect(a)) {
-                long deadline = timeoutMs > 0 ? System.nanoTime() + timeoutMs * 1_000_000L : Long.MAX_VALUE;
+                long deadline = timeoutMs > 0 ? System.nanoTime() + timeoutMs * 1_000_000L : NONE;
                 while (!channel.finishConnect()) {
                     long left = remainingMs(deadline);
                     if (left == 0 || CorRest.waitFd(channel, SelectionKey.OP_CONNECT, left) == 0) {
@@ -70,14 +70,13 @@ final class YieldingSocket extends Socket {
         }
     }
 
-    /** Milliseconds until {@code deadline} (nanoTime), at least 1 while it is ahead; -1 for none, 0 when passed. */
+    /** {@link CorRest#remainingMs} of {@code deadline}, or -1 (no deadline: {@link #NONE}). */
     private static long remainingMs(long deadline) {
-        if (deadline == Long.MAX_VALUE) {
-            return -1;
-        }
-        long left = deadline - System.nanoTime();
-        return left <= 0 ? 0 : Math.max(1, left / 1_000_000L);
+        return deadline == NONE ? -1 : CorRest.remainingMs(deadline);
     }
+
+    /** The deadline of a wait that has none ({@code SO_TIMEOUT} 0). */
+    private static final long NONE = Long.MAX_VALUE;
 
     @Override
     public InputStream getInputStream() throws IOException {
@@ -112,7 +111,7 @@ final class YieldingSocket extends Socket {
             }
             ByteBuffer buf = ByteBuffer.wrap(b, off, len);
             int timeout = soTimeoutMs;
-            long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : Long.MAX_VALUE;
+            long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : NONE;
             while (true) {
                 int n = channel.read(buf);
                 if (n != 0) {
@@ -148,7 +147,7 @@ final class YieldingSocket extends Socket {
             java.util.Objects.checkFromIndexSize(off, len, b.length);
             ByteBuffer buf = ByteBuffer.wrap(b, off, len);
             int timeout = soTimeoutMs;
-            long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : Long.MAX_VALUE;
+            long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000L : NONE;
             while (buf.hasRemaining()) {
                 if (channel.write(buf) == 0) {
                     long left = remainingMs(deadline);

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -86,7 +85,7 @@ class PgDatabaseTest {
     void inACoroutineTheSameHoldsOnTheLoopsConnections() throws Exception {
         CorCoLoop loop = CorCoLoop.builder().name("pg-tx").build().start();
         try {
-            YieldingDriverTest.onLoop(loop, () -> {
+            LoopTesting.onLoop(loop, () -> {
                 insertThen(3, false);
                 assertThrows(SQLException.class, () -> insertThen(4, true));
                 assertEquals(1, count(3));
@@ -95,12 +94,7 @@ class PgDatabaseTest {
             });
             assertEquals(1, db.poolOf(loop).open(), "one connection served the loop's transactions one after the other");
         } finally {
-            YieldingDriverTest.onLoop(loop, () -> {
-                db.closeOn(loop);
-                return null;
-            });
-            loop.stop();
-            loop.awaitTermination(10, TimeUnit.SECONDS);
+            LoopTesting.stop(loop, () -> db.closeOn(loop));
         }
     }
 
@@ -108,7 +102,7 @@ class PgDatabaseTest {
     void aStatementPastItsDeadlineIsCancelledByTheServerAndItsConnectionServesTheNext() throws Exception {
         CorCoLoop loop = CorCoLoop.builder().name("pg-deadline").build().start();
         try {
-            Object[] outcome = YieldingDriverTest.onLoop(loop, () -> {
+            Object[] outcome = LoopTesting.onLoop(loop, () -> {
                 long t0 = System.nanoTime();
                 SQLException e = assertThrows(SQLException.class, () -> db.inTransaction(c -> {
                     try (Statement st = c.createStatement()) {
@@ -122,7 +116,7 @@ class PgDatabaseTest {
             assertEquals("57014", e.getSQLState(), "cancelled by the server's statement_timeout: " + e);
             long ms = (long) outcome[1];
             assertTrue(ms >= 290 && ms < 3_000, "cancelled at its 300 ms deadline, not after the 5 s: " + ms + " ms");
-            assertEquals(7, (int) YieldingDriverTest.onLoop(loop, () -> db.inTransaction(c -> {
+            assertEquals(7, (int) LoopTesting.onLoop(loop, () -> db.inTransaction(c -> {
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 7")) {
                     rs.next();
                     return rs.getInt(1);
@@ -130,12 +124,7 @@ class PgDatabaseTest {
             })));
             assertEquals(1, db.poolOf(loop).open(), "the cancelled statement's connection was kept and served the next");
         } finally {
-            YieldingDriverTest.onLoop(loop, () -> {
-                db.closeOn(loop);
-                return null;
-            });
-            loop.stop();
-            loop.awaitTermination(10, TimeUnit.SECONDS);
+            LoopTesting.stop(loop, () -> db.closeOn(loop));
         }
     }
 }

@@ -190,9 +190,7 @@ class PgEntityStoreTest {
             assertEquals(1, all.stream().filter("created"::equals).count(), "one of the creates of one new id created it");
             assertEquals(n - 1, all.stream().filter("found"::equals).count());
         } finally {
-            CompletableFutureOnLoop.run(loop, () -> db.closeOn(loop));
-            loop.stop();
-            loop.awaitTermination(10, TimeUnit.SECONDS);
+            LoopTesting.stop(loop, () -> db.closeOn(loop));
         }
     }
 
@@ -204,21 +202,5 @@ class PgEntityStoreTest {
         assertArrayEquals(bytes(e), bytes(store.get("exact", id)));
         assertNull(store.get("exact", id + "-none"));
         assertNull(store.get("no-such-tenant", id));
-    }
-
-    /** Runs a plain action on a loop's thread and waits for it. */
-    static final class CompletableFutureOnLoop {
-        static void run(CorCoLoop loop, Runnable action) throws Exception {
-            java.util.concurrent.CompletableFuture<Void> f = new java.util.concurrent.CompletableFuture<>();
-            loop.execute(() -> {
-                try {
-                    action.run();
-                    f.complete(null);
-                } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                }
-            });
-            f.get(10, TimeUnit.SECONDS);
-        }
     }
 }

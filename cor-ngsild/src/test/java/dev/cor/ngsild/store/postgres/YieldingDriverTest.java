@@ -12,7 +12,6 @@ import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -54,20 +53,6 @@ class YieldingDriverTest {
         return DRIVER.connect(db.url() + extra, new Properties());
     }
 
-    /** Runs {@code task} as a coroutine of {@code loop} and returns its result to the test's thread. */
-    static <T> T onLoop(CorCoLoop loop, java.util.concurrent.Callable<T> task) throws Exception {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        loop.execute(() -> CorCo.start(() -> {
-            try {
-                f.complete(task.call());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-            return null;
-        }));
-        return f.get(60, TimeUnit.SECONDS);
-    }
-
     /** Answers {@code /health} inline on its loop: what must keep coming while the loop's coroutines wait on the database. */
     static final class Health implements dev.cor.rest.CorRestApplication {
         @Override
@@ -92,7 +77,7 @@ class YieldingDriverTest {
                 java.net.URI.create("http://127.0.0.1:" + server.port() + "/health")).timeout(java.time.Duration.ofSeconds(5)).build();
         try {
             // the 64 connections opened first (their startup yields too), then given back idle
-            onLoop(loop, () -> {
+            LoopTesting.onLoop(loop, () -> {
                 List<Connection> all = new java.util.ArrayList<>();
                 for (int k = 0; k < 64; k++) {
                     all.add(pool.checkout(10_000));
@@ -153,7 +138,7 @@ class YieldingDriverTest {
             assertTrue(stillWaiting && answered >= 3, "the loop answered /health " + answered
                     + " times while the statements waited (slowest " + slowestMs + " ms)");
         } finally {
-            onLoop(loop, () -> {
+            LoopTesting.onLoop(loop, () -> {
                 pool.close();
                 return null;
             });
@@ -218,14 +203,9 @@ class YieldingDriverTest {
             List<String> starts = List.copyOf(order);
             assertEquals(java.util.Set.of("start 0", "start 1"), java.util.Set.copyOf(starts.subList(0, 2)));
             assertEquals(List.of("start 2", "start 3", "start 4", "start 5"), starts.subList(2, 6), "first come, first served");
-            assertEquals(2, onLoop(loop, pool::open));
+            assertEquals(2, LoopTesting.onLoop(loop, pool::open));
         } finally {
-            onLoop(loop, () -> {
-                pool.close();
-                return null;
-            });
-            loop.stop();
-            loop.awaitTermination(10, TimeUnit.SECONDS);
+            LoopTesting.stop(loop, pool::close);
         }
     }
 
@@ -234,7 +214,7 @@ class YieldingDriverTest {
         CorCoLoop loop = CorCoLoop.builder().name("pg-timeout").build().start();
         LoopConnectionPool pool = new LoopConnectionPool(loop, 1, () -> connect("&socketTimeout=1"));
         try {
-            Object outcome = onLoop(loop, () -> {
+            Object outcome = LoopTesting.onLoop(loop, () -> {
                 Connection c = pool.checkout(5_000);
                 try (Statement st = c.createStatement()) {
                     st.execute("SELECT pg_sleep(3)");
@@ -247,8 +227,8 @@ class YieldingDriverTest {
             });
             SQLException e = assertInstanceOf(SQLException.class, outcome);
             assertInstanceOf(java.net.SocketTimeoutException.class, e.getCause(), e.toString());
-            assertEquals(0, onLoop(loop, pool::open));
-            assertEquals(7, (int) onLoop(loop, () -> {
+            assertEquals(0, LoopTesting.onLoop(loop, pool::open));
+            assertEquals(7, (int) LoopTesting.onLoop(loop, () -> {
                 Connection c = pool.checkout(5_000);
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 7")) {
                     rs.next();
@@ -258,12 +238,7 @@ class YieldingDriverTest {
                 }
             }), "a new connection took the broken one's place");
         } finally {
-            onLoop(loop, () -> {
-                pool.close();
-                return null;
-            });
-            loop.stop();
-            loop.awaitTermination(10, TimeUnit.SECONDS);
+            LoopTesting.stop(loop, pool::close);
         }
     }
 
