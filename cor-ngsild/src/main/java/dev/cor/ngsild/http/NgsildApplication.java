@@ -191,6 +191,9 @@ public final class NgsildApplication implements CorRestApplication {
         if (x.forwards != null) {
             return true; // a registration matches: it asks other brokers (§ 4.3.6)
         }
+        if (config.store().readsWait()) {
+            return true; // every answer reads the store, a round trip to its database
+        }
         if (!x.operation().isRead() && config.store().writesWait()) {
             return true; // its answer waits for the store's journal
         }

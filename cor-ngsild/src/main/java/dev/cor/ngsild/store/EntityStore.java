@@ -142,6 +142,24 @@ public interface EntityStore {
     }
 
     /**
+     * Whether a read waits for the store (a database's round trip): the API then lets every
+     * request that touches the store wait - it runs as a coroutine of its loop, or on a worker -
+     * and never calls the store on a loop outside a coroutine, except {@link #hasTenant} and
+     * {@link #tenants}, which such a store answers from memory. Default: no.
+     */
+    default boolean readsWait() {
+        return false;
+    }
+
+    /**
+     * Whether the store can serve now ({@code /health/ready}): a database-backed one is not while
+     * its database cannot be reached. Never waits. Default: yes.
+     */
+    default boolean ready() {
+        return true;
+    }
+
+    /**
      * Whether the answer to a write must wait for the store ({@link #sync}): a journal that
      * confirms an append or an fsync. The API then lets every write request wait - it runs as a
      * coroutine of its loop, or on a worker - and runs the others inline. Default: no.

@@ -41,6 +41,17 @@ public interface SubscriptionKeeper {
     boolean forget(String tenant, String id, BooleanSupplier remove);
 
     /**
+     * Whether this broker notifies the period of a periodic subscription that begins now: a keeper
+     * that several brokers share answers {@code true} to one of them per period (a lease in the
+     * database, {@code intervalMs} long), so that the group notifies once. Called where a period
+     * runs: in a coroutine or on a worker, never inside a section of {@link #keep}; may wait.
+     * Default: yes - one broker alone.
+     */
+    default boolean claimPeriod(String tenant, String id, long intervalMs) {
+        return true;
+    }
+
+    /**
      * The keeper of the subscriptions to context source registrations (§ 5.11): the same records
      * under kinds of their own, so that a restart gives each back to its resource; {@code null}
      * when they are not kept.

@@ -651,10 +651,42 @@ public final class Subscriptions {
         startPeriodic(s);
     }
 
-    /** One period of a periodic subscription, on its loop: every entity it selects, in one notification. */
+    /**
+     * One period of a periodic subscription, on its loop: every entity it selects, in one
+     * notification. Over a store whose reads wait, the period runs as a coroutine of the loop (or
+     * on its helper threads when the loop's cap is reached); the next one is scheduled either way.
+     */
     private void tick(CorCoLoop loop, LiveSubscription s, int generation) {
         if (s.removed || s.generation.get() != generation) {
             return;
+        }
+        if (store.readsWait()) {
+            Runnable period = () -> {
+                try {
+                    period(loop, s);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "cor-ngsild: a period of subscription " + s.def.id() + " failed: " + e);
+                }
+            };
+            if (CorCo.start(() -> {
+                period.run();
+                return null;
+            }) == null) {
+                loop.blockingExecutor().execute(period);
+            }
+        } else {
+            period(loop, s);
+        }
+        if (!s.removed && s.generation.get() == generation) {
+            loop.schedule(s.def.timeIntervalMs(), () -> tick(loop, s, generation));
+        }
+    }
+
+    /** What one period notifies, where {@link #tick} runs it. */
+    private void period(CorCoLoop loop, LiveSubscription s) {
+        SubscriptionKeeper k = keeper;
+        if (k != null && s.live(clock.millis()) && !k.claimPeriod(s.def.tenant(), s.def.id(), s.def.timeIntervalMs())) {
+            return; // another broker over the same keeper notifies this period
         }
         Subscription d = s.def;
         long now = clock.millis();
@@ -684,9 +716,6 @@ public final class Subscriptions {
             if (!data.isEmpty() && enqueue(s, new Notice(List.copyOf(data)), now)) {
                 send(loop, s);
             }
-        }
-        if (!s.removed && s.generation.get() == generation) {
-            loop.schedule(d.timeIntervalMs(), () -> tick(loop, s, generation));
         }
     }
 

@@ -70,7 +70,8 @@ final class PgDatabase implements AutoCloseable {
         this.threads = new ThreadPool(poolPerLoop);
     }
 
-    private Connection open() throws SQLException {
+    /** A new connection of its own (the follower's, which listens on a plain thread). */
+    Connection open() throws SQLException {
         Connection c = DRIVER.connect(url, properties);
         if (c == null) {
             throw new SQLException("not a PostgreSQL URL: " + url);

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 import dev.cor.ngsild.model.Entity;
@@ -44,10 +45,48 @@ final class PgEntityStore implements EntityStore {
             "CREATE INDEX cor_entities_types ON cor_entities USING gin (types)")));
 
     private final PgDatabase db;
+    /** The tenants besides the default one: answered from memory, on the loop, before a request is dispatched. */
+    private final Set<String> tenants = ConcurrentHashMap.newKeySet();
 
-    /** Over {@code db}, whose schema {@link #MIGRATIONS} brought up to date. */
+    private final PgFollower follower;
+
+    /** Over {@code db}, whose schema {@link #MIGRATIONS} brought up to date, alone on it (no other broker follows its tenants). */
     public PgEntityStore(PgDatabase db) {
+        this(db, null);
+    }
+
+    /**
+     * Over {@code db}, announcing the tenants it makes through {@code follower} ({@code null}:
+     * none) and learning those of other brokers from it; call {@link #reloadTenants} once before use.
+     */
+    PgEntityStore(PgDatabase db, PgFollower follower) {
         this.db = db;
+        this.follower = follower;
+        if (follower != null) {
+            follower.on(PgFollower.Kind.TENANT, (tenant, id) -> tenantMade(tenant));
+            follower.onResync(this::reloadTenants);
+        }
+    }
+
+    /**
+     * Reads the tenants from the database again - at start, and after the follower missed
+     * notifications (its connection broke) - keeping those already known.
+     */
+    void reloadTenants() {
+        tenants.addAll(call(() -> db.read(c -> {
+            Set<String> all = new LinkedHashSet<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT tenant FROM cor_tenants"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    all.add(rs.getString(1));
+                }
+            }
+            return all;
+        })));
+    }
+
+    /** Another broker made {@code tenant} (its notification): it exists here from now on. */
+    void tenantMade(String tenant) {
+        tenants.add(tenant);
     }
 
     /** Its waits yield inside a coroutine: requests may run as coroutines. */
@@ -56,34 +95,34 @@ final class PgEntityStore implements EntityStore {
         return false;
     }
 
+    /** Every read is a round trip to the database: every request that touches the store runs as a coroutine. */
+    @Override
+    public boolean readsWait() {
+        return true;
+    }
+
+    /** A write's answer waits for its commit. */
+    @Override
+    public boolean writesWait() {
+        return true;
+    }
+
+    /**
+     * From memory (a request asks before it is dispatched, on its loop, where the database cannot
+     * be waited for): the tenants this broker wrote or read at start, and those other brokers
+     * announced ({@link #tenantMade}) - a tenant another broker made a moment ago may be unknown
+     * here for the time its notification takes.
+     */
     @Override
     public boolean hasTenant(String tenant) {
-        if (DEFAULT_TENANT.equals(tenant)) {
-            return true;
-        }
-        return call(() -> db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM cor_tenants WHERE tenant = ?")) {
-                ps.setString(1, tenant);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
-        }));
+        return DEFAULT_TENANT.equals(tenant) || tenants.contains(tenant);
     }
 
     @Override
     public Set<String> tenants() {
-        return call(() -> db.read(c -> {
-            Set<String> all = new LinkedHashSet<>();
-            all.add(DEFAULT_TENANT);
-            try (PreparedStatement ps = c.prepareStatement("SELECT tenant FROM cor_tenants ORDER BY tenant");
-                    ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    all.add(rs.getString(1));
-                }
-            }
-            return Set.copyOf(all);
-        }));
+        Set<String> all = new java.util.TreeSet<>(tenants);
+        all.add(DEFAULT_TENANT);
+        return Set.copyOf(all);
     }
 
     @Override
@@ -103,7 +142,7 @@ final class PgEntityStore implements EntityStore {
 
     @Override
     public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
-        return call(() -> db.inTransaction(c -> {
+        EntityWrite w = call(() -> db.inTransaction(c -> {
             try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(? || chr(1) || ?, 0))")) {
                 lock.setString(1, tenant);
                 lock.setString(2, id);
@@ -114,10 +153,14 @@ final class PgEntityStore implements EntityStore {
             if (after == before) {
                 return new EntityWrite(before, after);
             }
-            if (!DEFAULT_TENANT.equals(tenant)) {
+            if (!DEFAULT_TENANT.equals(tenant) && !tenants.contains(tenant)) {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO cor_tenants VALUES (?) ON CONFLICT DO NOTHING")) {
                     ps.setString(1, tenant);
-                    ps.executeUpdate();
+                    if (ps.executeUpdate() == 1) {
+                        if (follower != null) {
+                            follower.announce(c, PgFollower.Kind.TENANT, tenant, "");
+                        }
+                    }
                 }
             }
             if (after == null) {
@@ -136,9 +179,18 @@ final class PgEntityStore implements EntityStore {
                     ps.executeUpdate();
                 }
             }
-            observer.applied(before, after);
+            PgTransaction.offer(c); // the history records in this transaction
+            try {
+                observer.applied(before, after);
+            } finally {
+                PgTransaction.withdraw();
+            }
             return new EntityWrite(before, after);
         }));
+        if (w.after() != w.before() && !DEFAULT_TENANT.equals(tenant)) {
+            tenants.add(tenant); // committed: the tenant exists
+        }
+        return w;
     }
 
     @Override

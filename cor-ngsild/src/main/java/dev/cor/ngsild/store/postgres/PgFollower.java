@@ -1,0 +1,214 @@
+package dev.cor.ngsild.store.postgres;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Keeps one broker current with what the other brokers over the same database change: the
+ * changes a broker keeps in memory as well as in the database (tenants, subscriptions,
+ * registrations, Hosted contexts) are announced with {@code NOTIFY} inside the transaction that
+ * makes them - so the announcement goes out when, and only when, the change commits - and every
+ * broker's follower {@code LISTEN}s on one connection of its own, on a thread of its own, and
+ * hands each change another broker made to the handler of its kind, which reads the row again and
+ * applies it. A broker skips its own announcements (its origin, a random id per follower).
+ * <p>
+ * When the connection breaks, the follower reports the database unreachable ({@link #ready()}),
+ * connects again every second, and once it listens again has every resync handler read its kind
+ * whole - what was announced meanwhile is lost to {@code LISTEN}. It pings the database when a
+ * second passes without a notification, so that a silent server is noticed too.
+ * <p>
+ * {@link #announce} runs on the writer's thread inside its transaction; the handlers run on the
+ * follower's thread, one at a time, in the order of the commits.
+ */
+final class PgFollower implements AutoCloseable {
+    /** What changed; its code travels in the announcement. */
+    enum Kind {
+        TENANT('t'), SUBSCRIPTION('s'), CSOURCE_SUBSCRIPTION('c'), REGISTRATION('r'), CONTEXT('x'),
+        /** An announcement too long for NOTIFY's payload: everything is read again. */
+        EVERYTHING('*');
+
+        final char code;
+
+        Kind(char code) {
+            this.code = code;
+        }
+
+        static Kind of(char code) {
+            for (Kind k : values()) {
+                if (k.code == code) {
+                    return k;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The channel every broker of a database listens on. */
+    static final String CHANNEL = "cor_changes";
+    /** NOTIFY's payload must be shorter than 8000 bytes. */
+    private static final int MAX_PAYLOAD = 7_900;
+    private static final char SEP = '\u0001';
+    private static final System.Logger LOG = System.getLogger(PgFollower.class.getName());
+
+    private final PgDatabase db;
+    private final String origin = UUID.randomUUID().toString();
+    private final Map<Kind, BiConsumer<String, String>> handlers = new ConcurrentHashMap<>();
+    private final CopyOnWriteArrayList<Runnable> resyncs = new CopyOnWriteArrayList<>();
+    private volatile boolean ready;
+    private volatile boolean closed;
+    private volatile Connection listening;
+    private Thread thread;
+
+    PgFollower(PgDatabase db) {
+        this.db = Objects.requireNonNull(db, "db");
+    }
+
+    /** This broker's origin, in every announcement it makes. */
+    String origin() {
+        return origin;
+    }
+
+    /** From now on, {@code handler} gets (tenant, id) of each change of {@code kind} another broker announces. */
+    void on(Kind kind, BiConsumer<String, String> handler) {
+        handlers.put(kind, handler);
+    }
+
+    /** After a break of the follower's connection (changes may have been missed), {@code resync} reads its kind whole. */
+    void onResync(Runnable resync) {
+        resyncs.add(resync);
+    }
+
+    /**
+     * Announces, inside the transaction on {@code c}, that this broker changed (tenant, id) of
+     * {@code kind}: the other brokers hear it when the transaction commits.
+     */
+    void announce(Connection c, Kind kind, String tenant, String id) throws SQLException {
+        String payload = origin + SEP + kind.code + SEP + tenant + SEP + id;
+        if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD) {
+            payload = origin + SEP + Kind.EVERYTHING.code + SEP + SEP;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify('" + CHANNEL + "', ?)")) {
+            ps.setString(1, payload);
+            ps.executeQuery().close();
+        }
+    }
+
+    /** Starts listening, on a daemon thread of its own; returns once the first {@code LISTEN} was tried. */
+    synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        thread = Thread.ofPlatform().daemon().name("cor-pg-follower").start(this::follow);
+    }
+
+    /** Whether the follower's connection to the database is up: false while it cannot be reached. */
+    boolean ready() {
+        return ready;
+    }
+
+    private void follow() {
+        boolean first = true;
+        while (!closed) {
+            try (Connection c = db.open()) {
+                listening = c;
+                c.setAutoCommit(true);
+                try (Statement st = c.createStatement()) {
+                    st.execute("LISTEN " + CHANNEL);
+                }
+                if (!first) {
+                    for (Runnable r : resyncs) {
+                        r.run(); // what was announced while the connection was down is read whole
+                    }
+                }
+                first = false;
+                ready = true;
+                PGConnection pg = c.unwrap(PGConnection.class);
+                while (!closed) {
+                    PGNotification[] got = pg.getNotifications(1_000);
+                    if (got == null || got.length == 0) {
+                        try (Statement st = c.createStatement()) {
+                            st.execute("SELECT 1"); // a server that stopped answering is noticed within the socket's timeout
+                        }
+                        continue;
+                    }
+                    for (PGNotification n : got) {
+                        deliver(n.getParameter());
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!closed) {
+                    ready = false;
+                    LOG.log(System.Logger.Level.WARNING, "cor-ngsild: the database cannot be reached to follow other brokers' "
+                            + "changes (" + (e instanceof SQLException s ? s.getSQLState() : e.getClass().getSimpleName())
+                            + "); trying again every second");
+                    pause();
+                }
+            } finally {
+                listening = null;
+            }
+        }
+        ready = false;
+    }
+
+    private void deliver(String payload) {
+        String[] f = payload.split(String.valueOf(SEP), -1);
+        if (f.length != 4 || f[0].equals(origin) || f[1].length() != 1) {
+            return; // ours, or not an announcement of this protocol
+        }
+        Kind kind = Kind.of(f[1].charAt(0));
+        try {
+            if (kind == Kind.EVERYTHING) {
+                for (Runnable r : resyncs) {
+                    r.run();
+                }
+            } else if (kind != null && handlers.get(kind) instanceof BiConsumer<String, String> h) {
+                h.accept(f[2], f[3]);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: applying another broker's change of " + kind + " failed: " + e);
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed = true;
+        }
+    }
+
+    /** Stops following: the connection is closed and the thread ends. */
+    @Override
+    public void close() {
+        closed = true;
+        Connection c = listening;
+        if (c != null) {
+            LoopConnectionPool.closeQuietly(c);
+        }
+        Thread t;
+        synchronized (this) {
+            t = thread;
+        }
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
