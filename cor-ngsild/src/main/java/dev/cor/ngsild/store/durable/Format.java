@@ -3,20 +3,17 @@ package dev.cor.ngsild.store.durable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.ld.HostedContext;
-import dev.cor.ngsild.ld.LdContexts;
 import dev.cor.ngsild.model.Entity;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.store.codec.ByteSink;
 import dev.cor.ngsild.store.codec.ByteSource;
 import dev.cor.ngsild.store.codec.EntityCodec;
+import dev.cor.ngsild.store.codec.KeptCodec;
 
 /**
  * The store's on-disk format, version {@value #VERSION} ({@code doc/storage.md} says it in
@@ -229,12 +226,12 @@ final class Format {
                 EntityCodec.writeJson(out, c.context());
             }
             case CONTEXT_DELETE -> out.string((String) value);
-            case SUBSCRIPTION_PUT, CSOURCE_SUBSCRIPTION_PUT -> writeSubscription(out, (SubscriptionKeeper.Kept) value);
+            case SUBSCRIPTION_PUT, CSOURCE_SUBSCRIPTION_PUT -> KeptCodec.writeSubscription(out, (SubscriptionKeeper.Kept) value);
             case SUBSCRIPTION_DELETE, REGISTRATION_DELETE, CSOURCE_SUBSCRIPTION_DELETE -> {
                 out.string(tenant);
                 out.string((String) value);
             }
-            case REGISTRATION_PUT -> writeRegistration(out, (RegistrationKeeper.Kept) value);
+            case REGISTRATION_PUT -> KeptCodec.writeRegistration(out, (RegistrationKeeper.Kept) value);
             case HISTORY_RECORD, HISTORY_ENTITY_DELETE, HISTORY_ATTRIBUTE_DELETE, HISTORY_INSTANCE_MODIFY,
                     HISTORY_INSTANCE_DELETE -> HistoryFormat.writeOp(out, (HistoryOp) value, codec);
             case SNAPSHOT_END -> {
@@ -255,94 +252,6 @@ final class Format {
             default -> throw new IllegalArgumentException("no record type " + type);
         }
         endFrame(out, start, crc);
-    }
-
-    /**
-     * A subscription: tenant, id, createdAt and modifiedAt (zigzag), timesSent and timesFailed
-     * (varlong), lastNotification, lastSuccess, lastFailure (zigzag, -1 for none), the broker URL
-     * (nullable string), the subscriber's {@code @context} (JSON), the document (JSON), then the
-     * number of remote context documents (varlong) and each one's URL, URL after redirects, and
-     * {@code @context} (JSON).
-     */
-    private static void writeSubscription(ByteSink out, SubscriptionKeeper.Kept k) {
-        SubscriptionKeeper.Status st = k.status();
-        out.string(k.tenant());
-        out.string(k.id());
-        out.zigzag(st.createdAt());
-        out.zigzag(st.modifiedAt());
-        out.varlong(st.timesSent());
-        out.varlong(st.timesFailed());
-        out.zigzag(st.lastNotification());
-        out.zigzag(st.lastSuccess());
-        out.zigzag(st.lastFailure());
-        out.nullableString(k.brokerUrl());
-        EntityCodec.writeJson(out, k.context());
-        EntityCodec.writeJson(out, k.document());
-        writeDocuments(out, k.documents());
-    }
-
-    /**
-     * A registration: tenant, id, createdAt and modifiedAt (zigzag), the registrant's
-     * {@code @context} (JSON), the document (JSON), then the remote context documents as a
-     * subscription's. Its forwards' counters are not kept: they count what this process sent.
-     */
-    private static void writeRegistration(ByteSink out, RegistrationKeeper.Kept k) {
-        out.string(k.tenant());
-        out.string(k.id());
-        out.zigzag(k.createdAt());
-        out.zigzag(k.modifiedAt());
-        EntityCodec.writeJson(out, k.context());
-        EntityCodec.writeJson(out, k.document());
-        writeDocuments(out, k.documents());
-    }
-
-    private static void writeDocuments(ByteSink out, List<LdContexts.RemoteDocument> documents) {
-        out.varlong(documents.size());
-        for (LdContexts.RemoteDocument d : documents) {
-            out.string(d.url());
-            out.string(d.documentUrl());
-            EntityCodec.writeJson(out, d.context());
-        }
-    }
-
-    private static List<LdContexts.RemoteDocument> readDocuments(ByteSource in, EntityCodec codec, String what)
-            throws ByteSource.Malformed {
-        long n = in.varlong();
-        if (n < 0 || n > in.remaining()) {
-            throw new ByteSource.Malformed("a " + what + " names " + n + " context documents");
-        }
-        List<LdContexts.RemoteDocument> docs = new ArrayList<>((int) n);
-        for (long i = 0; i < n; i++) {
-            docs.add(new LdContexts.RemoteDocument(in.string(), in.string(), codec.readJson(in, 0)));
-        }
-        return List.copyOf(docs);
-    }
-
-    private static RegistrationKeeper.Kept readRegistration(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
-        String tenant = codec.name(in.string());
-        String id = in.string();
-        long createdAt = in.zigzag();
-        long modifiedAt = in.zigzag();
-        JsonNode context = codec.readJson(in, 0);
-        if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
-            throw new ByteSource.Malformed("a registration's document is not a JSON object");
-        }
-        return new RegistrationKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "registration"),
-                createdAt, modifiedAt);
-    }
-
-    private static SubscriptionKeeper.Kept readSubscription(ByteSource in, EntityCodec codec) throws ByteSource.Malformed {
-        String tenant = codec.name(in.string());
-        String id = in.string();
-        SubscriptionKeeper.Status st = new SubscriptionKeeper.Status(in.zigzag(), in.zigzag(), in.varlong(), in.varlong(),
-                in.zigzag(), in.zigzag(), in.zigzag());
-        String brokerUrl = in.nullableString();
-        JsonNode context = codec.readJson(in, 0);
-        if (!(codec.readJson(in, 0) instanceof ObjectNode document)) {
-            throw new ByteSource.Malformed("a subscription's document is not a JSON object");
-        }
-        return new SubscriptionKeeper.Kept(tenant, id, document, context, readDocuments(in, codec, "subscription"),
-                brokerUrl, st);
     }
 
     /** Where the records read are applied (the recovery), or just counted (the check). */
@@ -398,17 +307,17 @@ final class Format {
                 apply.hosted(new HostedContext(id, tenant, codec.readJson(in, 0), created));
             }
             case CONTEXT_DELETE -> apply.unhosted(in.string());
-            case SUBSCRIPTION_PUT -> apply.subscribed(readSubscription(in, codec));
+            case SUBSCRIPTION_PUT -> apply.subscribed(KeptCodec.readSubscription(in, codec));
             case SUBSCRIPTION_DELETE -> {
                 String tenant = codec.name(in.string());
                 apply.unsubscribed(tenant, in.string());
             }
-            case REGISTRATION_PUT -> apply.registered(readRegistration(in, codec));
+            case REGISTRATION_PUT -> apply.registered(KeptCodec.readRegistration(in, codec));
             case REGISTRATION_DELETE -> {
                 String tenant = codec.name(in.string());
                 apply.unregistered(tenant, in.string());
             }
-            case CSOURCE_SUBSCRIPTION_PUT -> apply.csourceSubscribed(readSubscription(in, codec));
+            case CSOURCE_SUBSCRIPTION_PUT -> apply.csourceSubscribed(KeptCodec.readSubscription(in, codec));
             case CSOURCE_SUBSCRIPTION_DELETE -> {
                 String tenant = codec.name(in.string());
                 apply.csourceUnsubscribed(tenant, in.string());
