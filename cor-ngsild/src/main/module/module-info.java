@@ -26,6 +26,5 @@ module dev.cor.ngsild {
     exports dev.cor.ngsild.policy;
     exports dev.cor.ngsild.store;
     exports dev.cor.ngsild.store.durable;
-    // pgjdbc makes the socket factory by reflection, from its class name; the store itself is not API yet
-    exports dev.cor.ngsild.store.postgres to org.postgresql.jdbc;
+    exports dev.cor.ngsild.store.postgres; // PostgresEntityStore; pgjdbc makes YieldingSocketFactory by reflection
 }

@@ -119,6 +119,7 @@ public final class CorNgsild implements CorRestService, AutoCloseable {
         store.subscriptionKeeper().ifPresent(k -> application.restoreSubscriptions(subscriptions.keepWith(k, contexts)));
         store.registrationKeeper().ifPresent(application::restoreRegistrations);
         store.subscriptionKeeper().ifPresent(k -> application.restoreCsourceSubscriptions(k.contextSources(), contexts));
+        application.followKeepers(store.subscriptionKeeper().orElse(null), store.registrationKeeper().orElse(null));
         contexts.bindTo(metrics.registry());
         store.meters().ifPresent(m -> m.bindTo(metrics.registry())); // the durable store's journal
         this.status = new NgsildStatus(store, subscriptions, application.csourceSubscriptions(), registrations);

@@ -14,6 +14,7 @@ import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.ValueIndexSettings;
 import dev.cor.ngsild.store.durable.DataFiles;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
+import dev.cor.ngsild.store.postgres.PostgresEntityStore;
 import dev.cor.rest.proto.CorProtoServer;
 
 /**
@@ -26,6 +27,7 @@ import dev.cor.rest.proto.CorProtoServer;
  */
 final class CorServer {
     private final DurableEntityStore durable;
+    private final PostgresEntityStore postgres;
     private final CorNgsild broker;
     private final ServerApplication application;
     private final CorHttpServer http;
@@ -33,10 +35,11 @@ final class CorServer {
     private final AccessLog accessLog;
     private boolean stopped;
 
-    private CorServer(DurableEntityStore durable, CorNgsild broker, ServerApplication application, CorHttpServer http,
-            CorProtoServer cor, AccessLog accessLog) {
+    private CorServer(DurableEntityStore durable, PostgresEntityStore postgres, CorNgsild broker, ServerApplication application,
+            CorHttpServer http, CorProtoServer cor, AccessLog accessLog) {
         this.accessLog = accessLog;
         this.durable = durable;
+        this.postgres = postgres;
         this.broker = broker;
         this.application = application;
         this.http = http;
@@ -78,7 +81,8 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).temporalRetention(o.temporal().retention(Long.MAX_VALUE))
                         .valueIndexes(valueIndexes).open()
                 : null;
-        EntityStore store = durable != null ? durable
+        PostgresEntityStore postgres = o.postgres() ? o.db().open() : null;
+        EntityStore store = durable != null ? durable : postgres != null ? postgres
                 : new MemoryEntityStore(o.temporal().retention(TemporalRetention.MEMORY_DEFAULT_BYTES), valueIndexes);
         ServerMetrics metrics = new ServerMetrics(build);
         CorNgsild.Builder nb = CorNgsild.builder().store(store).meterRegistry(metrics.registry()).contextTimeoutMs(o.contextTimeout())
@@ -89,8 +93,14 @@ final class CorServer {
             nb.brokerId(o.brokerId());
         }
         outbound.accept(nb);
-        CorNgsild broker = nb.build();
-        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer);
+        CorNgsild broker;
+        try {
+            broker = nb.build();
+        } catch (RuntimeException e) {
+            closeStore(durable, postgres);
+            throw e;
+        }
+        ServerApplication app = new ServerApplication(broker.application(), metrics, build, o, durable, authorizer, store);
         // One context, read once, for the broker's port and the cor:// port alike.
         javax.net.ssl.SSLContext serverTls = o.tls() != null ? o.tls().sslContext() : null;
         CorHttpServer http;
@@ -109,7 +119,7 @@ final class CorServer {
             http = hb.build().start();
         } catch (RuntimeException e) {
             broker.close();
-            closeStore(durable);
+            closeStore(durable, postgres);
             closeQuietly(accessLog);
             throw new IllegalStateException("cannot serve " + (o.tls() != null ? "HTTPS" : "HTTP") + " on " + o.host() + ":" + o.port() + ": " + reason(e), e);
         }
@@ -122,13 +132,13 @@ final class CorServer {
             } catch (IOException | RuntimeException e) {
                 http.stop();
                 broker.close();
-                closeStore(durable);
+                closeStore(durable, postgres);
                 closeQuietly(accessLog);
                 throw new IllegalStateException("cannot serve " + (serverTls != null ? "cors://" : "cor://") + " on " + o.host() + ":" + o.corPort() + ": "
                         + reason(e), e);
             }
         }
-        CorServer server = new CorServer(durable, broker, app, http, cor, accessLog);
+        CorServer server = new CorServer(durable, postgres, broker, app, http, cor, accessLog);
         announce.accept(server);
         if (accessLog != null) {
             accessLog.start();
@@ -144,10 +154,18 @@ final class CorServer {
         }
     }
 
-    private static void closeStore(DurableEntityStore durable) {
+    private static void closeStore(DurableEntityStore durable, PostgresEntityStore postgres) {
         if (durable != null) {
             durable.close();
         }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    /** The PostgreSQL store, or {@code null} unless {@code --store postgres}. */
+    PostgresEntityStore postgresStore() {
+        return postgres;
     }
 
     /** The durable store, or {@code null} with {@code --store memory}. */
@@ -197,7 +215,7 @@ final class CorServer {
         http.stop();
         closeQuietly(accessLog); // after the HTTP server: its last answers are logged too
         broker.close();
-        closeStore(durable);
+        closeStore(durable, postgres);
     }
 
     private static String reason(Exception e) {

@@ -32,11 +32,14 @@ final class Health {
 
     /** The durable store, or {@code null}: its disk's state is part of the readiness. */
     private final DurableEntityStore store;
+    /** The store, whose database (when it has one) must be reachable for the broker to be ready. */
+    private final dev.cor.ngsild.store.EntityStore entities;
     private volatile Phase phase = Phase.STARTING;
     private volatile List<CorCoLoop> loops = List.of();
 
-    Health(DurableEntityStore store) {
+    Health(DurableEntityStore store, dev.cor.ngsild.store.EntityStore entities) {
         this.store = store;
+        this.entities = entities;
     }
 
     static boolean owns(String path) {
@@ -94,7 +97,10 @@ final class Health {
             case STOPPING -> request.respond(503, "application/json", STOPPING);
             default -> {
                 String problem = store == null ? null : store.problem();
-                if (problem == null) {
+                if (entities != null && !entities.ready()) {
+                    request.respondJson(503, status("unavailable", "the database cannot be reached: requests that touch it"
+                            + " answer 503 until it can"));
+                } else if (problem == null) {
                     request.respond(200, "application/json", OK);
                 } else {
                     request.respondJson(503, status("degraded",

@@ -35,12 +35,12 @@ final class ServerApplication implements CorRestApplication {
     private final Health health;
 
     ServerApplication(CorRestApplication broker, ServerMetrics metrics, BuildInfo build, ServerOptions options,
-            DurableEntityStore store, NgsildAuthorizer authorizer) {
+            DurableEntityStore store, NgsildAuthorizer authorizer, dev.cor.ngsild.store.EntityStore entities) {
         this.broker = broker;
         this.authorizer = authorizer;
         this.metrics = metrics;
         this.version = versionJson(build, options);
-        this.health = new Health(store);
+        this.health = new Health(store, entities);
     }
 
     /** The probes' state: set by the thread that starts and stops the server. */
@@ -154,6 +154,10 @@ final class ServerApplication implements CorRestApplication {
             f.put("corsOrigin", o.corsOrigin());
         } else {
             f.putNull("corsOrigin");
+        }
+        if (o.postgres()) {
+            f.put("db", o.db().uri());
+            f.put("dbPoolPerLoop", o.db().poolPerLoop());
         }
         if (o.durable()) {
             f.put("dataDir", java.nio.file.Path.of(o.dataDir()).toAbsolutePath().normalize().toString());

@@ -38,11 +38,12 @@ import dev.cor.rest.CorArgs;
  * @param outbound       the outbound connections' flags: trust and address policy ({@link OutboundFlags})
  * @param temporal       the history's flags ({@link TemporalFlags})
  * @param indexes        the value indexes' flags ({@link IndexFlags})
+ * @param db             the PostgreSQL store's flags ({@link DatabaseFlags})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
-        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal, IndexFlags indexes) {
+        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal, IndexFlags indexes, DatabaseFlags db) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -86,13 +87,15 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --drainMs MS        on SIGTERM, /health/ready answers 503 and connections are still taken for
                                   MS, then the broker stops; a second SIGTERM, or SIGINT, skips it (default 5000)
               --store S           durable (the default): entities, tenants and hosted @contexts are kept in
-                                  --dataDir and survive a restart; memory: kept in memory only
+                                  --dataDir and survive a restart; memory: kept in memory only;
+                                  postgres: kept in the PostgreSQL database --db, which several brokers
+                                  may share
               --dataDir DIR       the durable store's directory (default ./cor-data)
               --fsync F           always (default): a write is answered once its journal record is fsynced
                                   (the writes that arrive together share one fsync); interval=MS: once it is
                                   written, with an fsync every MS ms; off: at once, written behind the answer
               --snapshotEvery SIZE  journal growth between two snapshots, e.g. 64m (default 64m)
-            """ + TemporalFlags.USAGE + IndexFlags.USAGE + """
+            """ + DatabaseFlags.USAGE + TemporalFlags.USAGE + IndexFlags.USAGE + """
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
               --https             serve HTTPS (TLS 1.3 and 1.2) on --port, with --key and --cert
@@ -149,6 +152,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         OutboundFlags outbound = OutboundFlags.NONE;
         TemporalFlags temporal = TemporalFlags.DEFAULT;
         IndexFlags indexes = IndexFlags.DEFAULT;
+        DatabaseFlags db = DatabaseFlags.NONE;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -180,6 +184,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
                 case "--temporal", "--temporalRetention", "--temporalMaxBytes", "--temporalPage" -> temporal = temporal.with(flag, a.value());
                 default -> {
+                    if (DatabaseFlags.takes(flag)) {
+                        db = db.with(flag, a.value());
+                        continue;
+                    }
                     if (IndexFlags.takes(flag)) {
                         indexes = indexes.with(flag, a.value());
                         continue;
@@ -202,7 +210,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
-                logs, outbound.checked(), temporal, indexes);
+                logs, outbound.checked(), temporal, indexes, db.checked(store));
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */
@@ -275,7 +283,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         throw new IllegalArgumentException(flag + " takes one of " + String.join(", ", LOG_LEVELS) + ", not " + v);
     }
 
-    private static String nonEmpty(String flag, String v) {
+    static String nonEmpty(String flag, String v) {
         if (v.isBlank()) {
             throw new IllegalArgumentException(flag + " takes " + (flag.equals("--host") ? "an address"
                     : flag.equals("--key") || flag.equals("--cert") ? "a file" : "a directory")
@@ -285,10 +293,15 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
     }
 
     private static String store(String flag, String v) {
-        if (v.equals("durable") || v.equals("memory")) {
+        if (v.equals("durable") || v.equals("memory") || v.equals("postgres")) {
             return v;
         }
-        throw new IllegalArgumentException(flag + " takes durable or memory, not " + v);
+        throw new IllegalArgumentException(flag + " takes durable, memory or postgres, not " + v);
+    }
+
+    /** Whether the broker keeps its data in the PostgreSQL database {@link DatabaseFlags#uri()}. */
+    boolean postgres() {
+        return store.equals("postgres");
     }
 
     /** Whether the broker keeps its data in {@link #dataDir()}. */

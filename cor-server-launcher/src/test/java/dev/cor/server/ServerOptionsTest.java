@@ -160,7 +160,13 @@ class ServerOptionsTest {
                 refused("--maxBody", "99999999999999999999k"));
         assertEquals("--logLevel takes one of error, warn, info, debug, trace, not verbose", refused("--logLevel", "verbose"));
         assertEquals("--host takes an address, not an empty string", refused("--host", ""));
-        assertEquals("--store takes durable or memory, not disk", refused("--store", "disk"));
+        assertEquals("--store takes durable, memory or postgres, not disk", refused("--store", "disk"));
+        assertEquals("--store postgres needs --db postgresql://USER@HOST:PORT/DB", refused("--store", "postgres"));
+        assertEquals("--db: a postgresql://USER@HOST:PORT/DB URI is expected", refused("--db", "mysql://x"));
+        assertEquals("--db and --dbPasswordFile go with --store postgres", refused("--db", "postgresql://u@h/d"));
+        assertEquals("--dbPoolPerLoop takes a number from 1 to 1000, not 0", refused("--dbPoolPerLoop", "0"));
+        String withPassword = refused("--store", "postgres", "--db", "postgresql://u:s3cr3t@h/d");
+        assertFalse(withPassword.contains("s3cr3t"), "a password on the command line is refused without repeating it: " + withPassword);
         assertEquals("--dataDir takes a directory, not an empty string", refused("--dataDir", " "));
         assertEquals("--fsync takes always, off or interval=MS (1 to 3600000), not sometimes", refused("--fsync", "sometimes"));
         assertEquals("--fsync takes always, off or interval=MS (1 to 3600000), not interval=0", refused("--fsync", "interval=0"));

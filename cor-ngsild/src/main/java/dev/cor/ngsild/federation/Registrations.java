@@ -199,6 +199,10 @@ public final class Registrations implements RegistrationLookup {
         Tenant t = tenant(r.tenant());
         long now = clock.millis();
         Live l = new Live(r, now, now);
+        RegistrationKeeper waiting = keeper;
+        if (waiting != null && waiting.waitsForRegistrations()) {
+            return addWaiting(waiting, t, r, l, now, admit);
+        }
         synchronized (t) {
             // the monitor orders the conflict check with the change (two exclusive registrations for the
             // same attribute at once: one wins); held for a scan of an array and a map operation, never a wait
@@ -215,6 +219,92 @@ public final class Registrations implements RegistrationLookup {
             t.republish();
         }
         total.incrementAndGet();
+        return l;
+    }
+
+    /**
+     * {@link #add} over a keeper that waits for its database: the conflicts are checked under the
+     * monitor before, and again when the keeper publishes inside its transaction (a conflicting
+     * registration made meanwhile rolls this one back); the wait itself is outside the monitor.
+     */
+    private Live addWaiting(RegistrationKeeper k, Tenant t, Registration r, Live l, long now,
+            java.util.function.Consumer<Live[]> admit) {
+        synchronized (t) {
+            if (t.byId.containsKey(r.id())) {
+                return null;
+            }
+            admit.accept(t.all.get());
+        }
+        try {
+            if (!k.keepNewRegistration(form.of(r, now, now), () -> {
+                synchronized (t) {
+                    if (t.byId.containsKey(r.id())) {
+                        throw new IdTaken();
+                    }
+                    admit.accept(t.all.get());
+                    t.byId.put(r.id(), l);
+                    t.republish();
+                }
+            })) {
+                return null;
+            }
+        } catch (IdTaken taken) {
+            return null;
+        }
+        total.incrementAndGet();
+        return l;
+    }
+
+    /** Thrown inside a keeper's record when the id was taken on this broker meanwhile: the record rolls back. */
+    private static final class IdTaken extends RuntimeException {
+        IdTaken() {
+            super("the id was taken meanwhile", null, false, false);
+        }
+    }
+
+    /**
+     * Puts in force a registration another broker made or changed (its keeper follows them), in
+     * place of this broker's copy, keeping nothing of it. Any thread.
+     */
+    public void applyKept(Registration r, long createdAt, long modifiedAt) {
+        Tenant t = tenant(r.tenant());
+        synchronized (t) {
+            Live old = t.byId.put(r.id(), new Live(r, createdAt, modifiedAt));
+            if (old != null) {
+                old.removed = true;
+            } else {
+                total.incrementAndGet();
+            }
+            t.republish();
+        }
+    }
+
+    /** Takes out of force a registration another broker removed. Any thread. */
+    public void dropKept(String tenant, String id) {
+        Tenant t = tenants.get(tenant);
+        if (t == null) {
+            return;
+        }
+        synchronized (t) {
+            Live gone = t.byId.remove(id);
+            if (gone != null) {
+                gone.removed = true;
+                total.decrementAndGet();
+                t.republish();
+            }
+        }
+    }
+
+    /**
+     * The registration of that id, or {@code null}; when this broker has none, its keeper is asked
+     * first (one another broker made a moment ago is found at once). May wait.
+     */
+    public Live find(String tenant, String id) {
+        Live l = get(tenant, id);
+        RegistrationKeeper k = keeper;
+        if (l == null && k != null && k.refreshRegistration(tenant, id)) {
+            l = get(tenant, id);
+        }
         return l;
     }
 
@@ -242,6 +332,29 @@ public final class Registrations implements RegistrationLookup {
      */
     public boolean update(Live l, Registration r, java.util.function.Consumer<Live[]> admit) {
         Tenant t = tenant(r.tenant());
+        RegistrationKeeper waiting = keeper;
+        if (waiting != null && waiting.waitsForRegistrations()) {
+            synchronized (t) {
+                if (l.removed || t.byId.get(r.id()) != l) {
+                    return false;
+                }
+                admit.accept(t.all.get());
+            }
+            long now = clock.millis();
+            boolean[] published = {false};
+            waiting.keepRegistration(form.of(r, l.createdAt, now), () -> {
+                synchronized (t) {
+                    if (l.removed || t.byId.get(r.id()) != l) {
+                        return; // removed meanwhile: the keeper records nothing either
+                    }
+                    admit.accept(t.all.get());
+                    publish(l, r, now);
+                    t.republish();
+                    published[0] = true;
+                }
+            });
+            return published[0];
+        }
         synchronized (t) {
             if (l.removed || t.byId.get(r.id()) != l) {
                 return false;
@@ -271,6 +384,25 @@ public final class Registrations implements RegistrationLookup {
             return false;
         }
         Live gone;
+        RegistrationKeeper waiting = keeper;
+        if (waiting != null && waiting.waitsForRegistrations()) {
+            Live[] g = {null};
+            boolean recorded = waiting.forgetRegistration(tenant, id, () -> {
+                synchronized (t) {
+                    g[0] = t.byId.remove(id);
+                    if (g[0] != null) {
+                        g[0].removed = true;
+                        t.republish();
+                    }
+                    return g[0] != null;
+                }
+            });
+            if (g[0] != null) {
+                total.decrementAndGet();
+                return true;
+            }
+            return recorded;
+        }
         synchronized (t) {
             RegistrationKeeper k = keeper;
             if (k == null) {

@@ -39,6 +39,11 @@ final class Exchange {
     Route route;
     /** The error found while preparing, answered by the handler. */
     NgsiLdException failure;
+    /**
+     * The failure is that the tenant is unknown here, and the store may know better than its memory
+     * (another broker over the same database made it a moment ago): asked in the request's coroutine.
+     */
+    boolean tenantUnknown;
     /** 411 or 415: answered with no body (§ 6.3.4). */
     int bareStatus;
     /** Allowed methods for a 405. */

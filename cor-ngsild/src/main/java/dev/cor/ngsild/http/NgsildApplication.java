@@ -135,6 +135,37 @@ public final class NgsildApplication implements CorRestApplication {
     }
 
     /**
+     * Has this broker follow the subscriptions, subscriptions to registrations and registrations
+     * other brokers over the same keepers make, change and remove (a keeper that several brokers
+     * share: a database). One that does not build here is left out with a warning, as at a
+     * restore. Called once, by the broker as it is built, after the restores.
+     */
+    public void followKeepers(SubscriptionKeeper subscriptionKeeper, RegistrationKeeper registrationKeeper) {
+        if (subscriptionKeeper != null) {
+            subscriptionKeeper.follow(k -> followed("subscription", k.tenant(), k.id(), () -> subscriptionOps.follow(k)),
+                    config.subscriptions()::dropKept);
+            SubscriptionKeeper csources = subscriptionKeeper.contextSources();
+            if (csources != null && registrationOps.served()) {
+                csources.follow(k -> followed("subscription to registrations", k.tenant(), k.id(),
+                        () -> csourceSubscriptionOps.follow(k)), csourceSubscriptions::dropKept);
+            }
+        }
+        if (registrationKeeper != null && registrationOps.served()) {
+            registrationKeeper.followRegistrations(k -> followed("registration", k.tenant(), k.id(), () -> registrationOps.follow(k)),
+                    registrationOps::dropFollowed);
+        }
+    }
+
+    private static void followed(String what, String tenant, String id, Runnable apply) {
+        try {
+            apply.run();
+        } catch (NgsiLdException | StoreUnavailableException e) {
+            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: " + what + " " + id + " of tenant '" + tenant
+                    + "', made by another broker, cannot be built here, and is left out: " + e.getMessage());
+        }
+    }
+
+    /**
      * Has {@code keeper} record every change of the subscriptions to registrations from now on,
      * and puts those it kept from before a restart in force again (one that no longer builds is
      * left out with a warning). Called once, by the broker as it is built, after the registrations.
@@ -185,6 +216,9 @@ public final class NgsildApplication implements CorRestApplication {
     @Override
     public boolean canWait(CorRest request) {
         Exchange x = prepare(request);
+        if (x.tenantUnknown) {
+            return true; // the store is asked whether the tenant exists, a round trip
+        }
         if (x.failure != null || x.bareStatus != 0 || x.allow != null) {
             return false;
         }
@@ -234,6 +268,9 @@ public final class NgsildApplication implements CorRestApplication {
         Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
         int status;
         try {
+            if (x.tenantUnknown && config.store().hasTenantNow(x.tenant)) {
+                x = prepare(request); // the store knew it: the checks again, past the tenant this time
+            }
             if (x.bareStatus != 0) {
                 x.bare(x.bareStatus);
             } else if (x.allow != null) {
@@ -412,6 +449,7 @@ public final class NgsildApplication implements CorRestApplication {
             if (!config.store().hasTenant(x.tenant) && config.subscriptions().count(x.tenant) == 0
                     && (config.temporal() == null || !config.temporal().hasTenant(x.tenant))
                     && !config.registrations().any(x.tenant) && csourceSubscriptions.count(x.tenant) == 0) {
+                x.tenantUnknown = config.store().readsWait();
                 throw new NgsiLdException(ErrorType.NONEXISTENT_TENANT, "tenant '" + x.tenant + "' does not exist");
             }
         }

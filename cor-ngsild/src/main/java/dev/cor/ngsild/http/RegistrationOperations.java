@@ -142,7 +142,7 @@ final class RegistrationOperations {
 
     void delete(Exchange x) {
         String id = registrationId(x);
-        Registrations.Live l = regs.get(x.tenant, id);
+        Registrations.Live l = regs.find(x.tenant, id);
         if (l == null || !regs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no registration " + id);
         }
@@ -156,6 +156,17 @@ final class RegistrationOperations {
      * Puts a registration kept from before a restart in force again, its context processed from
      * what was kept (no download); an {@code expiresAt} passed meanwhile leaves it expired, not invalid.
      */
+    /** Puts in force here a registration another broker made or changed, as kept ({@link #restore}'s build). */
+    void follow(RegistrationKeeper.Kept k) {
+        LdContext ctx = config.contexts().restore(k.context(), k.documents());
+        regs.applyKept(reader.build(k.id(), k.tenant(), k.document(), ctx, true), k.createdAt(), k.modifiedAt());
+    }
+
+    /** Takes out of force here a registration another broker removed. */
+    void dropFollowed(String tenant, String id) {
+        regs.dropKept(tenant, id);
+    }
+
     void restore(RegistrationKeeper.Kept k) {
         LdContext ctx = config.contexts().restore(k.context(), k.documents());
         regs.restore(reader.build(k.id(), k.tenant(), k.document(), ctx, true), k.createdAt(), k.modifiedAt());
@@ -180,7 +191,7 @@ final class RegistrationOperations {
 
     private Registrations.Live existing(Exchange x) {
         String id = registrationId(x);
-        Registrations.Live l = regs.get(x.tenant, id);
+        Registrations.Live l = regs.find(x.tenant, id);
         if (l == null) {
             throw NgsiLdException.notFound("no registration " + id);
         }

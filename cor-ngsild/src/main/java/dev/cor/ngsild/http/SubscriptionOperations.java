@@ -232,7 +232,7 @@ final class SubscriptionOperations {
 
     void delete(Exchange x) {
         String id = subscriptionId(x);
-        LiveSubscription s = subs.get(x.tenant, id);
+        LiveSubscription s = subs.find(x.tenant, id);
         if (s == null || !subs.remove(x.tenant, id)) {
             throw NgsiLdException.notFound("no subscription " + id);
         }
@@ -244,7 +244,7 @@ final class SubscriptionOperations {
 
     private LiveSubscription existing(Exchange x) {
         String id = subscriptionId(x);
-        LiveSubscription s = subs.get(x.tenant, id);
+        LiveSubscription s = subs.find(x.tenant, id);
         if (s == null) {
             throw NgsiLdException.notFound("no subscription " + id);
         }
@@ -362,6 +362,12 @@ final class SubscriptionOperations {
      *
      * @throws NgsiLdException when what was kept no longer builds one
      */
+    /** Puts in force here a subscription another broker made or changed, as kept ({@link #restore}'s build). */
+    void follow(SubscriptionKeeper.Kept k) {
+        LdContext ctx = config.contexts().restore(k.context(), k.documents());
+        subs.applyKept(build(k.id(), k.tenant(), k.document(), ctx, k.brokerUrl(), true), k.status());
+    }
+
     void restore(SubscriptionKeeper.Kept k) {
         LdContext ctx = config.contexts().restore(k.context(), k.documents());
         Subscription def = build(k.id(), k.tenant(), k.document(), ctx, k.brokerUrl(), true);

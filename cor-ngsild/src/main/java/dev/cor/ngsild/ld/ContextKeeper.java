@@ -34,4 +34,12 @@ public interface ContextKeeper {
      * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is removed)
      */
     boolean remove(String id, BooleanSupplier remove);
+
+    /**
+     * Has this broker follow the Hosted contexts other brokers over the same keeper add
+     * ({@code hosted}) and remove ({@code removed}, by id), on a thread of the keeper's. Called
+     * once, after {@link #attach}. Default: none (a keeper of one broker).
+     */
+    default void followContexts(java.util.function.Consumer<HostedContext> hosted, java.util.function.Consumer<String> removed) {
+    }
 }

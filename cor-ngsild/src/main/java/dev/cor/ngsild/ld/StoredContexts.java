@@ -124,6 +124,14 @@ final class StoredContexts {
             for (HostedContext c : keeper.attach(this::hosted)) {
                 byId.put(c.id(), new Stored(c.id(), c.tenant(), Kind.HOSTED, c.context(), c.createdAt()));
             }
+            // those other brokers over the same keeper add and remove: their ids are random, never this broker's
+            keeper.followContexts(c -> byId.put(c.id(), new Stored(c.id(), c.tenant(), Kind.HOSTED, c.context(), c.createdAt())),
+                    id -> {
+                        Stored gone = byId.get(id);
+                        if (gone != null && gone.kind == Kind.HOSTED) {
+                            removeNow(gone);
+                        }
+                    });
         }
     }
 

@@ -32,6 +32,15 @@ public interface EntityStore {
     /** Whether the tenant exists: the default one always does; another once something was written to it. */
     boolean hasTenant(String tenant);
 
+    /**
+     * {@link #hasTenant}, asking the store itself when its memory says no: a store that several
+     * brokers share may hold a tenant another broker made a moment ago. May wait (called in a
+     * coroutine or on a worker). Default: {@link #hasTenant}.
+     */
+    default boolean hasTenantNow(String tenant) {
+        return hasTenant(tenant);
+    }
+
     /** The tenants that exist, the default one included. */
     Set<String> tenants();
 

@@ -38,6 +38,31 @@ public interface RegistrationKeeper {
      */
     boolean forgetRegistration(String tenant, String id, BooleanSupplier remove);
 
+    /** As {@link SubscriptionKeeper#waits()}, for the registrations. Default: no. */
+    default boolean waitsForRegistrations() {
+        return false;
+    }
+
+    /**
+     * As {@link #keepRegistration}, for a registration that must not exist yet: {@code false}
+     * (nothing recorded or published) when the keeper holds one of that id already. Default:
+     * {@link #keepRegistration}, and {@code true}.
+     */
+    default boolean keepNewRegistration(Kept r, Runnable publish) {
+        keepRegistration(r, publish);
+        return true;
+    }
+
+    /** As {@link SubscriptionKeeper#follow}, for the registrations. Default: none. */
+    default void followRegistrations(java.util.function.Consumer<Kept> kept,
+            java.util.function.BiConsumer<String, String> forgotten) {
+    }
+
+    /** As {@link SubscriptionKeeper#refresh}, for a registration. Default: {@code false}. */
+    default boolean refreshRegistration(String tenant, String id) {
+        return false;
+    }
+
     /**
      * What is kept of a registration: enough to build it again without the network.
      *

@@ -41,6 +41,49 @@ public interface SubscriptionKeeper {
     boolean forget(String tenant, String id, BooleanSupplier remove);
 
     /**
+     * Whether {@link #keep}, {@link #keepNew} and {@link #forget} wait (a database's transaction):
+     * the broker then calls them outside any section, never under a monitor, and they run
+     * {@code publish} / {@code remove} inside what makes the record (before its commit), so that two
+     * changes of one subscription are published in the order they are recorded. Default: no - they
+     * append to a journal and the API waits in the store's {@code sync}.
+     */
+    default boolean waits() {
+        return false;
+    }
+
+    /**
+     * As {@link #keep}, for a subscription that must not exist yet: {@code false} (nothing recorded,
+     * nothing published) when the keeper holds one of that id already - made by another broker over
+     * the same keeper, say. Default: {@link #keep}, and {@code true} (the caller has checked).
+     *
+     * @throws dev.cor.ngsild.store.StoreUnavailableException when it cannot be recorded (nothing is published)
+     */
+    default boolean keepNew(Kept s, Runnable publish) {
+        keep(s, publish);
+        return true;
+    }
+
+    /**
+     * Has this broker follow the changes other brokers over the same keeper make: from now on, the
+     * keeper calls {@code kept} with each subscription another broker made or changed, and
+     * {@code forgotten} with (tenant, id) of each one it removed - on a thread of the keeper's, in
+     * the order they were recorded. Called once, after {@link #attachSubscriptions}. Default: none
+     * (a keeper of one broker).
+     */
+    default void follow(java.util.function.Consumer<Kept> kept, java.util.function.BiConsumer<String, String> forgotten) {
+    }
+
+    /**
+     * Reads the subscription again from where it is kept, and when it is there hands it to the
+     * follower ({@link #follow}'s {@code kept}) before it returns {@code true}: what a read that
+     * missed it asks, so that a subscription another broker made a moment ago is found at once.
+     * May wait (called in a coroutine or on a worker). Default: {@code false}, nothing to read.
+     */
+    default boolean refresh(String tenant, String id) {
+        return false;
+    }
+
+    /**
      * Whether this broker notifies the period of a periodic subscription that begins now: a keeper
      * that several brokers share answers {@code true} to one of them per period (a lease in the
      * database, {@code intervalMs} long), so that the group notifies once. Called where a period

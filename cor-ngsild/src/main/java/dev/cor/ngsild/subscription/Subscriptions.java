@@ -60,6 +60,8 @@ public final class Subscriptions {
     /** Periodic subscriptions that have no loop to tick on yet (restored at start, or created off a loop). */
     private final ConcurrentLinkedQueue<LiveSubscription> homeless = new ConcurrentLinkedQueue<>();
     private volatile SubscriptionKeeper keeper;
+    /** The server's loops, once it has them: where the periodic subscriptions other brokers make tick. */
+    private volatile List<CorCoLoop> loops = List.of();
     private volatile LdContexts contexts;
     /** The csourceSubscriptions (§ 5.11): notified of registrations, never of writes. */
     private final boolean contextSources;
@@ -253,11 +255,55 @@ public final class Subscriptions {
     }
 
     /**
+     * Puts in force a subscription another broker made or changed (its keeper follows them), in
+     * place of this broker's copy, if any (whose periodic chain ends); its times and counters as
+     * kept. Any thread.
+     */
+    public void applyKept(Subscription def, SubscriptionKeeper.Status status) {
+        Tenant t = tenant(def.tenant());
+        LiveSubscription s = new LiveSubscription(def, status);
+        LiveSubscription old = t.byId.put(def.id(), s);
+        if (old != null) {
+            old.removed = true;
+        }
+        t.reindex();
+        if (def.timeIntervalMs() > 0) {
+            List<CorCoLoop> on = loops;
+            if (on.isEmpty()) {
+                homeless.add(s);
+            } else {
+                on.get(Math.floorMod(def.id().hashCode(), on.size())).execute(() -> startPeriodic(s));
+            }
+        }
+    }
+
+    /** Takes out of force a subscription another broker removed. Any thread. */
+    public void dropKept(String tenant, String id) {
+        Tenant t = tenants.get(tenant);
+        LiveSubscription s = t == null ? null : t.byId.remove(id);
+        if (s != null) {
+            s.removed = true;
+            t.reindex();
+            while (s.queue.poll() != null) {
+                // removed elsewhere: what this broker had not sent of it goes with it
+            }
+        }
+    }
+
+    /** Thrown inside a keeper's record when the id was taken on this broker meanwhile: the record rolls back. */
+    private static final class IdTaken extends RuntimeException {
+        IdTaken() {
+            super("the id was taken meanwhile", null, false, false);
+        }
+    }
+
+    /**
      * Gives the periodic subscriptions that have no loop yet (those restored at start) loops to
      * tick on, one after the other. A server calls it once it has started; until then, the first
      * request a loop serves takes them ({@link #adopt}).
      */
     public void tickOn(List<CorCoLoop> loops) {
+        this.loops = List.copyOf(loops);
         int i = 0;
         LiveSubscription s;
         while (!loops.isEmpty() && (s = homeless.poll()) != null) {
@@ -287,6 +333,19 @@ public final class Subscriptions {
             if (t.byId.putIfAbsent(def.id(), s) != null) {
                 return null;
             }
+        } else if (k.waits()) {
+            // no monitor: the keeper waits for its database, and publishes inside its transaction
+            try {
+                if (t.byId.containsKey(def.id()) || !k.keepNew(kept(def, s.keptStatus(s.modifiedAt)), () -> {
+                    if (t.byId.putIfAbsent(def.id(), s) != null) {
+                        throw new IdTaken(); // made meanwhile on this broker: the record is rolled back
+                    }
+                })) {
+                    return null;
+                }
+            } catch (IdTaken taken) {
+                return null;
+            }
         } else {
             // the record and the change under one monitor of the tenant's: held for a map operation
             // and a queue append (never across a yield), so the journal's order is the order of the changes
@@ -299,6 +358,19 @@ public final class Subscriptions {
         }
         t.reindex();
         startPeriodic(s);
+        return s;
+    }
+
+    /**
+     * The subscription of that id, or {@code null}; when this broker has none, its keeper is asked
+     * first (one another broker made a moment ago is found at once). May wait.
+     */
+    public LiveSubscription find(String tenant, String id) {
+        LiveSubscription s = get(tenant, id);
+        SubscriptionKeeper k = keeper;
+        if (s == null && k != null && k.refresh(tenant, id)) {
+            s = get(tenant, id);
+        }
         return s;
     }
 
@@ -324,6 +396,18 @@ public final class Subscriptions {
                 return false;
             }
             publish(s, def, now);
+        } else if (k.waits()) {
+            boolean[] published = {false};
+            if (s.removed || t.byId.get(def.id()) != s) {
+                return false;
+            }
+            k.keep(kept(def, s.keptStatus(now)), () -> {
+                publish(s, def, now);
+                published[0] = true;
+            });
+            if (!published[0]) {
+                return false; // removed meanwhile, on another broker
+            }
         } else {
             synchronized (t) {
                 if (s.removed || t.byId.get(def.id()) != s) {
@@ -352,6 +436,13 @@ public final class Subscriptions {
         LiveSubscription s;
         if (k == null) {
             s = t.byId.remove(id);
+        } else if (k.waits()) {
+            LiveSubscription[] gone = {null};
+            boolean recorded = k.forget(tenant, id, () -> (gone[0] = t.byId.remove(id)) != null);
+            s = gone[0];
+            if (s == null) {
+                return recorded; // made on another broker and not yet here: removed where it is kept
+            }
         } else {
             LiveSubscription[] gone = {null};
             synchronized (t) {

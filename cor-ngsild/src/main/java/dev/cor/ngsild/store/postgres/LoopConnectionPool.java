@@ -121,6 +121,12 @@ final class LoopConnectionPool implements AutoCloseable {
             closeQuietly(c);
             open--;
             letNextOpen();
+            // the idle ones were opened before the break too (a restarted server ended them all): each would fail once
+            for (Connection stale; (stale = idle.poll()) != null; ) {
+                closeQuietly(stale);
+                open--;
+                letNextOpen();
+            }
             return;
         }
         Waiter w = waiters.pollFirst();
@@ -161,6 +167,21 @@ final class LoopConnectionPool implements AutoCloseable {
         }
         for (Waiter w; (w = waiters.poll()) != null; ) {
             w.co.wake();
+        }
+    }
+
+    /**
+     * Closes the idle connections of a pool whose loop has terminated (its thread is gone, so
+     * nothing else can touch the pool); those a coroutine held when the loop stopped went with it.
+     */
+    void closeAfterLoop() {
+        if (!loop.isTerminated()) {
+            throw new IllegalStateException(loop.name() + " still runs: its pool is closed on its thread");
+        }
+        closed = true;
+        for (Connection c; (c = idle.poll()) != null; ) {
+            closeQuietly(c);
+            open--;
         }
     }
 

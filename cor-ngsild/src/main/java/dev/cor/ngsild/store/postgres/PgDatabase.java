@@ -96,7 +96,25 @@ final class PgDatabase implements AutoCloseable {
         return run(work, false);
     }
 
+    /**
+     * Runs {@code work} once, and once more on a new connection when the first one broke before
+     * the commit was sent (a server restarted since the connection was opened ends it; the work
+     * then changed nothing). A connection that breaks during the commit is not tried again: the
+     * commit's outcome is unknown, and the caller answers 503.
+     */
     private <T> T run(Work<T> work, boolean transaction) throws SQLException {
+        boolean[] committing = {false};
+        try {
+            return runOnce(work, transaction, committing);
+        } catch (SQLException e) {
+            if (committing[0] || !brokenState(e)) {
+                throw e;
+            }
+            return runOnce(work, transaction, committing);
+        }
+    }
+
+    private <T> T runOnce(Work<T> work, boolean transaction, boolean[] committing) throws SQLException {
         CorCoLoop loop = CorCoLoop.current();
         boolean onLoop = loop != null && CorCo.current() != null;
         LoopConnectionPool pool = onLoop ? loops.computeIfAbsent(loop, l -> new LoopConnectionPool(l, poolPerLoop, this::open)) : null;
@@ -106,6 +124,7 @@ final class PgDatabase implements AutoCloseable {
             c.setAutoCommit(!transaction);
             T result = work.apply(c);
             if (transaction) {
+                committing[0] = true;
                 c.commit();
             }
             return result;
@@ -138,13 +157,37 @@ final class PgDatabase implements AutoCloseable {
         } catch (SQLException ignored) {
             return true;
         }
-        return !(e instanceof SQLException s) || s.getSQLState() == null || s.getSQLState().startsWith("08");
+        // an exception of the work's own (a conflict it found) leaves the connection as it was: the rollback tells
+        return e instanceof SQLException s && brokenState(s);
     }
 
-    /** Closes the plain threads' idle connections; each loop's pool is closed on its loop ({@link #closeOn}). */
+    /**
+     * Whether {@code e} says the connection is gone: class 08 (connection exception), 57P0x (the
+     * server is shutting down, or ended the session), or no state (an I/O failure in the driver).
+     * 57014, a statement cancelled at its deadline, leaves the connection usable.
+     */
+    static boolean brokenState(SQLException e) {
+        String state = e.getSQLState();
+        return state == null || state.startsWith("08") || state.startsWith("57P");
+    }
+
+    /**
+     * Closes the plain threads' idle connections, and each loop's pool: on its loop while it runs,
+     * here once it has terminated.
+     */
     @Override
     public void close() {
         threads.close();
+        for (var e : loops.entrySet()) {
+            LoopConnectionPool p = e.getValue();
+            try {
+                e.getKey().execute(() -> closeOn(e.getKey()));
+            } catch (java.util.concurrent.RejectedExecutionException stopped) {
+                if (e.getKey().isTerminated() && loops.remove(e.getKey(), p)) {
+                    p.closeAfterLoop();
+                }
+            }
+        }
     }
 
     /** Closes the pool of the calling loop (on its thread), if it has one. */
@@ -195,6 +238,9 @@ final class PgDatabase implements AutoCloseable {
         void release(Connection c, boolean broken) {
             if (broken || closed) {
                 LoopConnectionPool.closeQuietly(c);
+                for (Connection stale; broken && (stale = idle.poll()) != null; ) {
+                    LoopConnectionPool.closeQuietly(stale); // opened before the break too
+                }
             } else {
                 idle.addLast(c);
             }

@@ -118,6 +118,26 @@ final class PgEntityStore implements EntityStore {
         return DEFAULT_TENANT.equals(tenant) || tenants.contains(tenant);
     }
 
+    /** From memory, else from the database (a tenant another broker made, its notification not here yet). */
+    @Override
+    public boolean hasTenantNow(String tenant) {
+        if (hasTenant(tenant)) {
+            return true;
+        }
+        boolean there = call(() -> db.read(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM cor_tenants WHERE tenant = ?")) {
+                ps.setString(1, tenant);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        }));
+        if (there) {
+            tenants.add(tenant);
+        }
+        return there;
+    }
+
     @Override
     public Set<String> tenants() {
         Set<String> all = new java.util.TreeSet<>(tenants);
@@ -241,7 +261,8 @@ final class PgEntityStore implements EntityStore {
         }
     }
 
-    private interface Call<T> {
+    /** A unit of work whose SQL errors {@link #call} translates. */
+    interface Call<T> {
         T run() throws SQLException;
     }
 
@@ -250,7 +271,7 @@ final class PgEntityStore implements EntityStore {
      * {@link StoreUnavailableException} (the broker answers 503), any other SQL error an
      * {@link IllegalStateException}.
      */
-    private static <T> T call(Call<T> call) {
+    static <T> T call(Call<T> call) {
         try {
             return call.run();
         } catch (SQLException e) {

@@ -67,6 +67,7 @@ final class PgFollower implements AutoCloseable {
     private final Map<Kind, BiConsumer<String, String>> handlers = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<Runnable> resyncs = new CopyOnWriteArrayList<>();
     private volatile boolean ready;
+    private volatile boolean resyncWanted;
     private volatile boolean closed;
     private volatile Connection listening;
     private Thread thread;
@@ -85,9 +86,14 @@ final class PgFollower implements AutoCloseable {
         handlers.put(kind, handler);
     }
 
-    /** After a break of the follower's connection (changes may have been missed), {@code resync} reads its kind whole. */
+    /**
+     * After a break of the follower's connection (changes may have been missed), {@code resync}
+     * reads its kind whole; it does once at the follower's next turn too, which closes the gap
+     * between the broker reading the kind at start and its handler being in place.
+     */
     void onResync(Runnable resync) {
         resyncs.add(resync);
+        resyncWanted = true;
     }
 
     /**
@@ -113,6 +119,14 @@ final class PgFollower implements AutoCloseable {
         thread = Thread.ofPlatform().daemon().name("cor-pg-follower").start(this::follow);
     }
 
+    /**
+     * Has the follower read every kind whole at its next turn (within a second, or once it can
+     * reach the database): this broker's memory may hold a change whose commit failed.
+     */
+    void resyncLater() {
+        resyncWanted = true;
+    }
+
     /** Whether the follower's connection to the database is up: false while it cannot be reached. */
     boolean ready() {
         return ready;
@@ -128,14 +142,16 @@ final class PgFollower implements AutoCloseable {
                     st.execute("LISTEN " + CHANNEL);
                 }
                 if (!first) {
-                    for (Runnable r : resyncs) {
-                        r.run(); // what was announced while the connection was down is read whole
-                    }
+                    resyncWanted = true; // what was announced while the connection was down is read whole
                 }
                 first = false;
                 ready = true;
                 PGConnection pg = c.unwrap(PGConnection.class);
                 while (!closed) {
+                    if (resyncWanted) {
+                        resyncWanted = false;
+                        resync();
+                    }
                     PGNotification[] got = pg.getNotifications(1_000);
                     if (got == null || got.length == 0) {
                         try (Statement st = c.createStatement()) {
@@ -170,14 +186,25 @@ final class PgFollower implements AutoCloseable {
         Kind kind = Kind.of(f[1].charAt(0));
         try {
             if (kind == Kind.EVERYTHING) {
-                for (Runnable r : resyncs) {
-                    r.run();
-                }
+                resync();
             } else if (kind != null && handlers.get(kind) instanceof BiConsumer<String, String> h) {
                 h.accept(f[2], f[3]);
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cor-ngsild: applying another broker's change of " + kind + " failed: " + e);
+        }
+    }
+
+    /** Every kind read whole; one that fails is tried again at the next turn. */
+    private void resync() {
+        for (Runnable r : resyncs) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                resyncWanted = true;
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: reading what other brokers changed failed (" + e
+                        + "); trying again");
+            }
         }
     }
 

@@ -20,19 +20,21 @@ import java.util.stream.Stream;
  * or newer, from its packages: {@code ./cor test} installs them when missing); run as root, the
  * cluster runs as the user {@code postgres}, as PostgreSQL demands.
  */
-final class PostgresCluster implements AutoCloseable {
+public final class PostgresCluster implements AutoCloseable {
     private final Path dir;
     private final int port;
-    private final Process server;
+    private final List<String> command;
+    private volatile Process server;
 
-    private PostgresCluster(Path dir, int port, Process server) {
+    private PostgresCluster(Path dir, int port, List<String> command, Process server) {
         this.dir = dir;
         this.port = port;
+        this.command = command;
         this.server = server;
     }
 
     /** Makes and starts a cluster under {@code parent} (a test's temporary directory). */
-    static PostgresCluster start(Path parent) throws IOException, InterruptedException {
+    public static PostgresCluster start(Path parent) throws IOException, InterruptedException {
         Path bin = binaries();
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir = parent.resolve("pg");
@@ -54,18 +56,52 @@ final class PostgresCluster implements AutoCloseable {
         List<String> postgres = new ArrayList<>(asUser(root, "setpriv"));
         postgres.addAll(List.of(bin.resolve("postgres").toString(), "-D", dir.toString(), "-p", Integer.toString(port), "-k",
                 dir.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=off"));
-        Process p = new ProcessBuilder(postgres).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile())
+        PostgresCluster c = new PostgresCluster(dir, port, List.copyOf(postgres), null);
+        c.launch();
+        return c;
+    }
+
+    /** Starts the server on the cluster's directory and port, and waits until it accepts connections. */
+    private void launch() throws IOException, InterruptedException {
+        Files.deleteIfExists(dir.resolve("server.log"));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile())
                 .start();
-        PostgresCluster c = new PostgresCluster(dir, port, p);
+        server = p;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!c.accepts()) {
+        while (!accepts()) {
             if (!p.isAlive() || System.nanoTime() > deadline) {
-                c.close();
+                close();
                 throw new IOException("PostgreSQL did not start: " + Files.readString(dir.resolve("server.log")));
             }
             Thread.sleep(50);
         }
-        return c;
+    }
+
+    /** Stops the server (a fast shutdown: every session ended) and starts it again on the same port and data. */
+    public void restart() throws IOException, InterruptedException {
+        close();
+        launch();
+    }
+
+    /** Stops the server; {@link #start()} starts it again. */
+    public void stop() {
+        close();
+    }
+
+    /** Starts the server again after {@link #stop()}. */
+    public void start() throws IOException, InterruptedException {
+        launch();
+    }
+
+    /** Makes a database of the cluster; returns its libpq URI (user postgres, no password). */
+    public String createDatabase(String name) throws IOException, InterruptedException {
+        if (!name.matches("[a-z][a-z0-9_]*")) {
+            throw new IllegalArgumentException("a database name of lower-case letters, digits and _: " + name);
+        }
+        Path bin = binaries();
+        run(List.of(bin.resolve("psql").toString(), "-h", "127.0.0.1", "-p", Integer.toString(port), "-U", "postgres", "-qc",
+                "CREATE DATABASE " + name, "postgres"));
+        return "postgresql://postgres@127.0.0.1:" + port + "/" + name;
     }
 
     /** Whether the server answers a connection (its startup done: the log says so). */
@@ -123,7 +159,7 @@ final class PostgresCluster implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -136,6 +172,10 @@ final class PostgresCluster implements AutoCloseable {
     /** Stops the server (a fast shutdown: SIGINT), and kills it if it has not gone within 10 s. */
     @Override
     public void close() {
+        Process server = this.server;
+        if (server == null) {
+            return;
+        }
         try {
             if (server.isAlive()) {
                 try {
