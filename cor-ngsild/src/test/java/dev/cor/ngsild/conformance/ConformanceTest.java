@@ -12,6 +12,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
+import dev.cor.ngsild.store.postgres.PostgresEntityStore;
+import dev.cor.ngsild.store.postgres.SharedPostgres;
 
 /**
  * The base of every black-box conformance test class: one broker ({@link TestBroker}) and one
@@ -31,10 +33,18 @@ abstract class ConformanceTest {
     /** The absolute URL of the tests' user context ({@link ContextServer#MODEL}). */
     static String model;
 
+    /** The PostgreSQL store the class's broker runs over, when the suites run against it ({@link SharedPostgres#asked()}). */
+    static PostgresEntityStore postgres;
+
     @BeforeAll
     static void startBroker() {
         contexts = ContextServer.start();
-        broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS), s -> { });
+        if (SharedPostgres.asked()) {
+            postgres = SharedPostgres.newStore();
+            broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS).store(postgres), s -> { });
+        } else {
+            broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS), s -> { });
+        }
         api = new Ngsi(broker.baseUrl());
         model = contexts.url(ContextServer.MODEL);
     }
@@ -44,6 +54,10 @@ abstract class ConformanceTest {
         if (broker != null) {
             broker.close();
             broker = null;
+        }
+        if (postgres != null) {
+            postgres.close();
+            postgres = null;
         }
         if (contexts != null) {
             contexts.close();

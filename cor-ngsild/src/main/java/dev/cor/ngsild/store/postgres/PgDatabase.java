@@ -198,6 +198,18 @@ final class PgDatabase implements AutoCloseable {
         }
     }
 
+    /**
+     * The connections open, every loop's pool and the threads' together: for a gauge, read from
+     * any thread (a loop's count is its own, read here without a fence: a moment old at most).
+     */
+    int openConnections() {
+        int n = threads.openCount();
+        for (LoopConnectionPool p : loops.values()) {
+            n += p.open();
+        }
+        return n;
+    }
+
     /** The pool of {@code loop}, or {@code null} (for the tests and the metrics). */
     LoopConnectionPool poolOf(CorCoLoop loop) {
         return loops.get(loop);
@@ -209,8 +221,11 @@ final class PgDatabase implements AutoCloseable {
         private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
         private volatile boolean closed;
 
+        private final int poolSize;
+
         ThreadPool(int max) {
             this.places = new Semaphore(max, true);
+            this.poolSize = max;
         }
 
         Connection checkout(long timeoutMs) throws SQLException {
@@ -233,6 +248,11 @@ final class PgDatabase implements AutoCloseable {
                 places.release();
                 throw e;
             }
+        }
+
+        /** Connections open: those checked out and the idle ones. */
+        int openCount() {
+            return poolSize - places.availablePermits() + idle.size();
         }
 
         void release(Connection c, boolean broken) {

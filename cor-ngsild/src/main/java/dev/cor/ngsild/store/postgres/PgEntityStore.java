@@ -261,6 +261,9 @@ final class PgEntityStore implements EntityStore {
         }
     }
 
+    /** How many units of work {@link #call} turned into {@link StoreUnavailableException}, every store of the process. */
+    static final java.util.concurrent.atomic.LongAdder UNAVAILABLE = new java.util.concurrent.atomic.LongAdder();
+
     /** A unit of work whose SQL errors {@link #call} translates. */
     interface Call<T> {
         T run() throws SQLException;
@@ -277,6 +280,7 @@ final class PgEntityStore implements EntityStore {
         } catch (SQLException e) {
             String state = e.getSQLState();
             if (state == null || state.startsWith("08") || state.startsWith("57")) {
+                UNAVAILABLE.increment();
                 throw new StoreUnavailableException("the database cannot be reached (" + state + ")", e);
             }
             throw new IllegalStateException("the database refused a statement (" + state + ")", e);

@@ -56,6 +56,14 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
 
     private final PgDatabase db;
     private final PgFollower follower;
+    /**
+     * This broker's changes begun and ended: a follower's apply reads the database and writes this
+     * broker's memory, which a change of this broker does too, publishing before its commit - so the
+     * follower applies only while none is under way, and reads everything again once they are over
+     * if one began meanwhile (its read may be older than what the change published).
+     */
+    private final java.util.concurrent.atomic.AtomicLong changesBegun = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong changesEnded = new java.util.concurrent.atomic.AtomicLong();
     private final Subscriptions subscriptions;
     private final Subscriptions contextSources;
     private volatile Consumer<RegistrationKeeper.Kept> registrationKept = k -> { };
@@ -161,15 +169,15 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
         @Override
         public void follow(Consumer<SubscriptionKeeper.Kept> kept, BiConsumer<String, String> forgotten) {
             this.kept = kept;
-            follower.on(kind, (tenant, id) -> {
+            follower.on(kind, (tenant, id) -> quietly(() -> {
                 byte[] record = row(kind, tenant, id);
                 if (record == null) {
                     forgotten.accept(tenant, id);
                 } else {
                     kept.accept(decodeSubscription(record));
                 }
-            });
-            follower.onResync(() -> {
+            }));
+            follower.onResync(() -> quietly(() -> {
                 Map<List<String>, byte[]> all = rows(kind, null);
                 Map<List<String>, Long> modified = new HashMap<>();
                 for (SubscriptionKeeper.Kept k : here.get()) {
@@ -185,7 +193,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
                 for (List<String> gone : modified.keySet()) {
                     forgotten.accept(gone.get(0), gone.get(1));
                 }
-            });
+            }));
         }
 
         @Override
@@ -250,15 +258,15 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     @Override
     public void followRegistrations(Consumer<RegistrationKeeper.Kept> kept, BiConsumer<String, String> forgotten) {
         this.registrationKept = kept;
-        follower.on(Kind.REGISTRATION, (tenant, id) -> {
+        follower.on(Kind.REGISTRATION, (tenant, id) -> quietly(() -> {
             byte[] record = row(Kind.REGISTRATION, tenant, id);
             if (record == null) {
                 forgotten.accept(tenant, id);
             } else {
                 kept.accept(decodeRegistration(record));
             }
-        });
-        follower.onResync(() -> {
+        }));
+        follower.onResync(() -> quietly(() -> {
             Map<List<String>, Long> modified = new HashMap<>();
             for (RegistrationKeeper.Kept k : registrationsHere.get()) {
                 modified.put(List.of(k.tenant(), k.id()), k.modifiedAt());
@@ -273,7 +281,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
             for (List<String> gone : modified.keySet()) {
                 forgotten.accept(gone.get(0), gone.get(1));
             }
-        });
+        }));
     }
 
     @Override
@@ -312,15 +320,15 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
 
     @Override
     public void followContexts(Consumer<HostedContext> hosted, Consumer<String> removed) {
-        follower.on(Kind.CONTEXT, (tenant, id) -> {
+        follower.on(Kind.CONTEXT, (tenant, id) -> quietly(() -> {
             byte[] record = row(Kind.CONTEXT, CONTEXTS_TENANT, id);
             if (record == null) {
                 removed.accept(id);
             } else {
                 hosted.accept(decodeContext(record));
             }
-        });
-        follower.onResync(() -> {
+        }));
+        follower.onResync(() -> quietly(() -> {
             Map<List<String>, byte[]> all = rows(Kind.CONTEXT, null);
             for (HostedContext c : contextsHere.get()) {
                 if (all.remove(List.of(CONTEXTS_TENANT, c.id())) == null) {
@@ -330,7 +338,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
             for (byte[] record : all.values()) {
                 hosted.accept(decodeContext(record));
             }
-        });
+        }));
     }
 
     // ---------------------------------------------------------------- the rows
@@ -375,6 +383,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
      * can, so that memory goes back to what the database kept.
      */
     private boolean afterPublish(PgEntityStore.Call<Boolean> call, boolean[] published) {
+        changesBegun.incrementAndGet();
         try {
             return PgEntityStore.call(call);
         } catch (RuntimeException e) {
@@ -382,6 +391,25 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
                 follower.resyncLater();
             }
             throw e;
+        } finally {
+            changesEnded.incrementAndGet();
+        }
+    }
+
+    /**
+     * Runs a follower's {@code apply} (it reads rows and writes this broker's memory) when none of
+     * this broker's changes is under way, and asks for everything to be read again when one is, or
+     * began meanwhile: an apply never leaves this broker's memory older than the database.
+     */
+    private void quietly(Runnable apply) {
+        long begun = changesBegun.get();
+        if (begun != changesEnded.get()) {
+            follower.resyncLater();
+            return;
+        }
+        apply.run();
+        if (changesBegun.get() != begun) {
+            follower.resyncLater();
         }
     }
 

@@ -243,6 +243,26 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
         return entities.temporal();
     }
 
+    /**
+     * {@code cor_db_ready} (1 while the database can be reached, as {@code /health/ready} reads it),
+     * {@code cor_db_connections} (open, every loop's and the helper threads' together) and
+     * {@code cor_db_unavailable_total} (units of work answered 503: the database unreachable or a
+     * statement past its deadline).
+     */
+    @Override
+    public Optional<io.micrometer.core.instrument.binder.MeterBinder> meters() {
+        return Optional.of(registry -> {
+            io.micrometer.core.instrument.Gauge.builder("cor.db.ready", follower, f -> f.ready() ? 1 : 0)
+                    .description("1 while the database can be reached").register(registry);
+            io.micrometer.core.instrument.Gauge.builder("cor.db.connections", db, PgDatabase::openConnections)
+                    .description("database connections open").register(registry);
+            io.micrometer.core.instrument.FunctionCounter.builder("cor.db.unavailable", PgEntityStore.UNAVAILABLE,
+                    java.util.concurrent.atomic.LongAdder::sum)
+                    .description("units of work answered 503: the database unreachable, or a statement past its deadline")
+                    .register(registry);
+        });
+    }
+
     /** Stops following, and closes every connection (each loop's on its loop while it runs). */
     @Override
     public void close() {
