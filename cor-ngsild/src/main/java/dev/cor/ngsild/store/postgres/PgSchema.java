@@ -12,7 +12,10 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
 final class PgSchema {
     /** Every migration, numbered 1, 2, 3... */
     static final PgMigrations MIGRATIONS = new PgMigrations(List.of(
-            PgEntityStore.MIGRATIONS.get(0)));
+            PgEntityStore.MIGRATIONS.get(0),
+            // 2: the history's, written on its own branch; this empty step holds its number until it comes
+            new Migration(2, "reserved for the history", List.of()),
+            PgEntityColumns.MIGRATION));
 
     private PgSchema() {
     }
