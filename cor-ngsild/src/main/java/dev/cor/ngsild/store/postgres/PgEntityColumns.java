@@ -213,9 +213,10 @@ final class PgEntityColumns {
     /**
      * One page of a scan, in id order: (tenant, the last id of the page before - "" first: an id
      * is a URI, never empty -, [the type or attribute], how many). Keyset pages, not one cursor:
-     * a statement of the extended protocol is planned for every row it could return, so for an
-     * index that holds most of a tenant PostgreSQL reads them all and sorts them before the first
-     * arrives; with a LIMIT it walks the primary key in id order and stops, or - for a rare key -
+     * a statement is planned for every row it could return, so for a type of a few percent
+     * PostgreSQL reads all its rows through the GIN index and sorts them before the first arrives
+     * (EXPLAIN on 20 000 entities, a type of 200: Sort over Bitmap Heap Scan); with a LIMIT it
+     * walks the primary key in id order and stops once the page is full, or - for a rare key -
      * takes the GIN index and sorts the few. No transaction stays open while the visitor runs.
      */
     static String scanPage(Index index) {
