@@ -35,7 +35,8 @@ import dev.cor.ngsild.store.EntityStore.Index;
  * ({@link PgEntityColumns}), with their parameters bound, shows the GIN index of the types for a
  * rare type (10 entities), that of the attributes for a rare attribute, the values' primary key for a numeric
  * range, the boxes' GiST index for a small box - and, for a type most entities have, a walk of
- * the primary key in id order with no sort (a page stops after its rows) - and no Seq Scan in any.
+ * the primary key in id order with no sort (a page stops after its rows) - and no Seq Scan in any;
+ * a size past {@link PgEntityStore#EXACT} is the planner's estimate, below it the count.
  * A change that drops an index, or writes a predicate the index cannot serve, fails here.
  */
 class PgEntityQueryPlanTest {
@@ -184,5 +185,18 @@ class PgEntityQueryPlanTest {
         assertTrue(plan.contains("Bitmap Index Scan on cor_entity_boxes_box") || plan.contains("Index Scan on cor_entity_boxes_box"),
                 plan.toString());
         assertFalse(plan.contains("Seq Scan"), plan.toString());
+    }
+
+    @Test
+    void aSizeIsCountedUpToTenThousandAndEstimatedPast() {
+        PgEntityStore store = new PgEntityStore(db);
+        assertEquals(10, store.size(TENANT, Index.TYPE, "R7"));
+        assertEquals(200, store.size(TENANT, Index.ATTRIBUTE, "a7"));
+        for (int n : new int[] {store.size(TENANT, Index.ALL, null), store.size(TENANT, Index.TYPE, "Common"),
+                store.sizeInBox(TENANT, "loc", -1, -1, 100, 100)}) {
+            // the planner's estimate of 20 000: its statistics are a sample, hence the margin
+            assertTrue(n >= PgEntityStore.EXACT && n >= N / 2 && n <= 2 * N, Integer.toString(n));
+        }
+        assertEquals(0, store.size("no-such-tenant", Index.ALL, null));
     }
 }
