@@ -35,10 +35,10 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
  * {@link ValueKey} of an attribute of an entity - the keys {@link ValueKey#forEach} gives, which
  * the memory store's value index holds (every instance, every array item, every language; not
  * sub-attributes) - its primary key a B-tree on (tenant, attribute, key, id). {@code key} is
- * {@link ValueKey#bytes}, whose byte order is the keys' order, so one B-tree answers every range
- * of every kind (numbers, booleans, date-times, texts - and a range across kinds) with the
- * memory index's very order: a range of a {@link ValueLookup} is one index range, read
- * index-only. A JSONB column of attribute to values was the other way: its GIN index answers
+ * {@link ValueKey#bytes} (a long text's first {@link #KEY_BYTES} bytes), whose byte order is
+ * the keys' order, so one B-tree answers every range of every kind (numbers, booleans,
+ * date-times, texts - and a range across kinds) with the memory index's very order: a range of a
+ * {@link ValueLookup} is one index range, read index-only. A JSONB column of attribute to values was the other way: its GIN index answers
  * containment (equality) only, and a range needs a B-tree on an expression per attribute - DDL
  * per attribute, which comes and goes with writes; a value column per kind (a number, a text)
  * would need an index each and Java's order of texts (UTF-16 code units) is not a collation's.</li>
@@ -171,14 +171,30 @@ final class PgEntityColumns {
         ps.addBatch();
     }
 
-    /** The distinct keys of an attribute's values ({@link ValueKey#forEach}), as bytes; none for {@code null}. */
+    /**
+     * How many bytes of a key the values' B-tree holds: an entry of a B-tree must fit a third of a
+     * page (2704 bytes, with the tenant, attribute and id beside it), and a text value can be
+     * longer. A longer key is kept as its first {@value} bytes - never above the key, and, as a
+     * prefix keeps order, not below the prefix of any key below it - so a lookup that takes the
+     * prefix of its low bound ({@link #low}) finds every entity it would have, and perhaps a few
+     * more with the same prefix: a superset, as the caller tests each.
+     */
+    static final int KEY_BYTES = 256;
+
+    /** The distinct keys of an attribute's values ({@link ValueKey#forEach}), as the B-tree holds them; none for {@code null}. */
     static Set<ByteBuffer> keys(AttributeList l) {
         if (l == null) {
             return Set.of();
         }
         Set<ByteBuffer> out = new HashSet<>(4);
-        ValueKey.forEach(l, k -> out.add(ByteBuffer.wrap(k.bytes())));
+        ValueKey.forEach(l, k -> out.add(ByteBuffer.wrap(low(k))));
         return out;
+    }
+
+    /** A key as the B-tree holds it, or a range's low bound as a lookup gives it: at most {@link #KEY_BYTES} bytes. */
+    static byte[] low(ValueKey k) {
+        byte[] b = k.bytes();
+        return b.length <= KEY_BYTES ? b : java.util.Arrays.copyOf(b, KEY_BYTES);
     }
 
     /**

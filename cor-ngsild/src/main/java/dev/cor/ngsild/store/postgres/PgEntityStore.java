@@ -365,7 +365,7 @@ final class PgEntityStore implements EntityStore {
                 for (ValueLookup.Range r : ranges) {
                     ps.setString(p++, tenant);
                     ps.setString(p++, lookup.attribute());
-                    ps.setBytes(p++, r.low().bytes());
+                    ps.setBytes(p++, PgEntityColumns.low(r.low()));
                     ps.setBytes(p++, r.high().bytes());
                 }
                 ps.setLong(p, max + 1L);
