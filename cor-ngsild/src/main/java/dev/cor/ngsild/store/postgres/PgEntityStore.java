@@ -378,7 +378,8 @@ final class PgEntityStore implements EntityStore {
                     }
                 }
             }
-            // an id with several keys in the ranges (array items, instances) once, in id order (Java's, as the ids' collation "C" for the caller's merge)
+            // an id with several keys in the ranges (array items, instances) once, in Java's id order, as the memory
+            // store gives them and the caller merges them (the ids' collation "C" agrees but past U+FFFF)
             return List.copyOf(new java.util.TreeSet<>(out));
         }));
     }

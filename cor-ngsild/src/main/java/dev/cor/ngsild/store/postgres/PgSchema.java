@@ -13,7 +13,7 @@ final class PgSchema {
     /** Every migration, numbered 1, 2, 3... */
     static final PgMigrations MIGRATIONS = new PgMigrations(List.of(
             PgEntityStore.MIGRATIONS.get(0),
-            // 2: the history's, written on its own branch; this empty step holds its number until it comes
+            // 2 belongs to the history's tables: until they come, this empty step holds the number
             new Migration(2, "reserved for the history", List.of()),
             PgEntityColumns.MIGRATION));
 
