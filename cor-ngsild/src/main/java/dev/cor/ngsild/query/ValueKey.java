@@ -91,6 +91,46 @@ public final class ValueKey implements Comparable<ValueKey> {
         return kind == TEXT ? (text == null ? -1 : text.hashCode()) : Double.hashCode(number) * 31 + kind;
     }
 
+    /**
+     * The key as bytes whose unsigned lexicographic order is {@link #compareTo}'s, for an index
+     * outside the heap that orders bytes (a database's B-tree on {@code bytea}): the kind's byte,
+     * then a number's IEEE 754 bits turned to sort unsigned as {@link Double#compare} sorts, or a
+     * text's UTF-16 code units each in UTF-8's form (CESU-8: code-unit order, as
+     * {@link String#compareTo}, where UTF-8 would sort a supplementary character above U+FFFF's
+     * neighbours differently); the top of the texts is the byte 0xFF, which no text's form holds.
+     */
+    public byte[] bytes() {
+        if (kind != TEXT) {
+            long bits = Double.doubleToLongBits(number);
+            bits ^= (bits >> 63) | Long.MIN_VALUE; // a negative's bits all flipped, a positive's sign flipped
+            byte[] out = new byte[9];
+            out[0] = kind;
+            for (int i = 0; i < 8; i++) {
+                out[1 + i] = (byte) (bits >>> (56 - 8 * i));
+            }
+            return out;
+        }
+        if (text == null) {
+            return new byte[] {kind, (byte) 0xFF};
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(1 + text.length());
+        out.write(kind);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                out.write(c);
+            } else if (c < 0x800) {
+                out.write(0xC0 | c >> 6);
+                out.write(0x80 | c & 0x3F);
+            } else {
+                out.write(0xE0 | c >> 12);
+                out.write(0x80 | c >> 6 & 0x3F);
+                out.write(0x80 | c & 0x3F);
+            }
+        }
+        return out.toByteArray();
+    }
+
     /** Heap bytes of a key beyond the text it shares with the value it came from. */
     public static final int BYTES = 32;
 

@@ -4,13 +4,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import dev.cor.ngsild.model.Entity;
+import dev.cor.ngsild.query.ValueLookup;
 import dev.cor.ngsild.store.EntityChange;
 import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
@@ -22,10 +26,12 @@ import dev.cor.ngsild.store.codec.EntityCodec;
 import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
 
 /**
- * Entities in PostgreSQL (issue: PostgreSQL - the entities so far: not yet the keepers, the
- * history, the query push-down, nor a launcher flag). A record is kept whole in the stores'
- * binary form ({@link EntityCodec}: read back exactly as written) beside the columns a lookup
- * needs - tenant, id, types; one table for every tenant, the tenant a column (tenants come and go
+ * Entities in PostgreSQL (issue: PostgreSQL - the entities and their queries so far: not yet the
+ * keepers, the history, nor a launcher flag). A record is kept whole in the stores' binary form
+ * ({@link EntityCodec}: read back exactly as written) beside the columns a lookup needs - tenant,
+ * id, types, and the query columns and tables of {@link PgEntityColumns}, which a write keeps
+ * current in its transaction and {@link #scan}, {@link #size}, {@link #keys},
+ * {@link #idsWithValues}, {@link #idsInBox} read through their indexes; one table for every tenant, the tenant a column (tenants come and go
  * with writes, which DDL per tenant would turn into catalog changes inside a write; one set of
  * statements and indexes serves them all).
  * <p>
@@ -190,15 +196,17 @@ final class PgEntityStore implements EntityStore {
                     ps.executeUpdate();
                 }
             } else {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO cor_entities (tenant, id, types, doc) VALUES (?, ?, ?, ?)"
-                        + " ON CONFLICT (tenant, id) DO UPDATE SET types = excluded.types, doc = excluded.doc")) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO cor_entities (tenant, id, types, attrs, doc) VALUES (?, ?, ?, ?, ?)"
+                        + " ON CONFLICT (tenant, id) DO UPDATE SET types = excluded.types, attrs = excluded.attrs, doc = excluded.doc")) {
                     ps.setString(1, tenant);
                     ps.setString(2, id);
                     ps.setArray(3, c.createArrayOf("text", after.types().toArray()));
-                    ps.setBytes(4, encode(after));
+                    ps.setArray(4, c.createArrayOf("text", PgEntityColumns.attrs(after)));
+                    ps.setBytes(5, encode(after));
                     ps.executeUpdate();
                 }
             }
+            PgEntityColumns.update(c, tenant, id, before, after);
             PgTransaction.offer(c); // the history records in this transaction
             try {
                 observer.applied(before, after);
@@ -245,6 +253,180 @@ final class PgEntityStore implements EntityStore {
                 }
             }
         }));
+    }
+
+    /**
+     * Walks the index in keyset pages ({@link PgEntityColumns#scanPage}) of 16 rows, then twice as
+     * many each time up to 1024: a visitor that stops after a few has had at most 16 rows read,
+     * a whole walk takes a round trip per 1024.
+     */
+    @Override
+    public void scan(String tenant, Index index, String key, Predicate<Entity> visitor) {
+        String sql = PgEntityColumns.scanPage(index);
+        String after = "";
+        for (int page = 16; ; page = Math.min(page * 2, 1024)) {
+            String from = after;
+            int limit = page;
+            List<Entity> rows = call(() -> db.read(c -> {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    int p = 1;
+                    ps.setString(p++, tenant);
+                    ps.setString(p++, from);
+                    if (index != Index.ALL) {
+                        ps.setString(p++, key);
+                    }
+                    ps.setInt(p, limit);
+                    List<Entity> out = new ArrayList<>(limit);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            out.add(decode(rs.getBytes(2)));
+                        }
+                    }
+                    return out;
+                }
+            }));
+            for (Entity e : rows) {
+                if (!visitor.test(e)) {
+                    return;
+                }
+            }
+            if (rows.size() < limit) {
+                return;
+            }
+            after = rows.get(rows.size() - 1).id();
+        }
+    }
+
+    /** Counted up to {@value #EXACT} ({@link #boundedCount}). */
+    @Override
+    public int size(String tenant, Index index, String key) {
+        return call(() -> db.read(c -> boundedCount(c, "SELECT 1 FROM cor_entities WHERE tenant = ?" + PgEntityColumns.predicate(index),
+                index == Index.ALL ? new Object[] {tenant} : new Object[] {tenant, key})));
+    }
+
+    /** Below this many, a size is counted exactly; above, the planner's estimate is taken. */
+    static final int EXACT = 10_000;
+
+    /**
+     * How many rows {@code select} gives: counted, reading at most {@value #EXACT} of them; when
+     * there are that many, the planner's estimate of them (its statistics, no row read), at least
+     * {@value #EXACT} - a size only ranks plans, and past that the planner's ranks them as well
+     * as a count would, at no cost that grows with the tenant.
+     */
+    private static int boundedCount(Connection c, String select, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM (" + select + " LIMIT " + EXACT + ") s")) {
+            bind(ps, params);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                int n = rs.getInt(1);
+                if (n < EXACT) {
+                    return n;
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("EXPLAIN (FORMAT JSON) " + select)) {
+            bind(ps, params);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                java.util.regex.Matcher m = PLAN_ROWS.matcher(rs.getString(1));
+                double rows = m.find() ? Double.parseDouble(m.group(1)) : EXACT;
+                return (int) Math.max(EXACT, Math.min(rows, Integer.MAX_VALUE));
+            }
+        }
+    }
+
+    /** The top node's row estimate in a plan as JSON (the first "Plan Rows" is the top node's). */
+    private static final java.util.regex.Pattern PLAN_ROWS = java.util.regex.Pattern.compile("\"Plan Rows\": ([0-9.eE+]+)");
+
+    private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+        for (int i = 0; i < params.length; i++) {
+            if (params[i] instanceof Double d) {
+                ps.setDouble(i + 1, d);
+            } else {
+                ps.setString(i + 1, (String) params[i]);
+            }
+        }
+    }
+
+    /** Every entity's types or attribute names, made distinct by the database ({@link PgEntityColumns#keys}). */
+    @Override
+    public Set<String> keys(String tenant, Index index) {
+        if (index == Index.ALL) {
+            return Set.of();
+        }
+        return call(() -> db.read(c -> {
+            Set<String> out = new java.util.HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(PgEntityColumns.keys(index))) {
+                ps.setString(1, tenant);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                }
+            }
+            return out;
+        }));
+    }
+
+    /**
+     * From {@code cor_entity_values} ({@link PgEntityColumns#valuesIn}), which holds every
+     * attribute of every tenant: never {@code null} but for more than {@code max} entries.
+     */
+    @Override
+    public List<String> idsWithValues(String tenant, ValueLookup lookup, int max) {
+        List<ValueLookup.Range> ranges = PgEntityColumns.ranges(lookup);
+        if (ranges.isEmpty()) {
+            return List.of();
+        }
+        return call(() -> db.read(c -> {
+            List<String> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(PgEntityColumns.valuesIn(ranges.size()))) {
+                int p = 1;
+                for (ValueLookup.Range r : ranges) {
+                    ps.setString(p++, tenant);
+                    ps.setString(p++, lookup.attribute());
+                    ps.setBytes(p++, PgEntityColumns.low(r.low()));
+                    ps.setBytes(p++, r.high().bytes());
+                }
+                ps.setLong(p, max + 1L);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (out.size() >= max) {
+                            return null;
+                        }
+                        out.add(rs.getString(1));
+                    }
+                }
+            }
+            // an id with several keys in the ranges (array items, instances) once, in Java's id order, as the memory
+            // store gives them and the caller merges them (the ids' collation "C" agrees but past U+FFFF)
+            return List.copyOf(new java.util.TreeSet<>(out));
+        }));
+    }
+
+    /** From {@code cor_entity_boxes}' GiST index ({@link PgEntityColumns#BOXES}). */
+    @Override
+    public Collection<String> idsInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon,
+            double maxLat) {
+        return call(() -> db.read(c -> {
+            List<String> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(PgEntityColumns.BOXES)) {
+                bind(ps, tenant, geoproperty, minLon, minLat, maxLon, maxLat);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                }
+            }
+            return out;
+        }));
+    }
+
+    /** The boxes that touch it, counted up to {@value #EXACT} ({@link #boundedCount}): an entity with several counts each. */
+    @Override
+    public int sizeInBox(String tenant, String geoproperty, double minLon, double minLat, double maxLon, double maxLat) {
+        return call(() -> db.read(c -> boundedCount(c, PgEntityColumns.BOX_ROWS, tenant, geoproperty, minLon, minLat, maxLon,
+                maxLat)));
     }
 
     private static byte[] encode(Entity e) {

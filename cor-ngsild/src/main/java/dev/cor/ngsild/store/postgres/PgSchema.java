@@ -2,7 +2,6 @@ package dev.cor.ngsild.store.postgres;
 
 import java.util.List;
 
-import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
 
 /**
  * The whole schema, in the order its parts were added: each part owns its migrations (the class
@@ -13,7 +12,8 @@ final class PgSchema {
     /** Every migration, numbered 1, 2, 3... */
     static final PgMigrations MIGRATIONS = new PgMigrations(List.of(
             PgEntityStore.MIGRATIONS.get(0),
-            PgKeepers.MIGRATION));
+            PgKeepers.MIGRATION,
+            PgEntityColumns.MIGRATION));
 
     private PgSchema() {
     }

@@ -56,7 +56,7 @@ class PgEntityStoreTest {
         cluster = PostgresCluster.start(tmp);
         db = new PgDatabase("jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?sslmode=disable", "postgres", null, 16,
                 5_000, 5_000);
-        db.inTransaction(c -> new PgMigrations(PgEntityStore.MIGRATIONS).migrate(c));
+        db.inTransaction(c -> PgSchema.MIGRATIONS.migrate(c));
         store = new PgEntityStore(db);
     }
 
