@@ -422,6 +422,36 @@ class PostgresProcessTest {
         }
     }
 
+    @Test
+    void aStatementThatHangsIsCancelledAtItsDeadlineAndTheRequestAnswers503() throws Exception {
+        List<ServerProcess> b = brokers(1, "--dbTimeout", "1000");
+        String db = dbOf(b.get(0));
+        try (java.sql.Connection holder = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:" + cluster.port() + db.substring(db.lastIndexOf('/')) + "?user=postgres")) {
+            assertEquals(201, b.get(0).send("POST", "/ngsi-ld/v1/entities", room("urn:ngsi-ld:Room:h", 1)).statusCode());
+            holder.setAutoCommit(false);
+            try (java.sql.Statement st = holder.createStatement()) {
+                st.execute("LOCK TABLE cor_entities IN ACCESS EXCLUSIVE MODE"); // every statement on it now waits
+            }
+            long t0 = System.nanoTime();
+            HttpResponse<String> r = b.get(0).send("PATCH", "/ngsi-ld/v1/entities/urn:ngsi-ld:Room:h/attrs", temperature(2));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(503, r.statusCode(), r.body());
+            assertTrue(r.body().contains("ServiceUnavailable"), r.body());
+            assertTrue(ms >= 900 && ms < 5_000, "cancelled at its 1 s deadline, not before, not much after: " + ms + " ms");
+            assertEquals(200, b.get(0).send("GET", "/health/live", null).statusCode(), "the loop served on meanwhile");
+            holder.rollback();
+            HttpResponse<String> before = b.get(0).send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:Room:h?options=keyValues", null);
+            assertEquals(1, JSON.readTree(before.body()).get("temperature").asInt(), "the cancelled write left nothing");
+            HttpResponse<String> after = b.get(0).send("PATCH", "/ngsi-ld/v1/entities/urn:ngsi-ld:Room:h/attrs", temperature(3));
+            assertEquals(204, after.statusCode(), "the cancelled statement's connection serves the next request: " + after.body());
+            HttpResponse<String> read = b.get(0).send("GET", "/ngsi-ld/v1/entities/urn:ngsi-ld:Room:h?options=keyValues", null);
+            assertEquals(3, JSON.readTree(read.body()).get("temperature").asInt());
+        } finally {
+            closeAll(b);
+        }
+    }
+
     /** The {@code --db} a broker runs with, from its /version. */
     private static String dbOf(ServerProcess s) throws Exception {
         return JSON.readTree(s.send("GET", "/version", null).body()).path("flags").path("db").asText();
