@@ -12,7 +12,8 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
 final class PgSchema {
     /** Every migration, numbered 1, 2, 3... */
     static final PgMigrations MIGRATIONS = new PgMigrations(List.of(
-            PgEntityStore.MIGRATIONS.get(0)));
+            PgEntityStore.MIGRATIONS.get(0),
+            PgTemporalStore.MIGRATIONS.get(0)));
 
     private PgSchema() {
     }
