@@ -181,9 +181,9 @@ final class PgTemporalStore implements TemporalStore {
             ps.setString(p++, entityId);
             ps.setArray(p++, c.createArrayOf("text", attrs));
             ps.setObject(p++, observed); // a long[]: the driver sends it as int8[]
-            ps.setObject(p++, created); // a long[]: the driver sends it as int8[]
-            ps.setObject(p++, modified); // a long[]: the driver sends it as int8[]
-            ps.setObject(p++, deleted); // a long[]: the driver sends it as int8[]
+            ps.setObject(p++, created);
+            ps.setObject(p++, modified);
+            ps.setObject(p++, deleted);
             ps.setArray(p++, c.createArrayOf("text", datasets));
             ps.setArray(p++, c.createArrayOf("bytea", docs));
             ps.setString(p++, tenant);
