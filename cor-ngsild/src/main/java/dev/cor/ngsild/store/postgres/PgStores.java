@@ -14,7 +14,11 @@ final class PgStores {
     /** The entity store over {@code db}, alone on it, keeping history in PostgreSQL when {@code history}. */
     static PgEntityStore open(PgDatabase db, boolean history) throws SQLException {
         db.inTransaction(PgSchema.MIGRATIONS::migrate);
-        PgEntityStore store = new PgEntityStore(db, null, history ? new PgTemporalStore(db) : null);
+        PgTemporalStore temporal = history ? new PgTemporalStore(db) : null;
+        if (temporal != null) {
+            temporal.reloadTenants();
+        }
+        PgEntityStore store = new PgEntityStore(db, null, temporal);
         store.reloadTenants();
         return store;
     }

@@ -62,6 +62,12 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
  * than silently not kept. An {@link #expire} deletes at most {@value #EXPIRE_PER_CALL} instances,
  * in batches, so that a long backlog is worked off over several calls without one long statement.
  * <p>
+ * <b>Tenants.</b> {@link #hasTenant} is asked on a request's loop before dispatch, where the
+ * database cannot be waited for: it answers from the tenants read at start ({@link #reloadTenants})
+ * and those this broker recorded into since; elsewhere it asks the database what memory does not
+ * know. A tenant whose only history another broker recorded through the temporal API after this
+ * one started is unknown to this one's loops until it restarts (no follower announces it yet).
+ * <p>
  * Every thread: its waits are the database's ({@link PgDatabase}), yielding inside a coroutine.
  */
 final class PgTemporalStore implements TemporalStore {
@@ -83,7 +89,8 @@ final class PgTemporalStore implements TemporalStore {
             "CREATE INDEX cor_history_modified ON cor_history (tenant, entity, attribute, modified_at, n)",
             "CREATE INDEX cor_history_deleted ON cor_history (tenant, entity, attribute, deleted_at, n)"
                     + " WHERE deleted_at <> " + NO_TIME,
-            "CREATE INDEX cor_history_age ON cor_history USING brin (created_at)")));
+            // summarized as each range of pages fills, not only by a vacuum: an expiry reads the old ranges alone
+            "CREATE INDEX cor_history_age ON cor_history USING brin (created_at) WITH (autosummarize = on)")));
 
     /** The most instances one {@link #expire} deletes. */
     static final int EXPIRE_PER_CALL = 50_000;
@@ -96,7 +103,7 @@ final class PgTemporalStore implements TemporalStore {
     /** The tenants known to have history: hasTenant answers from here where it cannot wait. */
     private final Set<String> tenants = ConcurrentHashMap.newKeySet();
 
-    /** Over {@code db}, whose schema holds {@link #MIGRATIONS}, keeping everything. */
+    /** Over {@code db}, whose schema holds {@link #MIGRATIONS}, keeping everything; call {@link #reloadTenants} once before use. */
     PgTemporalStore(PgDatabase db) {
         this(db, TemporalRetention.FOREVER, System::currentTimeMillis);
     }
@@ -112,6 +119,23 @@ final class PgTemporalStore implements TemporalStore {
         if (retention.maxBytes() != Long.MAX_VALUE) {
             throw new IllegalArgumentException("a PostgreSQL history is kept by age only (its disk is the bound): no byte bound");
         }
+    }
+
+    /**
+     * Reads the tenants with history from the database - at start, before requests ask
+     * {@link #hasTenant} on their loops - keeping those already known.
+     */
+    void reloadTenants() {
+        tenants.addAll(call(() -> db.read(c -> {
+            Set<String> all = new java.util.HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT tenant FROM cor_history_tenants");
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    all.add(rs.getString(1));
+                }
+            }
+            return all;
+        })));
     }
 
     // ---------------------------------------------------------------- writes

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
+import dev.cor.base.CorCoLoop;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.Syntax;
@@ -397,5 +400,32 @@ class PgTemporalStoreTest {
         assertTrue(pg.hasTenant("gone"));
         assertTrue(new PgTemporalStore(db).hasTenant("gone"), "from the database, for a store that did not record it");
         assertEquals(0, pg.count("gone"));
+    }
+
+    /** hasTenant of a tenant recorded and of one never, asked on {@code loop} outside a coroutine. */
+    static List<Boolean> onLoopNotInACoroutine(CorCoLoop loop, PgTemporalStore s) throws Exception {
+        CompletableFuture<List<Boolean>> asked = new CompletableFuture<>();
+        loop.execute(() -> asked.complete(List.of(s.hasTenant("earlier"), s.hasTenant("never"))));
+        return asked.get(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * On a loop outside a coroutine (a request before dispatch) hasTenant answers from memory: a
+     * store opened after the tenant's history was recorded knows it once it read the tenants.
+     */
+    @Test
+    void aStoreOpenedLaterKnowsTheTenantsOnItsLoop() throws Exception {
+        PgTemporalStore first = empty();
+        first.record("earlier", "urn:ngsi-ld:E:x", List.of(TYPES[0]), null, List.of(), TemporalInstance.NO_TIME);
+        PgTemporalStore later = new PgTemporalStore(db);
+        CorCoLoop loop = CorCoLoop.builder().name("pg-tenants").build().start();
+        try {
+            assertEquals(List.of(false, false), onLoopNotInACoroutine(loop, later),
+                    "before it read the tenants: memory alone, no round trip on the loop");
+            later.reloadTenants();
+            assertEquals(List.of(true, false), onLoopNotInACoroutine(loop, later));
+        } finally {
+            LoopTesting.stop(loop, () -> db.closeOn(loop));
+        }
     }
 }
