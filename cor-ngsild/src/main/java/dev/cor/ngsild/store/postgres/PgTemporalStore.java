@@ -48,7 +48,8 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
  * finds an instance by id. Age retention deletes by {@code created_at} (when the broker recorded
  * the instance, as the durable store counts) through a BRIN index, which costs a write next to
  * nothing. Ids are ordered in code point order ({@code COLLATE "C"}), as the other stores visit
- * them.
+ * them. The price is at the write: an instance is a heap row and an entry in five B-trees, each
+ * led by the series' ids (a series key of its own would make the entries shorter: not yet).
  * <p>
  * <b>Writes.</b> A {@link #record} made inside an entity write's observer joins its transaction
  * ({@link PgTransaction}): the instances commit or roll back with the current state, under the
@@ -60,7 +61,9 @@ import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
  * <b>Retention.</b> By age only: PostgreSQL's disk is the bound, as a durable store's is, and
  * the byte bound - an estimate of the heap for the in-process stores - is refused here rather
  * than silently not kept. An {@link #expire} deletes at most {@value #EXPIRE_PER_CALL} instances,
- * in batches, so that a long backlog is worked off over several calls without one long statement.
+ * in batches, so that a long backlog is worked off over several calls without one long statement
+ * (at the broker's default pace, 5 000 a second: a history recorded faster than that keeps more
+ * than its age until the ingest slows).
  * <p>
  * <b>Tenants.</b> {@link #hasTenant} is asked on a request's loop before dispatch, where the
  * database cannot be waited for: it answers from the tenants read at start ({@link #reloadTenants})
@@ -243,16 +246,8 @@ final class PgTemporalStore implements TemporalStore {
     public boolean deleteEntity(String tenant, String entityId) {
         return call(() -> db.inTransaction(c -> {
             lock(c, tenant, entityId);
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM cor_history WHERE tenant = ? AND entity = ?")) {
-                ps.setString(1, tenant);
-                ps.setString(2, entityId);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM cor_history_heads WHERE tenant = ? AND id = ?")) {
-                ps.setString(1, tenant);
-                ps.setString(2, entityId);
-                return ps.executeUpdate() == 1;
-            }
+            update(c, "DELETE FROM cor_history WHERE tenant = ? AND entity = ?", tenant, entityId);
+            return update(c, "DELETE FROM cor_history_heads WHERE tenant = ? AND id = ?", tenant, entityId) == 1;
         }));
     }
 
@@ -260,21 +255,11 @@ final class PgTemporalStore implements TemporalStore {
     public boolean deleteAttribute(String tenant, String entityId, String attribute, String datasetId, boolean all) {
         return call(() -> db.inTransaction(c -> {
             lock(c, tenant, entityId);
-            String sql = "DELETE FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = ?"
-                    + (all ? "" : " AND dataset_id IS NOT DISTINCT FROM ?");
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, tenant);
-                ps.setString(2, entityId);
-                ps.setString(3, attribute);
-                if (!all) {
-                    ps.setString(4, datasetId);
-                }
-                if (ps.executeUpdate() == 0) {
-                    return false;
-                }
-            }
-            edited(c, tenant, entityId, attribute);
-            return true;
+            int deleted = all ? update(c, "DELETE FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = ?", tenant,
+                    entityId, attribute)
+                    : update(c, "DELETE FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = ?"
+                            + " AND dataset_id IS NOT DISTINCT FROM ?::text", tenant, entityId, attribute, datasetId);
+            return deleted > 0 && edited(c, tenant, entityId, attribute);
         }));
     }
 
@@ -302,20 +287,10 @@ final class PgTemporalStore implements TemporalStore {
                 }
             }
             TemporalInstance now = was.modifiedTo(value);
-            try (PreparedStatement ps = c.prepareStatement("UPDATE cor_history SET observed_at = ?, modified_at = ?,"
-                    + " dataset_id = ?, doc = ? WHERE tenant = ? AND entity = ? AND attribute = ? AND n = ?")) {
-                ps.setLong(1, now.observedAt());
-                ps.setLong(2, now.value().modifiedAt());
-                ps.setString(3, now.value().datasetId());
-                ps.setBytes(4, encode(new EntityCodec(), new ByteSink(256), now.value()));
-                ps.setString(5, tenant);
-                ps.setString(6, entityId);
-                ps.setString(7, attribute);
-                ps.setLong(8, n);
-                ps.executeUpdate();
-            }
-            edited(c, tenant, entityId, attribute);
-            return true;
+            update(c, "UPDATE cor_history SET observed_at = ?, modified_at = ?, dataset_id = ?::text, doc = ?"
+                    + " WHERE tenant = ? AND entity = ? AND attribute = ? AND n = ?", now.observedAt(), now.value().modifiedAt(),
+                    now.value().datasetId(), encode(new EntityCodec(), new ByteSink(256), now.value()), tenant, entityId, attribute, n);
+            return edited(c, tenant, entityId, attribute);
         }));
     }
 
@@ -327,37 +302,30 @@ final class PgTemporalStore implements TemporalStore {
         }
         return call(() -> db.inTransaction(c -> {
             lock(c, tenant, entityId);
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM cor_history"
-                    + " WHERE tenant = ? AND entity = ? AND attribute = ? AND n = ?")) {
-                ps.setString(1, tenant);
-                ps.setString(2, entityId);
-                ps.setString(3, attribute);
-                ps.setLong(4, n);
-                if (ps.executeUpdate() == 0) {
-                    return false;
-                }
-            }
-            edited(c, tenant, entityId, attribute);
-            return true;
+            return update(c, "DELETE FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = ? AND n = ?", tenant,
+                    entityId, attribute, n) > 0 && edited(c, tenant, entityId, attribute);
         }));
     }
 
     /**
      * After an edit of one attribute's instances, under the entity's lock: the head's modifiedAt
-     * is now, and the attribute leaves its list when no instance of it is left.
+     * is now, and the attribute leaves its list when no instance of it is left. Answers true: the
+     * edit was made.
      */
-    private void edited(Connection c, String tenant, String entityId, String attribute) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE cor_history_heads SET modified_at = ?, attributes = CASE"
-                + " WHEN EXISTS (SELECT 1 FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = ?) THEN attributes"
-                + " ELSE array_remove(attributes, ?::text) END WHERE tenant = ? AND id = ?")) {
-            ps.setLong(1, clock.getAsLong());
-            ps.setString(2, tenant);
-            ps.setString(3, entityId);
-            ps.setString(4, attribute);
-            ps.setString(5, attribute);
-            ps.setString(6, tenant);
-            ps.setString(7, entityId);
-            ps.executeUpdate();
+    private boolean edited(Connection c, String tenant, String entityId, String attribute) throws SQLException {
+        update(c, "UPDATE cor_history_heads SET modified_at = ?, attributes = CASE WHEN EXISTS (SELECT 1 FROM cor_history"
+                + " WHERE tenant = ? AND entity = ? AND attribute = ?) THEN attributes ELSE array_remove(attributes, ?::text) END"
+                + " WHERE tenant = ? AND id = ?", clock.getAsLong(), tenant, entityId, attribute, attribute, tenant, entityId);
+        return true;
+    }
+
+    /** Runs {@code sql} on {@code c} with {@code params} (text, bigint, bytea; a null typed in the SQL): the rows it changed. */
+    private static int update(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int k = 0; k < params.length; k++) {
+                ps.setObject(k + 1, params[k]);
+            }
+            return ps.executeUpdate();
         }
     }
 
@@ -564,16 +532,9 @@ final class PgTemporalStore implements TemporalStore {
             for (List<String> e : touched) {
                 call(() -> db.inTransaction(c -> {
                     lock(c, e.get(0), e.get(1));
-                    try (PreparedStatement ps = c.prepareStatement("UPDATE cor_history_heads SET attributes = ARRAY("
-                            + "SELECT a FROM unnest(attributes) AS a WHERE EXISTS (SELECT 1 FROM cor_history"
-                            + " WHERE tenant = ? AND entity = ? AND attribute = a)) WHERE tenant = ? AND id = ?")) {
-                        ps.setString(1, e.get(0));
-                        ps.setString(2, e.get(1));
-                        ps.setString(3, e.get(0));
-                        ps.setString(4, e.get(1));
-                        ps.executeUpdate();
-                    }
-                    return null;
+                    return update(c, "UPDATE cor_history_heads SET attributes = ARRAY(SELECT a FROM unnest(attributes) AS a"
+                            + " WHERE EXISTS (SELECT 1 FROM cor_history WHERE tenant = ? AND entity = ? AND attribute = a))"
+                            + " WHERE tenant = ? AND id = ?", e.get(0), e.get(1), e.get(0), e.get(1));
                 }));
             }
             dropped += n;
