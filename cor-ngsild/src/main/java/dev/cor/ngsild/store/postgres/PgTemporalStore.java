@@ -347,22 +347,50 @@ final class PgTemporalStore implements TemporalStore {
         }));
     }
 
+    /** How many heads {@link #entities} reads at a time. */
+    static final int HEADS_PER_PAGE = 256;
+
+    /**
+     * A page of {@value #HEADS_PER_PAGE} heads at a time, each after the last one visited (the
+     * primary key's order), no connection held while the visitor runs: a temporal query's visitor
+     * reads the instances of each head, which takes a connection of its own - one held across
+     * the visit would take two per query, and a loop's pool could run out with each query
+     * holding one and waiting for another. Each page is one snapshot; a write between two pages
+     * is seen by the later one, as the other stores' visits see writes.
+     */
     @Override
     public void entities(String tenant, boolean descending, Predicate<TemporalEntity> visitor) {
-        call(() -> db.inTransaction(c -> { // a cursor needs a transaction: the heads come 256 at a time
-            try (PreparedStatement ps = c.prepareStatement(HEAD + " WHERE tenant = ? ORDER BY id" + (descending ? " DESC" : ""))) {
-                ps.setFetchSize(256);
-                ps.setString(1, tenant);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        if (!visitor.test(head(rs))) {
-                            break;
+        String order = " ORDER BY id" + (descending ? " DESC" : "") + " LIMIT " + HEADS_PER_PAGE;
+        String first = HEAD + " WHERE tenant = ?" + order;
+        String next = HEAD + " WHERE tenant = ? AND id " + (descending ? "<" : ">") + " ?" + order;
+        String after = null;
+        while (true) {
+            String from = after;
+            List<TemporalEntity> page = call(() -> db.read(c -> {
+                try (PreparedStatement ps = c.prepareStatement(from == null ? first : next)) {
+                    ps.setString(1, tenant);
+                    if (from != null) {
+                        ps.setString(2, from);
+                    }
+                    List<TemporalEntity> out = new ArrayList<>(HEADS_PER_PAGE);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            out.add(head(rs));
                         }
                     }
+                    return out;
+                }
+            }));
+            for (TemporalEntity e : page) {
+                if (!visitor.test(e)) {
+                    return;
                 }
             }
-            return null;
-        }));
+            if (page.size() < HEADS_PER_PAGE) {
+                return;
+            }
+            after = page.get(page.size() - 1).id();
+        }
     }
 
     private static TemporalEntity head(ResultSet rs) throws SQLException {

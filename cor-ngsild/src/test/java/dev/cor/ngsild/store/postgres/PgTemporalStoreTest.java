@@ -402,6 +402,49 @@ class PgTemporalStoreTest {
         assertEquals(0, pg.count("gone"));
     }
 
+    /**
+     * Over more heads than a page, in code point order both ways (ids whose order a locale would
+     * change), every one visited once, a stop obeyed at once - and a visitor that reads the
+     * instances of each head, in a coroutine on a loop whose pool has one connection, does not
+     * wait for a second: no connection is held across the visit.
+     */
+    @Test
+    void entitiesVisitsEveryHeadAcrossPagesWithoutHoldingAConnection() throws Exception {
+        PgDatabase one = PostgresTestStores.database(1);
+        one.inTransaction(PgSchema.MIGRATIONS::migrate);
+        PgTemporalStore pg = new PgTemporalStore(one);
+        MemoryTemporalStore memory = new MemoryTemporalStore(TemporalRetention.FOREVER);
+        Random r = new Random(7);
+        String[] parts = {"a", "B", "_", "é", "Z", "0", "-", "ab"};
+        for (int k = 0; k < 2 * PgTemporalStore.HEADS_PER_PAGE + 3; k++) {
+            String id = "urn:ngsi-ld:E:" + parts[r.nextInt(parts.length)] + parts[r.nextInt(parts.length)] + k;
+            List<TemporalInstance> in = List.of(TemporalInstance.of(ATTRS[0], attribute(JsonNodeFactory.instance.numberNode(k),
+                    null, BASE, BASE, BASE), TemporalInstance.NO_TIME));
+            memory.record("many", id, List.of(TYPES[0]), null, in, TemporalInstance.NO_TIME);
+            pg.record("many", id, List.of(TYPES[0]), null, in, TemporalInstance.NO_TIME);
+        }
+        CorCoLoop loop = CorCoLoop.builder().name("pg-heads").build().start();
+        try {
+            for (boolean descending : new boolean[] {false, true}) {
+                List<TemporalEntity> visited = LoopTesting.onLoop(loop, () -> {
+                    List<TemporalEntity> out = new ArrayList<>();
+                    pg.entities("many", descending, e -> {
+                        assertEquals(1, pg.instances("many", e.id(), ATTRS[0], InstanceQuery.ALL, 9).size());
+                        out.add(timeless(e));
+                        return true;
+                    });
+                    return out;
+                });
+                assertEquals(heads(memory, "many", descending, Integer.MAX_VALUE), visited, "descending " + descending);
+                int stop = PgTemporalStore.HEADS_PER_PAGE + 1;
+                assertEquals(heads(memory, "many", descending, stop), heads(pg, "many", descending, stop));
+            }
+        } finally {
+            LoopTesting.stop(loop, () -> one.closeOn(loop));
+            one.close();
+        }
+    }
+
     /** hasTenant of a tenant recorded and of one never, asked on {@code loop} outside a coroutine. */
     static List<Boolean> onLoopNotInACoroutine(CorCoLoop loop, PgTemporalStore s) throws Exception {
         CompletableFuture<List<Boolean>> asked = new CompletableFuture<>();

@@ -39,10 +39,15 @@ public final class PostgresTestStores {
     }
 
     /**
-     * A fresh, empty database of the shared cluster ({@code poolPerLoop} 16, waits and statements
+     * A fresh, empty database of the shared cluster (16 connections per loop, waits and statements
      * of 10 s); the caller migrates it and closes it.
      */
     static PgDatabase database() {
+        return database(16);
+    }
+
+    /** As {@link #database()}, with {@code poolPerLoop} connections per loop. */
+    static PgDatabase database(int poolPerLoop) {
         PostgresCluster c = cluster();
         String name = "cor_" + DATABASES.incrementAndGet();
         PgDatabase admin = new PgDatabase(url(c, "postgres"), "postgres", null, 1, 10_000, 10_000);
@@ -58,7 +63,7 @@ public final class PostgresTestStores {
         } finally {
             admin.close();
         }
-        return new PgDatabase(url(c, name), "postgres", null, 16, 10_000, 10_000);
+        return new PgDatabase(url(c, name), "postgres", null, poolPerLoop, 10_000, 10_000);
     }
 
     private static String url(PostgresCluster c, String database) {
