@@ -81,7 +81,7 @@ final class CorServer {
                         .snapshotBytes(o.snapshotEvery()).temporalRetention(o.temporal().retention(Long.MAX_VALUE))
                         .valueIndexes(valueIndexes).open()
                 : null;
-        PostgresEntityStore postgres = o.postgres() ? o.db().open() : null;
+        PostgresEntityStore postgres = o.postgres() ? o.db().open(o.temporal()) : null;
         EntityStore store = durable != null ? durable : postgres != null ? postgres
                 : new MemoryEntityStore(o.temporal().retention(TemporalRetention.MEMORY_DEFAULT_BYTES), valueIndexes);
         ServerMetrics metrics = new ServerMetrics(build);

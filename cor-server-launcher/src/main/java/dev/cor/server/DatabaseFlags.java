@@ -83,12 +83,12 @@ record DatabaseFlags(String uri, String passwordFile, int poolPerLoop, int timeo
 
     /**
      * Opens the store: the password read (the file's first line, or the variable), the host
-     * resolved, the schema made or migrated.
+     * resolved, the schema made or migrated; its history kept as long as {@code temporal} says.
      *
      * @throws IllegalStateException the password file cannot be read, or the database cannot be
      *                               opened (its SQLState and the driver's reason; never the password)
      */
-    PostgresEntityStore open() {
+    PostgresEntityStore open(TemporalFlags temporal) {
         String password;
         if (passwordFile != null) {
             try {
@@ -103,7 +103,7 @@ record DatabaseFlags(String uri, String passwordFile, int poolPerLoop, int timeo
         }
         try {
             return PostgresEntityStore.builder(uri).password(password).poolPerLoop(poolPerLoop).waitMs(timeoutMs)
-                    .statementTimeoutMs(timeoutMs).open();
+                    .statementTimeoutMs(timeoutMs).historyMaxAgeMs(temporal.maxAgeMs()).open();
         } catch (SQLException e) {
             throw new IllegalStateException("cannot open the database " + PostgresEntityStore.builder(uri) + " ("
                     + e.getSQLState() + "): " + e.getMessage(), e);

@@ -206,6 +206,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         if (!together) {
             return null;
         }
+        if (store.equals("postgres") && temporal.maxBytes() != 0) {
+            throw new IllegalArgumentException("--temporalMaxBytes does not go with --store postgres: the history there is kept"
+                    + " by age (--temporalRetention), the database's disk is its bound");
+        }
         ServerTls tls = ServerTls.of(https, key, cert); // with --corPort, cors:// takes the same key
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,

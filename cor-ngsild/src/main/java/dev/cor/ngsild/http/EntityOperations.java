@@ -219,8 +219,10 @@ final class EntityOperations {
     private void writeExisting(Exchange x, Change change) {
         String id = entityId(x);
         TypeSelection types = typeSelector(x);
-        long now = now();
-        x.write(id, current -> change.apply(existing(current, id, types), now));
+        // the time read as the change is applied, inside the entity's critical section: a store whose
+        // write waits (a database's lock) may apply writes in another order than they arrived, and
+        // the entity's times - its history's order - must follow the order they were applied
+        x.write(id, current -> change.apply(existing(current, id, types), now()));
     }
 
     /** The body of an operation on the path's entity, read in {@code mode}; an id it gives must be the path's. */

@@ -268,7 +268,8 @@ public final class NgsildApplication implements CorRestApplication {
         Exchange x = request.state().userData() instanceof Exchange e ? e : prepare(request);
         int status;
         try {
-            if (x.tenantUnknown && config.store().hasTenantNow(x.tenant)) {
+            if (x.tenantUnknown && (config.store().hasTenantNow(x.tenant)
+                    || (config.temporal() != null && config.temporal().hasTenant(x.tenant)))) {
                 x = prepare(request); // the store knew it: the checks again, past the tenant this time
             }
             if (x.bareStatus != 0) {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.cor.ngsild.TestBroker;
 import dev.cor.ngsild.conformance.Ngsi.Answer;
+import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.durable.DurableEntityStore;
 import dev.cor.ngsild.store.postgres.PostgresEntityStore;
 import dev.cor.ngsild.store.postgres.SharedPostgres;
@@ -126,12 +127,17 @@ abstract class ConformanceTest {
      * {@link #closeDurable} ends it.
      */
     static DurableDir overADurableStore(String prefix) throws IOException {
-        broker.close();
         Path dir = Files.createTempDirectory(prefix);
         DurableEntityStore store = DurableEntityStore.builder(dir).open();
+        overStore(store);
+        return new DurableDir(store, dir);
+    }
+
+    /** Replaces the class's memory broker by one over {@code store}, which the subclass closes after the broker. */
+    static void overStore(EntityStore store) {
+        broker.close();
         broker = TestBroker.start(b -> b.contextTimeoutMs(CONTEXT_TIMEOUT_MS).store(store), s -> { });
         api = new Ngsi(broker.baseUrl());
-        return new DurableDir(store, dir);
     }
 
     /** Closes the broker and the store of {@link #overADurableStore}, and deletes its directory. */

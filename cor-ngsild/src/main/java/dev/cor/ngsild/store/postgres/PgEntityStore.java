@@ -55,10 +55,12 @@ final class PgEntityStore implements EntityStore {
     private final Set<String> tenants = ConcurrentHashMap.newKeySet();
 
     private final PgFollower follower;
+    /** The history, recorded in each write's transaction, or {@code null}: none kept. */
+    private final PgTemporalStore temporal;
 
     /** Over {@code db}, whose schema {@link #MIGRATIONS} brought up to date, alone on it (no other broker follows its tenants). */
     public PgEntityStore(PgDatabase db) {
-        this(db, null);
+        this(db, null, null);
     }
 
     /**
@@ -66,8 +68,17 @@ final class PgEntityStore implements EntityStore {
      * none) and learning those of other brokers from it; call {@link #reloadTenants} once before use.
      */
     PgEntityStore(PgDatabase db, PgFollower follower) {
+        this(db, follower, null);
+    }
+
+    /**
+     * As {@link #PgEntityStore(PgDatabase, PgFollower)}, keeping history in {@code temporal}
+     * ({@code null}: none), over the same database: each write's instances in its transaction.
+     */
+    PgEntityStore(PgDatabase db, PgFollower follower, PgTemporalStore temporal) {
         this.db = db;
         this.follower = follower;
+        this.temporal = temporal;
         if (follower != null) {
             follower.on(PgFollower.Kind.TENANT, (tenant, id) -> tenantMade(tenant));
             follower.onResync(this::reloadTenants);
@@ -149,6 +160,11 @@ final class PgEntityStore implements EntityStore {
         Set<String> all = new java.util.TreeSet<>(tenants);
         all.add(DEFAULT_TENANT);
         return Set.copyOf(all);
+    }
+
+    @Override
+    public java.util.Optional<dev.cor.ngsild.store.TemporalStore> temporal() {
+        return java.util.Optional.ofNullable(temporal);
     }
 
     @Override
@@ -454,7 +470,7 @@ final class PgEntityStore implements EntityStore {
     /**
      * {@code call}'s result; a database that cannot be reached or a connection that broke is
      * {@link StoreUnavailableException} (the broker answers 503), any other SQL error an
-     * {@link IllegalStateException}.
+     * {@link IllegalStateException}. The one rule of the package's stores.
      */
     static <T> T call(Call<T> call) {
         try {

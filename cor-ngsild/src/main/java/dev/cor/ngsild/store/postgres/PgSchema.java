@@ -13,7 +13,8 @@ final class PgSchema {
     static final PgMigrations MIGRATIONS = new PgMigrations(List.of(
             PgEntityStore.MIGRATIONS.get(0),
             PgKeepers.MIGRATION,
-            PgEntityColumns.MIGRATION));
+            PgEntityColumns.MIGRATION,
+            PgTemporalStore.MIGRATIONS.get(0)));
 
     private PgSchema() {
     }

@@ -20,6 +20,7 @@ import dev.cor.ngsild.store.EntityStore;
 import dev.cor.ngsild.store.EntityWrite;
 import dev.cor.ngsild.store.RegistrationKeeper;
 import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.TemporalRetention;
 import dev.cor.ngsild.store.TemporalStore;
 import dev.cor.ngsild.store.WriteObserver;
 
@@ -62,6 +63,7 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
         private int poolPerLoop = 8;
         private long waitMs = 5_000;
         private long statementTimeoutMs = 10_000;
+        private long historyMaxAgeMs = Long.MAX_VALUE;
 
         private Builder(PgAddress address) {
             this.address = address;
@@ -107,6 +109,18 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
         }
 
         /**
+         * How long a history instance is kept after it was recorded, milliseconds (default: for
+         * ever). The history has no byte bound here: the database's disk is the bound.
+         */
+        public Builder historyMaxAgeMs(long ms) {
+            if (ms < 1) {
+                throw new IllegalArgumentException("the history's age must be positive: " + ms);
+            }
+            this.historyMaxAgeMs = ms;
+            return this;
+        }
+
+        /**
          * Resolves the host (once: a name is never resolved on a loop), connects, makes or migrates
          * the schema, reads the tenants and starts following the other brokers. On a plain thread.
          *
@@ -128,8 +142,17 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
                 throw e;
             }
             PgFollower follower = new PgFollower(db);
-            PgEntityStore entities = new PgEntityStore(db, follower);
-            entities.reloadTenants();
+            PgTemporalStore history = new PgTemporalStore(db, new TemporalRetention(historyMaxAgeMs, Long.MAX_VALUE),
+                    System::currentTimeMillis);
+            PgEntityStore entities;
+            try {
+                history.reloadTenants();
+                entities = new PgEntityStore(db, follower, history);
+                entities.reloadTenants();
+            } catch (RuntimeException e) {
+                db.close();
+                throw e;
+            }
             follower.start();
             return new PostgresEntityStore(db, follower, entities, new PgKeepers(db, follower), address.toString());
         }

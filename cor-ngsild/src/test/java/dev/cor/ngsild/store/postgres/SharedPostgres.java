@@ -41,6 +41,38 @@ public final class SharedPostgres {
         return cluster;
     }
 
+    /** An entity store (the package's, without the launcher's follower) over a fresh database, and how to end it. */
+    public record Opened(dev.cor.ngsild.store.EntityStore store, AutoCloseable close) {
+    }
+
+    /** An entity store over a fresh database, migrated, keeping its history in PostgreSQL when {@code history}. */
+    public static Opened open(boolean history) {
+        PgDatabase db = database(16);
+        try {
+            return new Opened(PgStores.open(db, history), db::close);
+        } catch (SQLException e) {
+            db.close();
+            throw new IllegalStateException("the test database could not be migrated", e);
+        }
+    }
+
+    /**
+     * A fresh, empty database of the shared cluster ({@code poolPerLoop} connections per loop, waits
+     * and statements of 10 s); the caller migrates it and closes it.
+     */
+    static PgDatabase database(int poolPerLoop) {
+        try {
+            String uri = cluster().createDatabase("cor_shared_" + DATABASES.incrementAndGet());
+            PgAddress a = PgAddress.parse(uri);
+            return new PgDatabase(a.jdbcUrl("127.0.0.1"), a.user(), null, poolPerLoop, 10_000, 10_000);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A store over a new, empty database of the shared cluster; the caller closes it. */
     public static PostgresEntityStore newStore() {
         try {
