@@ -66,8 +66,8 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
               --corPort N         also serve cor:// on this port, on the same loops (default: off); with
                                   --https it is cors://, TLS with the same key and certificate
               --httpLoops N       event loops (default: one per core)
-              --coroutines N      live coroutines per loop; 0 = off, every request that can wait takes
-                                  the worker hop (default 1024)
+              --coroutines N      live coroutines per loop; 0 or off: none, every request that can wait
+                                  takes the worker hop (default 1024)
               --workers N         worker threads for the hop (default 32)
               --coStack SIZE      stack size of the loop threads, on which coroutines run, e.g. 512k, 2m
                                   (default: the JVM's)
@@ -161,7 +161,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--port" -> port = a.number(0, 65535);
                 case "--corPort" -> corPort = a.number(0, 65535);
                 case "--httpLoops" -> loops = a.number(1, 1024);
-                case "--coroutines" -> coroutines = a.number(0, 1_000_000);
+                case "--coroutines" -> coroutines = coroutines(flag, a.value());
                 case "--workers" -> workers = a.number(1, 4096);
                 case "--coStack" -> coStack = bytes(flag, a.value(), MIN_STACK, MAX_STACK);
                 case "--contextTimeout" -> contextTimeout = a.number(1, 3_600_000);
@@ -285,6 +285,22 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
             }
         }
         throw new IllegalArgumentException(flag + " takes one of " + String.join(", ", LOG_LEVELS) + ", not " + v);
+    }
+
+    /** {@code --coroutines}: a number from 0 to 1 000 000, or {@code off} (0). */
+    private static int coroutines(String flag, String v) {
+        if (v.equals("off")) {
+            return 0;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 0 && n <= 1_000_000) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(flag + " takes a number from 0 to 1000000 or off, not " + v);
     }
 
     static String nonEmpty(String flag, String v) {

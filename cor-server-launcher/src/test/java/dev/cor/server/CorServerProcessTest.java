@@ -201,7 +201,7 @@ class CorServerProcessTest {
     void aBadFlagIsOneLineOnStderrAndExitStatus2() throws Exception {
         try (ServerProcess bad = ServerProcess.runToEnd("--coroutines", "-1")) {
             assertEquals(2, bad.process.exitValue(), bad.toString());
-            assertEquals("cor-server: --coroutines takes a number from 0 to 1000000, not -1 (--help lists the flags)"
+            assertEquals("cor-server: --coroutines takes a number from 0 to 1000000 or off, not -1 (--help lists the flags)"
                     + System.lineSeparator(), bad.stderr());
             assertEquals("", bad.stdout());
         }

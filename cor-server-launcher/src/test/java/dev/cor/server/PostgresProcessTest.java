@@ -168,6 +168,16 @@ class PostgresProcessTest {
             awaitStatus(b.get(0), hostedPath, 200);
             assertEquals(204, b.get(0).send("DELETE", hostedPath, null).statusCode());
             awaitStatus(b.get(1), hostedPath, 404);
+            // a registration made on one is read on the other at once, and removed there for both
+            String reg = "{\"id\":\"urn:ngsi-ld:ContextSourceRegistration:lamps\",\"type\":\"ContextSourceRegistration\","
+                    + "\"information\":[{\"entities\":[{\"type\":\"Lamp\"}]}],\"endpoint\":\"http://127.0.0.1:9\"}";
+            assertEquals(201, b.get(0).send("POST", "/ngsi-ld/v1/csourceRegistrations", reg).statusCode());
+            String regPath = "/ngsi-ld/v1/csourceRegistrations/urn:ngsi-ld:ContextSourceRegistration:lamps";
+            assertEquals(200, b.get(1).send("GET", regPath, null).statusCode());
+            assertEquals(409, b.get(1).send("POST", "/ngsi-ld/v1/csourceRegistrations", reg).statusCode(),
+                    "its id is taken on every broker");
+            assertEquals(204, b.get(1).send("DELETE", regPath, null).statusCode());
+            awaitStatus(b.get(0), regPath, 404);
         } finally {
             closeAll(b);
         }

@@ -143,7 +143,8 @@ class ServerOptionsTest {
         assertEquals("--corsOrigin takes an origin (scheme://host[:port], no path) or __ALL, not 'https://a.example/x'",
                 refused("--corsOrigin", "https://a.example/x"));
         assertEquals("--httpLoops takes a number from 1 to 1024, not 0", refused("--httpLoops", "0"));
-        assertEquals("--coroutines takes a number from 0 to 1000000, not -1", refused("--coroutines", "-1"));
+        assertEquals("--coroutines takes a number from 0 to 1000000 or off, not -1", refused("--coroutines", "-1"));
+        assertEquals(0, ServerOptions.parse(new String[] {"--coroutines", "off"}).coroutines(), "off: the worker hop for every request that waits");
         assertEquals("--workers takes a number from 1 to 4096, not 0", refused("--workers", "0"));
         assertEquals("--contextTimeout takes a number from 1 to 3600000, not 0", refused("--contextTimeout", "0"));
         assertEquals("--notificationQueue takes a number from 1 to 1000000, not 0", refused("--notificationQueue", "0"));
