@@ -143,7 +143,7 @@ public final class CorServerMain {
                 + ", " + o.httpLoops() + " loop(s), coroutines "
                 + (o.coroutines() == 0 ? "off" : "up to " + o.coroutines() + " per loop") + ", " + o.workers() + " workers, "
                 + (o.durable() ? "store durable in " + s.durableStore().dataDir().toAbsolutePath().normalize()
-                        + " (fsync " + o.fsync() + ")" : o.postgres() ? "store PostgreSQL " + s.postgresStore() : "store in memory"));
+                        + " (fsync " + o.fsync() + ")" : o.postgres() ? "store " + s.postgresStore() : "store in memory"));
         if (s.durableStore() != null) {
             console.out("cor-server: " + s.durableStore().recoverySummary());
         }

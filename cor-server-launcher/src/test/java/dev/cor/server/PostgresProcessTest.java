@@ -252,6 +252,32 @@ class PostgresProcessTest {
     }
 
     @Test
+    void aWriteRightAfterASubscriptionMadeOnAnotherBrokerIsNotified() throws Exception {
+        List<ServerProcess> b = brokers(2);
+        try (Receiver rx = new Receiver()) {
+            int rounds = 30;
+            for (int i = 0; i < rounds; i++) {
+                // a type of its own per round: only that round's subscription matches that round's write
+                String sub = "{\"id\":\"urn:ngsi-ld:Subscription:now" + i + "\",\"type\":\"Subscription\",\"entities\":[{\"type\":\"Now"
+                        + i + "\"}],\"notification\":{\"endpoint\":{\"uri\":\"" + rx.url() + "\"}}}";
+                assertEquals(201, b.get(i % 2).send("POST", "/ngsi-ld/v1/subscriptions", sub).statusCode());
+                // at once, on the other broker: no read of the subscription there first
+                String e = "{\"id\":\"urn:ngsi-ld:Now:" + i + "\",\"type\":\"Now" + i + "\",\"v\":{\"type\":\"Property\",\"value\":" + i + "}}";
+                assertEquals(201, b.get((i + 1) % 2).send("POST", "/ngsi-ld/v1/entities", e).statusCode());
+            }
+            rx.awaitEntities(rounds);
+            Map<String, Integer> bySubscription = new ConcurrentHashMap<>();
+            for (JsonNode n : rx.bodies) {
+                bySubscription.merge(n.get("subscriptionId").asText(), n.get("data").size(), Integer::sum);
+            }
+            assertEquals(rounds, bySubscription.size(), "every round's write notified its subscription: " + bySubscription);
+            assertTrue(bySubscription.values().stream().allMatch(k -> k == 1), "once each: " + bySubscription);
+        } finally {
+            closeAll(b);
+        }
+    }
+
+    @Test
     void aPeriodicSubscriptionNotifiesOncePerPeriodForTheWholeGroup() throws Exception {
         List<ServerProcess> b = brokers(3);
         try (Receiver rx = new Receiver()) {

@@ -101,6 +101,24 @@ final class PgEntityStore implements EntityStore {
         })));
     }
 
+    /**
+     * How long a write waits for this broker to apply the subscriptions other brokers committed
+     * before it (their announcements are on their way: a millisecond or so); past it - the
+     * follower's connection is down, the broker is not ready - the write goes on with what it has.
+     */
+    static final long FENCE_MS = 2_000;
+    private static final System.Logger LOG = System.getLogger(PgEntityStore.class.getName());
+    private final java.util.concurrent.atomic.AtomicLong fenceMissedAt = new java.util.concurrent.atomic.AtomicLong();
+
+    private void fenceMissed() {
+        long now = System.currentTimeMillis();
+        long last = fenceMissedAt.get();
+        if (now - last > 60_000 && fenceMissedAt.compareAndSet(last, now)) {
+            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: a write went on without the subscriptions other brokers made in the "
+                    + "last " + FENCE_MS + " ms (this broker cannot follow them now): it may not notify them (logged once a minute)");
+        }
+    }
+
     /** Another broker made {@code tenant} (its notification): it exists here from now on. */
     void tenantMade(String tenant) {
         tenants.add(tenant);
@@ -185,10 +203,28 @@ final class PgEntityStore implements EntityStore {
     @Override
     public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
         EntityWrite w = call(() -> db.inTransaction(c -> {
-            try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(? || chr(1) || ?, 0))")) {
-                lock.setString(1, tenant);
-                lock.setString(2, id);
-                lock.executeQuery().close();
+            if (follower == null) {
+                try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(? || chr(1) || ?, 0))")) {
+                    lock.setString(1, tenant);
+                    lock.setString(2, id);
+                    lock.executeQuery().close();
+                }
+            } else {
+                // the same round trip reads how many changes of subscriptions the brokers committed: the write
+                // is matched against every one committed before it, whichever broker made it
+                long kept;
+                try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtextextended(? || chr(1) || ?, 0)),"
+                        + " (SELECT v FROM cor_kept_version)")) {
+                    lock.setString(1, tenant);
+                    lock.setString(2, id);
+                    try (ResultSet rs = lock.executeQuery()) {
+                        rs.next();
+                        kept = rs.getLong(2);
+                    }
+                }
+                if (kept > follower.applied() && !follower.awaitApplied(kept, FENCE_MS)) {
+                    fenceMissed();
+                }
             }
             Entity before = current(c, tenant, id);
             Entity after = change.apply(before);

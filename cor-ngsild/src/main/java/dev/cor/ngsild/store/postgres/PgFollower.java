@@ -68,6 +68,11 @@ final class PgFollower implements AutoCloseable {
     private final CopyOnWriteArrayList<Runnable> resyncs = new CopyOnWriteArrayList<>();
     private volatile boolean ready;
     private volatile boolean resyncWanted;
+    /** A change was put off to a resync: {@link #applied} stays where it is until one is done. */
+    private volatile boolean behind;
+    /** The keepers' version applied so far ({@link #applied()}). */
+    private volatile long applied;
+    private volatile java.util.function.LongSupplier versionNow = () -> 0;
     private volatile boolean closed;
     private volatile Connection listening;
     private Thread thread;
@@ -93,6 +98,7 @@ final class PgFollower implements AutoCloseable {
      */
     void onResync(Runnable resync) {
         resyncs.add(resync);
+        behind = true; // what came before this handler was in place is applied once the resync is done
         resyncWanted = true;
     }
 
@@ -101,9 +107,18 @@ final class PgFollower implements AutoCloseable {
      * {@code kind}: the other brokers hear it when the transaction commits.
      */
     void announce(Connection c, Kind kind, String tenant, String id) throws SQLException {
-        String payload = origin + SEP + kind.code + SEP + tenant + SEP + id;
+        announce(c, kind, tenant, id, 0);
+    }
+
+    /**
+     * {@link #announce(Connection, Kind, String, String)} of a change that took the keepers'
+     * {@code version} ({@link PgKeepers}: each change of a subscription, registration or context
+     * counts one, in commit order), by which every follower knows how far it has applied.
+     */
+    void announce(Connection c, Kind kind, String tenant, String id, long version) throws SQLException {
+        String payload = origin + SEP + kind.code + SEP + tenant + SEP + id + SEP + version;
         if (payload.getBytes(StandardCharsets.UTF_8).length > MAX_PAYLOAD) {
-            payload = origin + SEP + Kind.EVERYTHING.code + SEP + SEP;
+            payload = origin + SEP + Kind.EVERYTHING.code + SEP + SEP + SEP + version;
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify('" + CHANNEL + "', ?)")) {
             ps.setString(1, payload);
@@ -124,7 +139,13 @@ final class PgFollower implements AutoCloseable {
      * reach the database): this broker's memory may hold a change whose commit failed.
      */
     void resyncLater() {
+        behind = true;
         resyncWanted = true;
+    }
+
+    /** Where a resync reads the keepers' version before it reads them (set once, before {@link #start}). */
+    void versionFrom(java.util.function.LongSupplier version) {
+        this.versionNow = version;
     }
 
     /** Whether the follower's connection to the database is up: false while it cannot be reached. */
@@ -152,8 +173,9 @@ final class PgFollower implements AutoCloseable {
                         resyncWanted = false;
                         resync();
                     }
-                    PGNotification[] got = pg.getNotifications(1_000);
-                    if (got == null || got.length == 0) {
+                    // a resync wanted is run soon: writes wait for it (applied() stays behind until it is done)
+                    PGNotification[] got = pg.getNotifications(resyncWanted ? 20 : 1_000);
+                    if ((got == null || got.length == 0) && !resyncWanted) {
                         try (Statement st = c.createStatement()) {
                             st.execute("SELECT 1"); // a server that stopped answering is noticed within the socket's timeout
                         }
@@ -180,23 +202,81 @@ final class PgFollower implements AutoCloseable {
 
     private void deliver(String payload) {
         String[] f = payload.split(String.valueOf(SEP), -1);
-        if (f.length != 4 || f[0].equals(origin) || f[1].length() != 1) {
-            return; // ours, or not an announcement of this protocol
+        if (f.length != 5 || f[1].length() != 1) {
+            return; // not an announcement of this protocol
         }
-        Kind kind = Kind.of(f[1].charAt(0));
+        long version;
         try {
-            if (kind == Kind.EVERYTHING) {
-                resync();
-            } else if (kind != null && handlers.get(kind) instanceof BiConsumer<String, String> h) {
-                h.accept(f[2], f[3]);
-            }
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: applying another broker's change of " + kind + " failed: " + e);
+            version = Long.parseLong(f[4]);
+        } catch (NumberFormatException e) {
+            return;
         }
+        if (!f[0].equals(origin)) { // this broker's own changes are in its memory already
+            Kind kind = Kind.of(f[1].charAt(0));
+            try {
+                if (kind == Kind.EVERYTHING) {
+                    resync();
+                } else if (kind != null && handlers.get(kind) instanceof BiConsumer<String, String> h) {
+                    h.accept(f[2], f[3]);
+                }
+            } catch (RuntimeException e) {
+                behind = true;
+                resyncWanted = true;
+                LOG.log(System.Logger.Level.WARNING, "cor-ngsild: applying another broker's change of " + kind + " failed: " + e);
+            }
+        }
+        if (!behind && version > applied) {
+            applied = version; // announcements come in commit order, which is the versions' order
+        }
+    }
+
+    /**
+     * The keepers' version this broker has applied every change up to: announcements come in the
+     * order of their commits, which is their versions' order, so the last one applied says it - as
+     * long as none was put off to a resync (then the resync says it, once done).
+     */
+    long applied() {
+        return applied;
+    }
+
+    /**
+     * Waits until this broker has applied the keepers' changes up to {@code version}, at most
+     * {@code maxMs}: yielding in a coroutine, sleeping on a plain thread, a millisecond at a time
+     * (the announcements it waits for were committed before the caller asked: they are on their
+     * way). Returns whether it got there.
+     */
+    boolean awaitApplied(long version, long maxMs) {
+        long deadline = System.nanoTime() + maxMs * 1_000_000L;
+        while (applied < version) {
+            if (System.nanoTime() > deadline || closed) {
+                return false;
+            }
+            if (dev.cor.base.CorCo.current() != null) {
+                dev.cor.base.CorCo.sleep(1);
+            } else {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Every kind read whole; one that fails is tried again at the next turn. */
     private void resync() {
+        long version;
+        try {
+            version = versionNow.getAsLong(); // read first: what the resync reads is at least this recent
+        } catch (RuntimeException e) {
+            resyncWanted = true;
+            LOG.log(System.Logger.Level.WARNING, "cor-ngsild: reading what other brokers changed failed (" + e
+                    + "); trying again");
+            return;
+        }
+        behind = false;
         for (Runnable r : resyncs) {
             try {
                 r.run();
@@ -205,6 +285,9 @@ final class PgFollower implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "cor-ngsild: reading what other brokers changed failed (" + e
                         + "); trying again");
             }
+        }
+        if (!resyncWanted && !behind && version > applied) {
+            applied = version;
         }
     }
 

@@ -46,7 +46,10 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     /** The keepers' part of the schema. */
     static final Migration MIGRATION = new Migration(2, "subscriptions, registrations, hosted contexts", List.of(
             "CREATE TABLE cor_kept (kind \"char\" NOT NULL, tenant text COLLATE \"C\" NOT NULL, id text COLLATE \"C\" NOT NULL,"
-                    + " record bytea NOT NULL, period_until bigint NOT NULL DEFAULT 0, PRIMARY KEY (kind, tenant, id))"));
+                    + " record bytea NOT NULL, period_until bigint NOT NULL DEFAULT 0, PRIMARY KEY (kind, tenant, id))",
+            // one row: how many changes the keepers committed, each change counting one under the row's lock (commit order)
+            "CREATE TABLE cor_kept_version (one boolean PRIMARY KEY DEFAULT true CHECK (one), v bigint NOT NULL)",
+            "INSERT INTO cor_kept_version (v) VALUES (0)"));
 
     /** The database's clock, epoch ms: brokers on several hosts share it for the leases. */
     private static final String NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -370,7 +373,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
                     return false;
                 }
             }
-            follower.announce(c, kind, tenant, id);
+            follower.announce(c, kind, tenant, id, nextVersion(c));
             publish.run();
             published[0] = true;
             return true;
@@ -425,12 +428,34 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
                 deleted = ps.executeUpdate() == 1;
             }
             if (deleted) {
-                follower.announce(c, kind, tenant, id);
+                follower.announce(c, kind, tenant, id, nextVersion(c));
             }
             boolean removed = remove.getAsBoolean();
             published[0] = removed;
             return deleted || removed;
         }), published);
+    }
+
+    /**
+     * Counts one more change of the keepers, inside its transaction: the row's lock orders the
+     * changes of every broker, so the versions follow the commits.
+     */
+    private static long nextVersion(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE cor_kept_version SET v = v + 1 RETURNING v");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** How many changes the keepers committed so far: what a follower's resync catches up to. */
+    long version() {
+        return PgEntityStore.call(() -> db.read(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT v FROM cor_kept_version"); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }));
     }
 
     /** One record, or {@code null}. */

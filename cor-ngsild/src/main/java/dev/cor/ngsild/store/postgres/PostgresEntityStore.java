@@ -153,8 +153,10 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
                 db.close();
                 throw e;
             }
+            PgKeepers keepers = new PgKeepers(db, follower);
+            follower.versionFrom(keepers::version);
             follower.start();
-            return new PostgresEntityStore(db, follower, entities, new PgKeepers(db, follower), address.toString());
+            return new PostgresEntityStore(db, follower, entities, keepers, address.toString());
         }
     }
 
