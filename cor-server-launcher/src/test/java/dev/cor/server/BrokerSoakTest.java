@@ -124,8 +124,8 @@ class BrokerSoakTest {
         try (Peers peers = new Peers(new Random(seed));
                 Mosquitto mosquitto = Mosquitto.start();
                 ServerProcess broker = ServerProcess.start(List.of(ServerProcess.java(), BROKER_HEAP, "-jar", ServerProcess.jar()),
-                        Map.of(), null, "--notificationTimeout", String.valueOf(NOTIFICATION_TIMEOUT_MS),
-                        "--contextTimeout", String.valueOf(CONTEXT_TIMEOUT_MS), "--maxBody", "4m");
+                        Map.of(), null, flags("--notificationTimeout", String.valueOf(NOTIFICATION_TIMEOUT_MS),
+                        "--contextTimeout", String.valueOf(CONTEXT_TIMEOUT_MS), "--maxBody", "4m"));
                 HealthProbe health = HealthProbe.start(broker.port, HEALTH_DEADLINE_MS, t0)) {
             create(broker, "/entities", "{\"id\": \"" + MARKER_ID + "\", \"type\": \"" + SoakLoad.TYPE + "\"}");
             List<String> subscriptions = subscribe(broker, peers, mosquitto.port());
@@ -156,8 +156,8 @@ class BrokerSoakTest {
                         () -> assertEquals(Map.of(), load.errors(), "requests answered otherwise than the load expects (or not at all)"),
                         () -> assertTrue(last.threads() <= warm.threads() + THREAD_MARGIN, "threads: " + warm.threads() + " warm, "
                                 + last.threads() + " at the end (margin " + THREAD_MARGIN + "); grown: " + grew),
-                        () -> assertTrue(last.fds() <= warm.fds() + FD_MARGIN, "open fds: " + warm.fds() + " warm, " + last.fds()
-                                + " at the end (margin " + FD_MARGIN + "); threads grown: " + grew),
+                        () -> assertTrue(last.fds() <= warm.fds() + fdMargin(), "open fds: " + warm.fds() + " warm, " + last.fds()
+                                + " at the end (margin " + fdMargin() + "); threads grown: " + grew),
                         () -> assertTrue(last.heapAfterGcBytes() <= warm.heapAfterGcBytes() + HEAP_GROWTH_BYTES, () -> "heap after a"
                                 + " full GC: " + warm.heapAfterGcMiB() + " MiB warm, " + last.heapAfterGcMiB() + " MiB at the end"
                                 + " (allowed: +" + (HEAP_GROWTH_BYTES >> 20) + " MiB); what fills it:\n" + vitals.classHistogram(15)));
@@ -165,6 +165,23 @@ class BrokerSoakTest {
                 samples.print(subscriptions);
             }
         }
+    }
+
+    /** {@code flags} and the store's ({@link #storeFlags}). */
+    private String[] flags(String... flags) throws Exception {
+        List<String> all = new ArrayList<>(List.of(flags));
+        all.addAll(storeFlags());
+        return all.toArray(String[]::new);
+    }
+
+    /** {@link #FD_MARGIN}, and what the store may open on top of it without leaking. */
+    int fdMargin() {
+        return FD_MARGIN;
+    }
+
+    /** The flags that choose the broker's store: none here (the durable store, the default); a subclass soaks another. */
+    List<String> storeFlags() throws Exception {
+        return List.of();
     }
 
     /** Runs the load for {@code seconds}, taking a sample every {@link #SAMPLE_SECONDS} when {@code samples} is given; then stops it. */

@@ -252,6 +252,34 @@ class PostgresProcessTest {
     }
 
     @Test
+    void eachBrokerHasItsOwnMetricsAndReportsTheDatabase() throws Exception {
+        List<ServerProcess> b = brokers(2);
+        try {
+            for (int i = 0; i < 7; i++) {
+                assertEquals(201, b.get(0).send("POST", "/ngsi-ld/v1/entities", room("urn:ngsi-ld:Room:m" + i, i)).statusCode());
+            }
+            assertEquals(204, b.get(1).send("PATCH", "/ngsi-ld/v1/entities/urn:ngsi-ld:Room:m0/attrs", temperature(9)).statusCode());
+            // /metrics is answered on the loop: the entity count is the one last read, read again behind the scrape
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            double entities;
+            do {
+                entities = b.get(0).metrics().valueOrZero("cor_ngsild_entities{tenant=\"\"}");
+            } while (entities != 7 && System.nanoTime() < deadline);
+            assertEquals(7, entities, "the entities in the database, as the gauge reads them");
+            PromText first = b.get(0).metrics();
+            PromText second = b.get(1).metrics();
+            assertEquals(1, first.value("cor_db_ready"));
+            assertEquals(1, second.value("cor_db_ready"));
+            assertEquals(7, first.valueOrZero("cor_ngsild_requests_total{operation=\"createEntity\",status=\"201\"}"),
+                    "each broker counts what it served");
+            assertEquals(0, second.valueOrZero("cor_ngsild_requests_total{operation=\"createEntity\",status=\"201\"}"));
+            assertTrue(first.value("cor_db_connections") >= 1);
+        } finally {
+            closeAll(b);
+        }
+    }
+
+    @Test
     void aWriteRightAfterASubscriptionMadeOnAnotherBrokerIsNotified() throws Exception {
         List<ServerProcess> b = brokers(2);
         try (Receiver rx = new Receiver()) {

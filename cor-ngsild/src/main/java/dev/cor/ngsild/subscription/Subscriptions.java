@@ -485,7 +485,13 @@ public final class Subscriptions {
      */
     public Triggered onWrite(String tenant) {
         Tenant t = tenants.get(tenant);
-        return t == null ? nothingTriggered : new Triggered(t);
+        if (t != null) {
+            return new Triggered(t, tenant);
+        }
+        SubscriptionKeeper k = keeper;
+        // a keeper that other brokers share: the tenant's first subscription may come from one of them before the
+        // write is applied (the store's write waits until this broker has applied those committed before it)
+        return k != null && k.waits() ? new Triggered(null, tenant) : nothingTriggered;
     }
 
     /**
@@ -497,17 +503,21 @@ public final class Subscriptions {
      */
     public final class Triggered implements WriteObserver {
         private final Tenant tenant;
+        /** The tenant's name, to find it when the write is applied if it had no subscriptions when the write began. */
+        private final String tenantName;
         /** Pairs: a subscription, the notice queued for it; {@code null} for none. */
         private List<Object> hit;
 
-        private Triggered(Tenant tenant) {
+        private Triggered(Tenant tenant, String tenantName) {
             this.tenant = tenant;
+            this.tenantName = tenantName;
         }
 
         @Override
         public void applied(Entity before, Entity after) {
-            if (tenant != null) {
-                hit = match(tenant, new EntityWrite(before, after));
+            Tenant t = tenant != null || tenantName == null ? tenant : tenants.get(tenantName);
+            if (t != null) {
+                hit = match(t, new EntityWrite(before, after));
             }
         }
 
@@ -528,7 +538,7 @@ public final class Subscriptions {
     }
 
     /** What a write triggers in a tenant without subscriptions: nothing (shared: it keeps no state). */
-    private final Triggered nothingTriggered = new Triggered(null);
+    private final Triggered nothingTriggered = new Triggered(null, null);
 
     /** Queues a notice in each subscription of the tenant that {@code write} triggers; the pairs (subscription, notice). */
     private List<Object> match(Tenant t, EntityWrite write) {

@@ -295,8 +295,27 @@ final class PgEntityStore implements EntityStore {
     }
 
     @Override
+    /**
+     * Counted in the database - except on a loop outside a coroutine, which cannot wait: a gauge
+     * read inline by {@code /metrics}. There the count last read is answered (0 before the first),
+     * and a count is read again on a thread of its own, for the next scrape.
+     */
     public int count(String tenant) {
-        return call(() -> db.read(c -> {
+        if (dev.cor.base.CorCoLoop.current() != null && dev.cor.base.CorCo.current() == null) {
+            if (recounting.add(tenant)) {
+                COUNTER.execute(() -> {
+                    try {
+                        count(tenant);
+                    } catch (RuntimeException e) {
+                        // the database cannot be reached: the last count stays, the next scrape tries again
+                    } finally {
+                        recounting.remove(tenant);
+                    }
+                });
+            }
+            return counted.getOrDefault(tenant, 0);
+        }
+        int n = call(() -> db.read(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM cor_entities WHERE tenant = ?")) {
                 ps.setString(1, tenant);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -305,7 +324,17 @@ final class PgEntityStore implements EntityStore {
                 }
             }
         }));
+        counted.put(tenant, n);
+        return n;
     }
+
+    /** The counts last read, for a loop that asks ({@link #count}); the tenants being counted again. */
+    private final java.util.Map<String, Integer> counted = new ConcurrentHashMap<>();
+    private final Set<String> recounting = ConcurrentHashMap.newKeySet();
+    /** Where a count a loop asked for is read: one daemon thread for every store of the process, idle ones end. */
+    private static final java.util.concurrent.Executor COUNTER = new java.util.concurrent.ThreadPoolExecutor(0, 1, 30,
+            java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(),
+            r -> Thread.ofPlatform().daemon().name("cor-pg-count").unstarted(r));
 
     /**
      * Walks the index in keyset pages ({@link PgEntityColumns#scanPage}) of 16 rows, then twice as
