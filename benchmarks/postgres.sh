@@ -149,6 +149,8 @@ for round in $(seq "$ROUNDS"); do
         read -r rps p50 p99 errors requests <<<"$(run "$op" "$conns" "$DURATION")"
         b1=$(cpu_ticks "$bpid"); p1=$(tree_ticks "$PG_PID"); q1=$(runq_ns "$bpid")
         non2xx=$(last_run non_2xx_3xx)
+        unfinished=$(last_run unfinished)
+        [ "$unfinished" = 0 ] || echo "!! round $round $mode $op $conns: $unfinished requests unanswered at the window's end (+2 s): not counted" >>"$results"
         runq=$(awk -v q=$((q1 - q0)) -v n="$requests" 'BEGIN { if (n > 0) printf "%.1f", q / 1000 / n; else print "-" }')
         echo "$round $mode $op $conns $rps $p50 $p99 $errors $non2xx $(per_request $((b1 - b0)) "$requests") $(per_request $((p1 - p0)) "$requests") $runq" >>"$results"
         tail -1 "$results" >&2
