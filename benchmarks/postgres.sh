@@ -18,10 +18,13 @@
 # ("get patch query create"), MODES ("coroutines hop"), DB_POOL (8), WORKERS (DB_POOL), ROOMS
 # (2000), MATCH (5), TIMEOUT_MS (60000: the query at 64 connections takes seconds - it reads every
 # Room: the store has no query push-down yet), PIN (1), DB_CPUS (1), JVM, PG_BIN, PG_SETTINGS.
-# One loop (--httpLoops 1); the broker on core 0, the load generator and the database on core 1
-# (PIN=0: nothing pinned; DB_CPUS: the database's cores, "" = not pinned). A fresh broker for each
-# mode of each round (the order of the modes alternating by round), SERVER_WARM s of every
-# operation first, then for each cell WARM s of its load and DURATION s measured.
+# Two brokers of one loop each (--httpLoops 1), one with coroutines and one with --coroutines 0,
+# side by side over the cluster, both on core 0, one idle while the other is measured (as
+# shapes.sh): each cell is measured on one and at once on the other, the first alternating from
+# cell to cell and round to round, so that what else runs on the machine falls on both alike. The
+# load generator and the database on core 1 (PIN=0: nothing pinned; DB_CPUS: the database's
+# cores, "" = not pinned). Fresh brokers each round, SERVER_WARM s of every operation on each
+# first, then for each cell WARM s of its load and DURATION s measured.
 # The same database connections on both sides: --dbPoolPerLoop DB_POOL (8, the broker's default)
 # is the loop's pool under coroutines, and the one pool the worker threads share under the hop
 # (PgDatabase: its ThreadPool has poolPerLoop places); --workers WORKERS (default DB_POOL) on
@@ -58,9 +61,6 @@ if [ "${PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ];
   [ -n "$DB_CPUS" ] && DB_PIN=(taskset -c "$DB_CPUS")
 fi
 maxconns=$(echo $CONNS | tr ' ' '\n' | sort -n | tail -1)
-port=$(free_port)
-own="http://127.0.0.1:$port"
-base="$own/ngsi-ld/v1"
 results="$work/results"
 : >"$results"
 
@@ -90,63 +90,79 @@ open(f"{w}/create.tmpl", "w").write('{"id": "urn:ngsi-ld:Created:TAG{seq}", "typ
                                     '"name": {"type": "Property", "value": "new"}}')
 PY
 
-# the operations: URL, then corRequest's flags (a create's body is tagged per run, below)
-declare -A URL
-URL[get]="$base/entities/urn:ngsi-ld:Bench:p{socket}"
-URL[patch]="$base/entities/urn:ngsi-ld:Bench:p{socket}/attrs/attr01"
-URL[create]="$base/entities"
-URL[query]="$base/entities?type=Room&q=temperature%3E30"
+# the operations' paths under a broker's /ngsi-ld/v1
+declare -A PATHS
+PATHS[get]="/entities/urn:ngsi-ld:Bench:p{socket}"
+PATHS[patch]="/entities/urn:ngsi-ld:Bench:p{socket}/attrs/attr01"
+PATHS[create]="/entities"
+PATHS[query]="/entities?type=Room&q=temperature%3E30"
 patch=(--method PATCH --header 'Content-Type: application/json' --body-file "$work/patch.json")
-# run OP CONNS SECS: one load of OP (no measure), its result as load prints it
+declare -A PORT BPID
+base_of() { echo "http://127.0.0.1:${PORT[$1]}/ngsi-ld/v1"; }
+# run MODE OP CONNS SECS: one load of OP on MODE's broker, its result as lib.sh's load prints it
 run() {
-  local op=$1 c=$2 s=$3
-  case $op in
-    patch) load "${URL[patch]}" "$c" "$s" "${patch[@]}" --timeout-ms "$TIMEOUT_MS" ;;
-    create) load "${URL[create]}" "$c" "$s" --method POST --header 'Content-Type: application/json' \
+  local url; url="$(base_of "$1")${PATHS[$2]}"
+  case $2 in
+    patch) load "$url" "$3" "$4" "${patch[@]}" --timeout-ms "$TIMEOUT_MS" ;;
+    create) load "$url" "$3" "$4" --method POST --header 'Content-Type: application/json' \
       --body-file "$(tagged create "$(date +%s%N)-")" --timeout-ms "$TIMEOUT_MS" ;; # ids no run before used
-    *) load "${URL[$op]}" "$c" "$s" --timeout-ms "$TIMEOUT_MS" ;;
+    *) load "$url" "$3" "$4" --timeout-ms "$TIMEOUT_MS" ;;
   esac
 }
 
-broker() { # MODE: a fresh broker over the cluster
+broker() { # MODE: a fresh broker over the cluster, on a port of its own
   local more=()
   [ "$1" = hop ] && more=(--coroutines 0)
+  PORT[$1]=$(free_port)
   # shellcheck disable=SC2086 # JVM is a list of flags
-  start "broker-$1" "${BROKER_PIN[@]}" "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port "$port" --httpLoops 1 \
+  start "broker-$1" "${BROKER_PIN[@]}" "$here/cor" java $JVM -jar "$BROKER_JAR" --host 127.0.0.1 --port "${PORT[$1]}" --httpLoops 1 \
     --store postgres --db "postgresql://postgres@127.0.0.1:$PG_PORT/cor" --dbPoolPerLoop "$DB_POOL" --workers "$WORKERS" "${more[@]}"
-  BROKER=$1
+  BPID[$1]=${pids[-1]}
+}
+dispatched() { # MODE: "coroutines hops" its broker has dispatched so far
+  local own="http://127.0.0.1:${PORT[$1]}"
+  echo "$(metric "$own" cor_dispatch_total 'mode="coroutine"') $(metric "$own" cor_dispatch_total 'mode="hop"')"
 }
 
 pg_up pg "${DB_PIN[@]}"
 t0=$(date +%s)
 fixtures=0
+cellno=0
 for round in $(seq "$ROUNDS"); do
-  order=$MODES
-  [ $((round % 2)) = 0 ] && order=$(echo $MODES | tr ' ' '\n' | tac | tr '\n' ' ')
-  for mode in $order; do
-    echo "round $round: $mode" >&2
+  echo "round $round: $MODES, side by side" >&2
+  declare -A D0
+  for mode in $MODES; do
     broker "$mode"
-    bpid=${pids[-1]}
+    BROKER=$mode
+    base=$(base_of "$mode")
     if [ "$fixtures" = 0 ]; then # once: the cluster keeps them for every broker after this one
       check POST "$base/entityOperations/create" 201 "$work/bench.json"
       for f in "$work"/rooms-*.json; do check POST "$base/entityOperations/create" 201 "$f"; done
       fixtures=1
     fi
     # every operation answers 2xx, and the query finds what it should
-    check GET "${URL[get]/\{socket\}/0}" 200
-    check PATCH "${URL[patch]/\{socket\}/0}" 204 "$work/patch.json"
+    check GET "$base${PATHS[get]/\{socket\}/0}" 200
+    check PATCH "$base${PATHS[patch]/\{socket\}/0}" 204 "$work/patch.json"
     sed 's/{seq}/0/' "$(tagged create "check-$round-$mode-")" >"$work/create-check.json"
-    check POST "${URL[create]}" 201 "$work/create-check.json"
-    check GET "${URL[query]}" 200
+    check POST "$base${PATHS[create]}" 201 "$work/create-check.json"
+    check GET "$base${PATHS[query]}" 200
     found=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$work/answer")
-    [ "$found" = "$MATCH" ] || echo "!! the query found $found Rooms, not $MATCH" | tee -a "$results" >&2
-    for op in $OPS; do run "$op" "$maxconns" "$SERVER_WARM" >/dev/null; done
-    d0=$(metric "$own" cor_dispatch_total 'mode="coroutine"'); h0=$(metric "$own" cor_dispatch_total 'mode="hop"')
-    for op in $OPS; do
-      for conns in $CONNS; do
-        run "$op" "$conns" "$WARM" >/dev/null
+    [ "$found" = "$MATCH" ] || echo "!! $mode: the query found $found Rooms, not $MATCH" | tee -a "$results" >&2
+    for op in $OPS; do run "$mode" "$op" "$maxconns" "$SERVER_WARM" >/dev/null; done
+    D0[$mode]=$(dispatched "$mode")
+  done
+  for op in $OPS; do
+    for conns in $CONNS; do
+      # each cell on one broker and at once on the other, the first alternating from cell to cell
+      # and round to round: what else runs on the machine falls on both alike
+      cellno=$((cellno + 1))
+      order=$MODES
+      [ $(((cellno + round) % 2)) = 0 ] && order=$(echo $MODES | tr ' ' '\n' | tac | tr '\n' ' ')
+      for mode in $order; do
+        bpid=${BPID[$mode]}
+        run "$mode" "$op" "$conns" "$WARM" >/dev/null
         b0=$(cpu_ticks "$bpid"); p0=$(tree_ticks "$PG_PID"); q0=$(runq_ns "$bpid")
-        read -r rps p50 p99 errors requests <<<"$(run "$op" "$conns" "$DURATION")"
+        read -r rps p50 p99 errors requests <<<"$(run "$mode" "$op" "$conns" "$DURATION")"
         b1=$(cpu_ticks "$bpid"); p1=$(tree_ticks "$PG_PID"); q1=$(runq_ns "$bpid")
         non2xx=$(last_run non_2xx_3xx)
         unfinished=$(last_run unfinished)
@@ -156,10 +172,13 @@ for round in $(seq "$ROUNDS"); do
         tail -1 "$results" >&2
       done
     done
-    d1=$(metric "$own" cor_dispatch_total 'mode="coroutine"'); h1=$(metric "$own" cor_dispatch_total 'mode="hop"')
-    echo "dispatch round $round $mode: as coroutines $((d1 - d0)), by the worker hop $((h1 - h0))" >>"$results"
-    stop_all
   done
+  for mode in $MODES; do
+    read -r d0 h0 <<<"${D0[$mode]}"
+    read -r d1 h1 <<<"$(dispatched "$mode")"
+    echo "dispatch round $round $mode: as coroutines $((d1 - d0)), by the worker hop $((h1 - h0))" >>"$results"
+  done
+  stop_all
 done
 rows=$(pg_psql "SELECT count(*) FROM cor_entities")
 
