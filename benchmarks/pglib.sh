@@ -117,4 +117,15 @@ check() {
   [[ " $codes " == *" $code "* ]] || { echo "${BROKER:-}: $method $url answered $code: $(head -c 600 "$work/answer")" >&2; exit 1; }
 }
 
+# alive NAME PID: stops the run, with NAME's exit status and the end of its log ($work/NAME.log),
+# when PID is no longer running (a server that died must not read as a slow one)
+alive() {
+  kill -0 "$2" 2>/dev/null && return 0
+  local rc=0
+  wait "$2" 2>/dev/null || rc=$?
+  echo "!! $1 (pid $2) is gone: exit status $rc$([ "$rc" -gt 128 ] && echo " (signal $((rc - 128)))"); the end of its log:" >&2
+  tail -20 "$work/$1.log" >&2 2>/dev/null || true
+  exit 1
+}
+
 cleanup() { stop_all; pg_down; rm -rf "$work"; } # lib.sh's trap calls it: the brokers first, then the cluster

@@ -113,6 +113,8 @@ for round in $(seq "$ROUNDS"); do
     b0=$(cpu_ticks "${broker_pids[@]}"); p0=$(tree_ticks "$PG_PID"); r0=$(requests_answered)
     mixed "$n" "$WARM" "$DURATION" "r$round-b$n"
     b1=$(cpu_ticks "${broker_pids[@]}"); p1=$(tree_ticks "$PG_PID"); r1=$(requests_answered)
+    for k in $(seq 0 $((n - 1))); do alive "broker$k" "${broker_pids[$k]}"; done
+    alive pg "$PG_PID"
     answered=$((r1 - r0 - n)) # (less the /metrics request of each broker that read r1)
     share=""
     for k in $(seq 0 $((n - 1))); do share+="$(metric "http://127.0.0.1:${ports[$k]}" cor_http_requests_total),"; done

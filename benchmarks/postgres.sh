@@ -149,6 +149,7 @@ for round in $(seq "$ROUNDS"); do
     found=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$work/answer")
     [ "$found" = "$MATCH" ] || echo "!! $mode: the query found $found Rooms, not $MATCH" | tee -a "$results" >&2
     for op in $OPS; do run "$mode" "$op" "$maxconns" "$SERVER_WARM" >/dev/null; done
+    alive "broker-$mode" "${BPID[$mode]}"
     D0[$mode]=$(dispatched "$mode")
   done
   for op in $OPS; do
@@ -164,6 +165,7 @@ for round in $(seq "$ROUNDS"); do
         b0=$(cpu_ticks "$bpid"); p0=$(tree_ticks "$PG_PID"); q0=$(runq_ns "$bpid")
         read -r rps p50 p99 errors requests <<<"$(run "$mode" "$op" "$conns" "$DURATION")"
         b1=$(cpu_ticks "$bpid"); p1=$(tree_ticks "$PG_PID"); q1=$(runq_ns "$bpid")
+        alive "broker-$mode" "$bpid"; alive pg "$PG_PID"
         non2xx=$(last_run non_2xx_3xx)
         unfinished=$(last_run unfinished)
         [ "$unfinished" = 0 ] || echo "!! round $round $mode $op $conns: $unfinished requests unanswered at the window's end (+2 s): not counted" >>"$results"

@@ -127,6 +127,7 @@ for round in $(seq "$ROUNDS"); do
       j0=$(cpu_ticks "$server_pid"); p0=$(tree_ticks "$PG_PID")
       read -r rps p50 p99 errors requests <<<"$(run "$op" "$CONNS" "$DURATION")"
       j1=$(cpu_ticks "$server_pid"); p1=$(tree_ticks "$PG_PID")
+      alive "$b" "$server_pid"; alive "pg-$b" "$PG_PID"
       echo "$round $b $op $CONNS $rps $p50 $p99 $errors $(last_run non_2xx_3xx) $requests $(per_request $((j1 - j0)) "$requests")" \
         "$(per_request $((p1 - p0)) "$requests") $(per_request $((j1 - j0 + p1 - p0)) "$requests")" >>"$results"
       tail -1 "$results" >&2
