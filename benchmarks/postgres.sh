@@ -214,7 +214,10 @@ for (rnd, mode, op, conns), (rps, p99) in cell.items():
     if mode != "coroutines" or (rnd, "hop", op, conns) not in cell:
         continue
     hrps, hp99 = cell[(rnd, "hop", op, conns)]
-    r = rps / hrps if hrps > 0 else float("inf")
+    if rps <= 0 or hrps <= 0:
+        print(f'{rnd:>5} {op:<7} {conns:>5} {"-":>7} {p99:>10.0f} {hp99:>10.0f}  - (no answer counted on one side)')
+        continue
+    r = rps / hrps
     bar = "met" if r >= 1.5 and p99 < hp99 else "not met"
     print(f'{rnd:>5} {op:<7} {conns:>5} {r:>6.2f}x {p99:>10.0f} {hp99:>10.0f}  {bar}')
 PY
