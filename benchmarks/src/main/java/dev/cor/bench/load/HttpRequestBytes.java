@@ -21,6 +21,10 @@ final class HttpRequestBytes {
     static final String SEQ = "{seq}";
     /** The digits that number takes, leading zeros included: the body keeps one length. */
     static final int SEQ_DIGITS = 12;
+    /** What a URL writes where each connection puts its own number (0, 1, ... K-1 of K sockets). */
+    static final String SOCKET = "{socket}";
+    /** {@link #SOCKET} as the parsed URL holds it (a URI takes no braces). */
+    static final String SOCKET_IN_URL = "%7Bsocket%7D";
 
     private final ByteBuffer bytes;
     private final int[] seqOffsets;

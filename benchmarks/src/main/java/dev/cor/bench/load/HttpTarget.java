@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.function.IntFunction;
 
 /**
  * HTTP/1.1 over plain non-blocking {@code SocketChannel}s on one {@link Selector}: the target for
@@ -23,7 +24,8 @@ final class HttpTarget implements Target {
     private static final long FINE_WAIT_NANOS = 2_000_000L;
 
     private final InetSocketAddress address;
-    private final HttpRequestBytes request;
+    /** The request of each socket (one for all of them, but for a URL with {@link HttpRequestBytes#SOCKET}). */
+    private final IntFunction<HttpRequestBytes> requests;
     /** The last request number given out (one NIO thread runs every connection of a target). */
     private long seq;
     private final boolean head;
@@ -35,9 +37,9 @@ final class HttpTarget implements Target {
     private long nextDeadlineCheck;
     private long reconnects;
 
-    HttpTarget(InetSocketAddress address, HttpRequestBytes request, boolean head, long timeoutMs) {
+    HttpTarget(InetSocketAddress address, IntFunction<HttpRequestBytes> requests, boolean head, long timeoutMs) {
         this.address = address;
-        this.request = request;
+        this.requests = requests;
         this.head = head;
         this.timeoutNanos = timeoutMs * 1_000_000L;
     }
@@ -55,7 +57,7 @@ final class HttpTarget implements Target {
         long now = System.nanoTime();
         for (int i = 0; i < sockets; i++) {
             int mine = callers / sockets + (i < callers % sockets ? 1 : 0);
-            connections[i] = new HttpConnection(this, selector, address, request, head, timeoutNanos, mine, listener);
+            connections[i] = new HttpConnection(this, selector, address, requests.apply(i), head, timeoutNanos, mine, listener);
         }
         for (HttpConnection c : connections) {
             c.connect(now);

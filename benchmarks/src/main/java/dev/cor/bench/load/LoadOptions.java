@@ -33,7 +33,9 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
             usage: corRequest --url URL [--connections N] [--sockets K] [--duration S] [--warmup S] [--rate R]
                               [--method M] [--header 'Name: value']... [--body-file F] [--timeout-ms MS]
                               [--requests N] [--json FILE] [--allow-remote]
-              --url URL          http://host:port/path or cor://host:port/path
+              --url URL          http://host:port/path or cor://host:port/path; over http:// a {socket} in it
+                                 becomes the number of the TCP connection (0 to K-1) that sends it: each
+                                 connection on an entity of its own (a PATCH that no other one contends with)
               --connections N    callers, each with one request at a time (default 1, at most 10000)
               --sockets K        TCP connections the callers share, caller c on socket c % K (default N);
                                  over HTTP/1.1 callers that share a socket take turns on it
@@ -167,7 +169,7 @@ public record LoadOptions(Endpoint url, int connections, int sockets, int durati
         private long requests;
 
         private Builder(String url) {
-            this.url = Endpoint.parse(url, "--url");
+            this.url = Endpoint.parse(url.replace(HttpRequestBytes.SOCKET, HttpRequestBytes.SOCKET_IN_URL), "--url");
             if (!this.url.scheme().equals("http") && !this.url.scheme().equals("cor")) {
                 throw new FlagException("--url: http:// or cor:// only, not " + url);
             }

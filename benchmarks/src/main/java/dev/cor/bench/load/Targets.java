@@ -3,7 +3,9 @@ package dev.cor.bench.load;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.function.IntFunction;
 
+import dev.cor.bench.cli.Endpoint;
 import dev.cor.bench.cli.Flags.FlagException;
 
 /**
@@ -24,12 +26,25 @@ public final class Targets {
      */
     public static Target create(LoadOptions options) throws TargetUnavailableException {
         return switch (options.url().scheme()) {
-            case "http" -> new HttpTarget(resolve(options),
-                    HttpRequestBytes.encode(options.url(), options.method(), options.headers(), options.body()),
-                    options.method().equals("HEAD"), options.timeoutMs());
+            case "http" -> {
+                Endpoint u = options.url();
+                IntFunction<HttpRequestBytes> requests;
+                if (u.requestTarget().contains(HttpRequestBytes.SOCKET_IN_URL)) { // a request of each socket's own
+                    requests = socket -> HttpRequestBytes.encode(new Endpoint(u.scheme(), u.host(), u.port(),
+                            u.requestTarget().replace(HttpRequestBytes.SOCKET_IN_URL, Integer.toString(socket))),
+                            options.method(), options.headers(), options.body());
+                } else {
+                    HttpRequestBytes one = HttpRequestBytes.encode(u, options.method(), options.headers(), options.body());
+                    requests = socket -> one;
+                }
+                yield new HttpTarget(resolve(options), requests, options.method().equals("HEAD"), options.timeoutMs());
+            }
             case "cor" -> {
                 if (new String(options.body(), java.nio.charset.StandardCharsets.ISO_8859_1).contains(HttpRequestBytes.SEQ)) {
                     throw new FlagException("--body-file: " + HttpRequestBytes.SEQ + " is served over http:// only");
+                }
+                if (options.url().requestTarget().contains(HttpRequestBytes.SOCKET_IN_URL)) {
+                    throw new FlagException("--url: " + HttpRequestBytes.SOCKET + " is served over http:// only");
                 }
                 yield new CorProtoTarget(resolve(options), options.url().requestTarget(), options.method(),
                     options.headers(), options.body(), options.timeoutMs());

@@ -194,6 +194,33 @@ class CorRequestTest {
     }
 
     @Test
+    void aUrlWithSocketSendsEachConnectionsRequestsToAPathOfItsOwn() throws Exception {
+        java.util.Map<String, AtomicInteger> paths = new java.util.concurrent.ConcurrentHashMap<>();
+        server = CorHttpServer.builder().host("127.0.0.1").port(0).loops(1).workerThreads(1).application(new CorRestApplication() {
+            @Override
+            public boolean canWait(CorRest request) {
+                return false;
+            }
+
+            @Override
+            public void handle(CorRest request) {
+                paths.computeIfAbsent(request.path(), p -> new AtomicInteger()).incrementAndGet();
+                request.respond(204, null, null);
+            }
+        }).build().start();
+        LoadOptions options = LoadOptions.builder("http://127.0.0.1:" + server.port() + "/entities/urn:ngsi-ld:T:{socket}/attrs/a")
+                .connections(6).sockets(3).warmup(0).duration(5).requests(60).method("PATCH").build();
+        LoadResult r = measure(options);
+        assertEquals(60, r.requests(), r.text());
+        assertEquals(java.util.Set.of("/entities/urn:ngsi-ld:T:0/attrs/a", "/entities/urn:ngsi-ld:T:1/attrs/a",
+                "/entities/urn:ngsi-ld:T:2/attrs/a"), paths.keySet(), "one path a socket");
+        assertEquals(60, paths.values().stream().mapToInt(AtomicInteger::get).sum());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Targets.create(LoadOptions.parse(new String[] {"--url", "cor://127.0.0.1:1/e/{socket}"})));
+        assertTrue(e.getMessage().contains("{socket}"), e.getMessage());
+    }
+
+    @Test
     void requestsEndsTheRunOnceThatManyAreAnsweredNotAtTheEndOfItsDuration() throws Exception {
         StallingApp app = new StallingApp(-1);
         long t0 = System.nanoTime();
