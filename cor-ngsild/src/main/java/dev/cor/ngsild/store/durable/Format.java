@@ -13,7 +13,7 @@ import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.store.codec.ByteSink;
 import dev.cor.ngsild.store.codec.ByteSource;
 import dev.cor.ngsild.store.codec.EntityCodec;
-import dev.cor.ngsild.store.codec.KeptCodec;
+import dev.cor.ngsild.store.KeptCodec;
 
 /**
  * The store's on-disk format, version {@value #VERSION} ({@code doc/storage.md} says it in

@@ -22,7 +22,7 @@ import dev.cor.ngsild.store.SubscriptionKeeper;
 import dev.cor.ngsild.store.codec.ByteSink;
 import dev.cor.ngsild.store.codec.ByteSource;
 import dev.cor.ngsild.store.codec.EntityCodec;
-import dev.cor.ngsild.store.codec.KeptCodec;
+import dev.cor.ngsild.store.KeptCodec;
 import dev.cor.ngsild.store.postgres.PgFollower.Kind;
 import dev.cor.ngsild.store.postgres.PgMigrations.Migration;
 

@@ -1,4 +1,4 @@
-package dev.cor.ngsild.store.codec;
+package dev.cor.ngsild.store;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,13 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.cor.ngsild.ld.LdContexts;
-import dev.cor.ngsild.store.RegistrationKeeper;
-import dev.cor.ngsild.store.SubscriptionKeeper;
+import dev.cor.ngsild.store.codec.ByteSink;
+import dev.cor.ngsild.store.codec.ByteSource;
+import dev.cor.ngsild.store.codec.EntityCodec;
 
 /**
  * The stores' binary form of what their keepers keep of a subscription and a registration: the
  * durable store's journal and snapshot frames and the PostgreSQL store's rows hold the same bytes.
- * Stateless; any thread.
+ * Beside the records it writes (the codec package below knows no store). For store
+ * implementations; stateless, any thread.
  */
 public final class KeptCodec {
     private KeptCodec() {
