@@ -52,6 +52,15 @@ public final class StoreCopy {
     private StoreCopy() {
     }
 
+    /** A copy refused before it wrote anything: the target holds something, or cannot keep what the source holds. */
+    public static final class Refused extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+    }
+
     /**
      * How much a copy copied.
      *
@@ -80,10 +89,9 @@ public final class StoreCopy {
      * Copies everything {@code from} holds into {@code to}, which must hold nothing; neither store
      * is closed.
      *
-     * @throws IllegalStateException {@code to} is not empty (the message names what it holds; then
-     *                               nothing was written), or it cannot keep a kind of record that
-     *                               {@code from} holds (nothing written either), or a store failed
-     *                               meanwhile ({@code to} then holds a part of the copy)
+     * @throws Refused              {@code to} is not empty (the message names what it holds), or it
+     *                               cannot keep a kind of record that {@code from} holds: nothing was written
+     * @throws RuntimeException      a store failed meanwhile ({@code to} then holds a part of the copy)
      */
     public static Counts copy(EntityStore from, EntityStore to) {
         Keepers source = Keepers.attach(from);
@@ -211,7 +219,7 @@ public final class StoreCopy {
             try {
                 all.addAll(ts.tenants());
             } catch (UnsupportedOperationException e) {
-                throw new IllegalStateException("the source's history cannot be copied: " + e.getMessage(), e);
+                throw new Refused("the source's history cannot be copied (" + e.getMessage() + "); nothing was copied");
             }
             for (String t : all) {
                 if (ts.count(t) > 0) {
@@ -252,8 +260,7 @@ public final class StoreCopy {
             }
         });
         if (!holds.isEmpty()) {
-            throw new IllegalStateException("the target is not empty: it holds " + String.join(", ", holds)
-                    + "; nothing was copied");
+            throw new Refused("the target is not empty: it holds " + String.join(", ", holds) + "; nothing was copied");
         }
     }
 
@@ -276,7 +283,7 @@ public final class StoreCopy {
             lost.add("history");
         }
         if (!lost.isEmpty()) {
-            throw new IllegalStateException("the target keeps no " + String.join(", no ", lost)
+            throw new Refused("the target keeps no " + String.join(", no ", lost)
                     + ", which the source holds; nothing was copied");
         }
     }
