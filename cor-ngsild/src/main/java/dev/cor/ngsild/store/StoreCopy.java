@@ -30,11 +30,15 @@ import dev.cor.ngsild.model.TemporalInstance;
  * <b>The history.</b> Recorded again through {@link TemporalStore#record}, one entity at a time
  * (that entity's instances in memory, nothing more): its instances in the order they were
  * recorded (createdAt, then the number in their id), those recorded together - the same createdAt -
- * in one record, so that a store that dates an evolution by its records dates it as the source
- * did; the entity's types and scopes with the first, its deletion with the last. (Not copied: an
- * instance's modification does not date the evolution anew in the copy unless it did in the source.) The target gives
- * the instances ids of its own: no record refers to an instance's id (an entity does not keep one),
- * only a client that read it does.
+ * in one record; the entity's types and scopes with the first, its deletion with the last. A
+ * store dates an evolution by its records - the latest time of a record's instances, or its
+ * deletion's - so the copy's is the source's: an evolution whose first record carried no
+ * instance (an entity created without attributes) begins with a record of its deletion at its
+ * createdAt, which the next record undoes. What that cannot date: an evolution without any
+ * instance that still exists (dated by the copy), and an instance modified after it was recorded
+ * (its modifiedAt dates the record it is copied in). The target gives the instances ids of its
+ * own: no record refers to an instance's id (an entity does not keep one), only a client that read
+ * it does.
  * <p>
  * Memory is bounded by one entity's history and by the kept records (subscriptions,
  * registrations, contexts: a keeper hands them over whole); entities stream, and the target is
@@ -124,17 +128,17 @@ public final class StoreCopy {
         }
         for (SubscriptionKeeper.Kept s : source.subscriptions.items) {
             if (!target.subscriptionKeeper.keepNew(s, () -> target.subscriptions.items.add(s))) {
-                throw new IllegalStateException("the target gained subscription " + s.id() + " meanwhile: is a broker running over it?");
+                throw gained("subscription", s.id());
             }
         }
         for (SubscriptionKeeper.Kept s : source.csourceSubscriptions.items) {
             if (!target.csourceKeeper.keepNew(s, () -> target.csourceSubscriptions.items.add(s))) {
-                throw new IllegalStateException("the target gained subscription " + s.id() + " meanwhile: is a broker running over it?");
+                throw gained("subscription to registrations", s.id());
             }
         }
         for (RegistrationKeeper.Kept r : source.registrations.items) {
             if (!target.registrationKeeper.keepNewRegistration(r, () -> target.registrations.items.add(r))) {
-                throw new IllegalStateException("the target gained registration " + r.id() + " meanwhile: is a broker running over it?");
+                throw gained("registration", r.id());
             }
         }
         long[] history = {0, 0};
@@ -157,6 +161,11 @@ public final class StoreCopy {
                 source.csourceSubscriptions.items.size(), source.registrations.items.size(), history[0], history[1]);
     }
 
+    /** A record the target holds though it was empty when the copy began: someone else writes to it. */
+    private static IllegalStateException gained(String what, String id) {
+        return new IllegalStateException("the target gained " + what + " " + id + " meanwhile: is a broker running over it?");
+    }
+
     /** Records one entity's history in {@code to}; returns how many instances. */
     private static int copyHistory(TemporalStore from, TemporalStore to, String tenant, TemporalEntity head) {
         List<TemporalInstance> all = new ArrayList<>();
@@ -177,10 +186,8 @@ public final class StoreCopy {
             records.add(group);
         }
         boolean first = true;
-        // A store dates a record by its instances, or by its deletion: an evolution whose first
-        // record carried none (an entity created without attributes) begins with a record of its
-        // deletion at its createdAt, which the next record undoes. Not when no record follows to
-        // undo it - an evolution without instances that still exists is dated by the copy.
+        // a first record dated by a deletion at the evolution's createdAt, when its instances would date it later
+        // (the class's Javadoc); not when no record follows to undo the deletion
         boolean dated = !records.isEmpty() ? head.createdAt() < time(records.getFirst())
                 : head.deletedAt() != TemporalInstance.NO_TIME && head.createdAt() < head.deletedAt();
         if (dated) {
