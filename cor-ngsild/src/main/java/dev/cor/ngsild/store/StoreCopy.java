@@ -7,6 +7,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -27,22 +34,24 @@ import dev.cor.ngsild.model.TemporalInstance;
  * giving each a view of what it holds (a durable store snapshots that view when it closes: the
  * source keeps what it had, the target what was copied into it).
  * <p>
- * <b>The history.</b> Recorded again through {@link TemporalStore#record}, one entity at a time
- * (that entity's instances in memory, nothing more): its instances in the order they were
- * recorded (createdAt, then the number in their id), those recorded together - the same createdAt -
- * in one record; the entity's types and scopes with the first, its deletion with the last. A
- * store dates an evolution by its records - the latest time of a record's instances, or its
- * deletion's - so the copy's is the source's: an evolution whose first record carried no
- * instance (an entity created without attributes) begins with a record of its deletion at its
- * createdAt, which the next record undoes. What that cannot date: an evolution without any
- * instance that still exists (dated by the copy), and an instance modified after it was recorded
- * (its modifiedAt dates the record it is copied in). The target gives the instances ids of its
- * own: no record refers to an instance's id (an entity does not keep one), only a client that read
- * it does.
+ * <b>The history.</b> Recorded again through {@link TemporalStore#record}, each entity's on one
+ * thread: its instances in the order they were recorded (createdAt, then the number in their id),
+ * those recorded together - the same createdAt - in one record; the entity's types and scopes with
+ * the first, its deletion with the last. The durable store dates an evolution by its records - the
+ * latest time of a record's instances, or its deletion's - so its copy's dates are the source's:
+ * an evolution whose first record carried no instance (an entity created without attributes)
+ * begins with a record of its deletion at its createdAt, which the next record undoes. What that
+ * cannot date: an evolution without any instance that still exists (dated by the copy), an
+ * instance modified after it was recorded (its modifiedAt dates the record it is copied in), and
+ * any evolution in a store that dates by its clock (the memory one). The target gives the
+ * instances ids of its own: no record refers to an instance's id (an entity does not keep one),
+ * only a client that read it does.
  * <p>
- * Memory is bounded by one entity's history and by the kept records (subscriptions,
- * registrations, contexts: a keeper hands them over whole); entities stream, and the target is
- * asked to make its writes durable ({@link EntityStore#sync}) every {@value #SYNC_EVERY} records.
+ * Memory is bounded by the histories of the entities in flight and by the kept records
+ * (subscriptions, registrations, contexts: a keeper hands them over whole). Entities and histories
+ * stream, written by {@value #WRITERS} threads with a few writes queued each (a database commits
+ * each write on its own; commits made together share a flush), and the target is asked to make its
+ * writes durable ({@link EntityStore#sync}) every {@value #SYNC_EVERY} records.
  */
 public final class StoreCopy {
     /** How many records are written between two waits for the target's durability (its journal's queue stays short). */
@@ -55,6 +64,14 @@ public final class StoreCopy {
 
     private StoreCopy() {
     }
+
+    /**
+     * How many entity writes are in flight at once: a database target commits each write in a
+     * transaction of its own, and commits made together share the log's flush.
+     */
+    static final int WRITERS = 8;
+    /** How long a write may keep the next one waiting: each has the target's own deadline well under it. */
+    private static final long WRITE_WAIT_MS = 120_000;
 
     /** A copy refused before it wrote anything: the target holds something, or cannot keep what the source holds. */
     public static final class Refused extends IllegalStateException {
@@ -110,21 +127,24 @@ public final class StoreCopy {
         int tenants = 0;
         int empty = 0;
         long[] entities = {0};
-        for (String t : new TreeSet<>(from.tenants())) {
-            if (!EntityStore.DEFAULT_TENANT.equals(t)) {
-                tenants++;
-                to.createTenant(t);
-            }
-            long before = entities[0];
-            from.forEach(t, null, e -> {
-                to.write(t, e.id(), current -> e);
-                if (++entities[0] % SYNC_EVERY == 0) {
-                    to.sync();
+        try (Writers writers = new Writers(WRITERS)) {
+            for (String t : new TreeSet<>(from.tenants())) {
+                if (!EntityStore.DEFAULT_TENANT.equals(t)) {
+                    tenants++;
+                    to.createTenant(t);
                 }
-            });
-            if (entities[0] == before && !EntityStore.DEFAULT_TENANT.equals(t)) {
-                empty++;
+                long before = entities[0];
+                from.forEach(t, null, e -> {
+                    writers.submit(() -> to.write(t, e.id(), current -> e));
+                    if (++entities[0] % SYNC_EVERY == 0) {
+                        to.sync();
+                    }
+                });
+                if (entities[0] == before && !EntityStore.DEFAULT_TENANT.equals(t)) {
+                    empty++;
+                }
             }
+            writers.drain();
         }
         for (SubscriptionKeeper.Kept s : source.subscriptions.items) {
             if (!target.subscriptionKeeper.keepNew(s, () -> target.subscriptions.items.add(s))) {
@@ -141,24 +161,28 @@ public final class StoreCopy {
                 throw gained("registration", r.id());
             }
         }
-        long[] history = {0, 0};
+        long[] histories = {0};
+        AtomicLong instances = new AtomicLong();
         if (!historyTenants.isEmpty()) {
             TemporalStore fromT = from.temporal().orElseThrow();
             TemporalStore toT = to.temporal().orElseThrow();
-            for (String t : historyTenants) {
-                fromT.entities(t, head -> {
-                    history[0]++;
-                    history[1] += copyHistory(fromT, toT, t, head);
-                    if (history[0] % SYNC_EVERY == 0) {
-                        to.sync();
-                    }
-                    return true;
-                });
+            try (Writers writers = new Writers(WRITERS)) {
+                for (String t : historyTenants) {
+                    fromT.entities(t, head -> {
+                        // one entity's records in order, on one thread; entities side by side
+                        writers.submit(() -> instances.addAndGet(copyHistory(fromT, toT, t, head)));
+                        if (++histories[0] % SYNC_EVERY == 0) {
+                            to.sync();
+                        }
+                        return true;
+                    });
+                }
+                writers.drain();
             }
         }
         to.sync();
         return new Counts(tenants, empty, entities[0], source.contexts.items.size(), source.subscriptions.items.size(),
-                source.csourceSubscriptions.items.size(), source.registrations.items.size(), history[0], history[1]);
+                source.csourceSubscriptions.items.size(), source.registrations.items.size(), histories[0], instances.get());
     }
 
     /** A record the target holds though it was empty when the copy began: someone else writes to it. */
@@ -292,6 +316,75 @@ public final class StoreCopy {
         if (!lost.isEmpty()) {
             throw new Refused("the target keeps no " + String.join(", no ", lost)
                     + ", which the source holds; nothing was copied");
+        }
+    }
+
+    /**
+     * A few threads that write to the target, at most {@code 4 * n} writes queued or in flight
+     * (memory stays bounded while the source is read faster than the target writes); the first
+     * failure stops the copy. Entities are independent of each other: their order does not matter.
+     */
+    private static final class Writers implements AutoCloseable {
+        private final int permits;
+        private final Semaphore inFlight;
+        private final ExecutorService pool;
+        private final AtomicReference<RuntimeException> failed = new AtomicReference<>();
+
+        Writers(int n) {
+            this.permits = 4 * n;
+            this.inFlight = new Semaphore(permits);
+            AtomicInteger named = new AtomicInteger();
+            this.pool = Executors.newFixedThreadPool(n, r -> {
+                Thread t = new Thread(r, "cor-copy-writer-" + named.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        void submit(Runnable write) {
+            check();
+            acquire(1);
+            pool.execute(() -> {
+                try {
+                    if (failed.get() == null) {
+                        write.run();
+                    }
+                } catch (RuntimeException e) {
+                    failed.compareAndSet(null, e);
+                } finally {
+                    inFlight.release();
+                }
+            });
+        }
+
+        /** Waits until every write submitted is done; throws the first failure. */
+        void drain() {
+            acquire(permits);
+            inFlight.release(permits);
+            check();
+        }
+
+        private void acquire(int n) {
+            try {
+                if (!inFlight.tryAcquire(n, WRITE_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("the target took no write for " + WRITE_WAIT_MS + " ms");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while copying", e);
+            }
+        }
+
+        private void check() {
+            RuntimeException e = failed.get();
+            if (e != null) {
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            pool.shutdownNow();
         }
     }
 

@@ -301,4 +301,87 @@ class StoreCopyTest {
         assertTrue(c.instances() >= 12, c.toString());
         same(before, answers(durable(copyDir), hostedId, true), "over the copy");
     }
+
+    /**
+     * A target over a memory store that keeps no history, and whose write number {@code failAt}
+     * fails as a database that went away does (0: none fails).
+     */
+    private static EntityStore target(MemoryEntityStore memory, int failAt) {
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        return new EntityStore() {
+            @Override
+            public boolean blocks() {
+                return false;
+            }
+
+            @Override
+            public boolean hasTenant(String tenant) {
+                return memory.hasTenant(tenant);
+            }
+
+            @Override
+            public Set<String> tenants() {
+                return memory.tenants();
+            }
+
+            @Override
+            public dev.cor.ngsild.model.Entity get(String tenant, String id) {
+                return memory.get(tenant, id);
+            }
+
+            @Override
+            public EntityWrite write(String tenant, String id, EntityChange change, WriteObserver observer) {
+                if (writes.incrementAndGet() == failAt) {
+                    throw new StoreUnavailableException("the database cannot be reached (08006)");
+                }
+                return memory.write(tenant, id, change, observer);
+            }
+
+            @Override
+            public void forEach(String tenant, String type, java.util.function.Consumer<dev.cor.ngsild.model.Entity> visitor) {
+                memory.forEach(tenant, type, visitor);
+            }
+
+            @Override
+            public int count(String tenant) {
+                return memory.count(tenant);
+            }
+        };
+    }
+
+    private static MemoryEntityStore entities(int n) {
+        MemoryEntityStore m = new MemoryEntityStore();
+        for (int i = 0; i < n; i++) {
+            dev.cor.ngsild.model.Entity e = new dev.cor.ngsild.model.Entity("urn:x:" + i, List.of("urn:x:T"), List.of(),
+                    java.util.Map.of(), 1_000 + i, 2_000 + i);
+            m.write(i % 2 == 0 ? "" : "odd", e.id(), current -> e);
+        }
+        return m;
+    }
+
+    @Test
+    void aWriteThatFailsStopsTheCopyWithItsReason() {
+        for (int failAt : new int[] {700, 2_000}) { // the last write fails after the last was handed over
+            StoreUnavailableException failed = assertThrows(StoreUnavailableException.class,
+                    () -> StoreCopy.copy(entities(2_000), target(new MemoryEntityStore(), failAt)), "write " + failAt);
+            assertEquals("the database cannot be reached (08006)", failed.getMessage());
+        }
+        StoreCopy.Counts all = StoreCopy.copy(entities(2_000), target(new MemoryEntityStore(), 0));
+        assertEquals(2_000, all.entities(), all.toString());
+        assertEquals(1, all.tenants(), all.toString());
+    }
+
+    @Test
+    void aTargetThatKeepsNoHistoryIsRefusedASourceThatHoldsSome() {
+        MemoryEntityStore from = entities(3);
+        Attribute v = new Attribute(AttributeKind.PROPERTY, com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .numberNode(1), null, null, null, null, null, java.util.Map.of(), 1_000, 1_000);
+        from.temporal().orElseThrow().record("t3", "urn:x:h", List.of("urn:x:T"), List.of(),
+                List.of(TemporalInstance.of("urn:x:v", v, TemporalInstance.NO_TIME)), TemporalInstance.NO_TIME);
+        MemoryEntityStore into = new MemoryEntityStore();
+        StoreCopy.Refused refused = assertThrows(StoreCopy.Refused.class, () -> StoreCopy.copy(from, target(into, 0)));
+        assertEquals("the target keeps no history, which the source holds; nothing was copied", refused.getMessage());
+        assertEquals(Set.of(EntityStore.DEFAULT_TENANT), into.tenants(), "nothing was written");
+        assertEquals(0, into.count(EntityStore.DEFAULT_TENANT), "nothing was written");
+    }
 }
