@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cor.ngsild.BrokerHttp;
 import dev.cor.ngsild.TestBroker;
+import dev.cor.ngsild.conformance.NotificationReceiver;
 import dev.cor.ngsild.model.Attribute;
 import dev.cor.ngsild.model.AttributeKind;
 import dev.cor.ngsild.model.TemporalInstance;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A copy answers as the original: a durable store filled through a broker over HTTP - entities
  * in the default tenant and two others, a tenant whose entities were all deleted, a Hosted
- * {@code @context} (and one deleted) that a subscription's jsonldContext names, a subscription, a
- * subscription to registrations, a registration, and the history of every write, with a tenant
+ * {@code @context} (and one deleted) that a subscription's jsonldContext names, a subscription, one
+ * that notified (its counters), a subscription to registrations, a registration, and the history of every write, with a tenant
  * the temporal API alone made - is copied into PostgreSQL and from there into a second data
  * directory, and into a data directory straight; a broker over each copy answers every read as
  * one over the original does, byte for byte (the history's instance ids aside: the target numbers
@@ -93,8 +94,11 @@ class StoreCopyTest {
     }
 
     /** Writes the fixture; returns the Hosted context's id. */
-    private static String fill(BrokerHttp http, boolean history) {
+    private static String fill(BrokerHttp http, boolean history, String receiver) {
         try {
+            // a subscription that notifies the writes of Thing: its counters, kept at the stop, are copied
+            status(201, http.postJson("/subscriptions", "{\"id\": \"urn:ngsi-ld:Subscription:2\", \"type\": \"Subscription\","
+                    + " \"entities\": [{\"type\": \"Thing\"}], \"notification\": {\"endpoint\": {\"uri\": \"" + receiver + "\"}}}"));
             status(201, http.postJson("/entities", THING));
             status(204, http.send("PATCH", "/entities/urn:ngsi-ld:Thing:1/attrs", "application/json",
                     "{\"speed\": {\"type\": \"Property\", \"value\": 14, \"observedAt\": \"2024-01-02T03:05:00Z\"}}"));
@@ -141,6 +145,12 @@ class StoreCopyTest {
                 status(204, http.postJson("/temporal/entities/urn:ngsi-ld:Vehicle:1/attrs", "{\"fuel\": {\"type\": \"Property\","
                         + " \"value\": 0.4}}", "NGSILD-Tenant", "t3"));
             }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (BrokerHttp.json(http.get("/subscriptions/urn:ngsi-ld:Subscription:2")).path("notification").path("timesSent")
+                    .asInt() < 1) {
+                assertTrue(System.nanoTime() < deadline, "the writes of Thing notified within 10 s");
+                Thread.sleep(10);
+            }
             return hostedId;
         } catch (Exception e) {
             throw new AssertionError(e);
@@ -164,6 +174,7 @@ class StoreCopyTest {
             String hostedLink = "<http://localhost/ngsi-ld/v1/jsonldContexts/" + hostedId + ">" + LINK;
             out.add(ok(http.get("/entities/urn:ngsi-ld:Car:1?options=sysAttrs", "Link", hostedLink)));
             out.add(ok(http.get("/subscriptions/urn:ngsi-ld:Subscription:1?options=sysAttrs")));
+            out.add(ok(http.get("/subscriptions/urn:ngsi-ld:Subscription:2?options=sysAttrs")));
             out.add(ok(http.get("/subscriptions")));
             out.add(ok(http.get("/csourceSubscriptions/urn:ngsi-ld:Subscription:csr?options=sysAttrs", "NGSILD-Tenant", "t2")));
             // a registration's forwards' status is the process's (each broker forwards the reads above to it once)
@@ -214,15 +225,21 @@ class StoreCopyTest {
         }
     }
 
-    /** Fills a data directory through a broker; returns what it answers, and the Hosted context's id first. */
+    /**
+     * Fills a data directory through a broker, and stops it; returns what a broker over it then
+     * answers (what the directory holds: a subscription's counters as kept at the stop), and the
+     * Hosted context's id first.
+     */
     private static List<String> original(Path dir, boolean history) {
-        return withBroker(durable(dir), history, http -> {
-            String hostedId = fill(http, history);
-            List<String> out = new ArrayList<>();
-            out.add(hostedId);
-            out.addAll(state(http, hostedId, history));
-            return out;
-        });
+        String hostedId;
+        try (NotificationReceiver receiver = NotificationReceiver.start()) {
+            hostedId = withBroker(durable(dir), history, http -> fill(http, history, receiver.url()));
+        }
+        List<String> out = new ArrayList<>();
+        out.add(hostedId);
+        out.addAll(answers(durable(dir), hostedId, history));
+        assertTrue(out.get(12).matches(".*\"timesSent\":[1-9].*\"lastSuccess\":\"20.*"), "the counters were kept: " + out.get(12));
+        return out;
     }
 
     private static List<String> answers(EntityStore store, String hostedId, boolean history) {
@@ -268,7 +285,7 @@ class StoreCopyTest {
         assertEquals(1, in.emptyTenants(), in.toString());
         assertEquals(5, in.entities(), in.toString());
         assertEquals(1, in.contexts(), in.toString());
-        assertEquals(1, in.subscriptions(), in.toString());
+        assertEquals(2, in.subscriptions(), in.toString());
         assertEquals(1, in.csourceSubscriptions(), in.toString());
         assertEquals(1, in.registrations(), in.toString());
 
@@ -278,7 +295,7 @@ class StoreCopyTest {
 
         // a target that holds anything is refused, and left as it was
         IllegalStateException full = assertThrows(IllegalStateException.class, () -> copy(durable(dir), durable(back)));
-        assertTrue(full.getMessage().contains("tenant 't1' (0 entities)") && full.getMessage().contains("1 subscription(s)")
+        assertTrue(full.getMessage().contains("tenant 't1' (0 entities)") && full.getMessage().contains("2 subscription(s)")
                 && full.getMessage().contains("1 hosted @context(s)"), full.getMessage());
         IllegalStateException fullDb = assertThrows(IllegalStateException.class, () -> copy(durable(back), postgres(uri)));
         assertTrue(fullDb.getMessage().contains("the target is not empty: it holds 3 entities in the default tenant,"
