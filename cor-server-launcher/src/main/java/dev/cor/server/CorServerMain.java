@@ -19,7 +19,8 @@ import sun.misc.Signal;
  * sends elsewhere before the listener closes; SIGINT, or a second SIGTERM, skips the drain. A flag it cannot use: one line on stderr and exit 2; a
  * port it cannot bind, a data directory damaged or in use: one line and exit 1.
  * {@code --check-data DIR} verifies a data directory and exits: 0 when a broker would start on it,
- * 1 when not.
+ * 1 when not. {@code --import DIR} and {@code --export DIR} copy a data directory into the database
+ * {@code --db} and back ({@link DataTransfer}), and exit: 0 when copied, 1 when not.
  */
 public final class CorServerMain {
     /**
@@ -57,6 +58,10 @@ public final class CorServerMain {
                 (r.ok() ? System.out : System.err).println(line);
             }
             System.exit(r.ok() ? 0 : DAMAGED_DATA);
+            return;
+        }
+        if (o.transfer().asked()) {
+            System.exit(o.transfer().run(o.db(), System.out, System.err));
             return;
         }
         JsonLogFormatter json = o.logs().json() ? new JsonLogFormatter() : null;

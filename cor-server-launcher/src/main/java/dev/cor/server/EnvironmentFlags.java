@@ -11,8 +11,9 @@ import java.util.regex.Pattern;
  * Every flag {@link ServerOptions#USAGE} lists, also read from the environment: {@code COR_} then
  * the flag's name in upper case with a {@code _} before each capital ({@code --httpLoops}:
  * {@code COR_HTTP_LOOPS}); a flag without a value takes {@code true} or {@code false}. The
- * environment's flags go before the command line's, so the command line wins. {@code --help} and
- * {@code --check-data} are never read from it (they do not configure a running broker); other
+ * environment's flags go before the command line's, so the command line wins. {@code --help},
+ * {@code --check-data}, {@code --import} and {@code --export} are never read from it (they do not
+ * configure a running broker: a variable left set would make every start a one-shot); other
  * {@code COR_} variables (the {@code ./cor} wrapper's) are left alone. Main thread only.
  */
 final class EnvironmentFlags {
@@ -33,7 +34,7 @@ final class EnvironmentFlags {
         Matcher m = FLAG.matcher(ServerOptions.USAGE);
         while (m.find()) {
             String flag = m.group(1);
-            if (flag.equals("help") || flag.equals("check-data")) {
+            if (flag.equals("help") || flag.equals("check-data") || DataTransfer.takes("--" + flag)) {
                 continue;
             }
             String name = variable(flag);

@@ -39,11 +39,13 @@ import dev.cor.rest.CorArgs;
  * @param temporal       the history's flags ({@link TemporalFlags})
  * @param indexes        the value indexes' flags ({@link IndexFlags})
  * @param db             the PostgreSQL store's flags ({@link DatabaseFlags})
+ * @param transfer       {@code --import DIR} or {@code --export DIR}: copy between DIR and the database, and exit ({@link DataTransfer})
  */
 record ServerOptions(String host, int port, int corPort, int httpLoops, int coroutines, int workers, long coStackBytes,
         int contextTimeout, int notificationTimeout, int notificationQueue, int forwardTimeout, String brokerId, int maxBodyBytes, String logLevel, String store, String dataDir, FsyncPolicy fsync,
         long snapshotEvery, String checkData, boolean help, ServerTls tls, String corsOrigin, AuthFlags auth, int drainMs,
-        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal, IndexFlags indexes, DatabaseFlags db) {
+        LogFlags logs, OutboundFlags outbound, TemporalFlags temporal, IndexFlags indexes, DatabaseFlags db,
+        DataTransfer transfer) {
 
     /** The names {@code --logLevel} takes, most to least severe. */
     static final String[] LOG_LEVELS = {"error", "warn", "info", "debug", "trace"};
@@ -98,6 +100,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
             """ + DatabaseFlags.USAGE + TemporalFlags.USAGE + IndexFlags.USAGE + """
               --check-data DIR    verify a data directory (as a start would read it) and exit: 0 when a
                                   broker starts on it, 1 when it is damaged
+            """ + DataTransfer.USAGE + """
               --https             serve HTTPS (TLS 1.3 and 1.2) on --port, with --key and --cert
               --key FILE          the server's private key, PEM (PKCS#8, or PKCS#1 RSA, or SEC1 EC), unencrypted
               --cert FILE         the server's certificate chain, PEM, its own certificate first
@@ -105,9 +108,9 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                                   any with __ALL: preflight OPTIONS answered, NGSI-LD headers exposed (default: no CORS)
             """ + AuthFlags.USAGE + OutboundFlags.USAGE + """
               --help              this text
-            Every flag but --help and --check-data may also come from the environment: COR_ then the
-            flag's name in upper case, a _ before each capital (--httpLoops: COR_HTTP_LOOPS=4); the
-            command line wins over it.""";
+            Every flag but --help, --check-data, --import and --export may also come from the
+            environment: COR_ then the flag's name in upper case, a _ before each capital (--httpLoops:
+            COR_HTTP_LOOPS=4); the command line wins over it.""";
 
     static ServerOptions parse(String[] args) {
         return parse(args, true);
@@ -153,6 +156,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         TemporalFlags temporal = TemporalFlags.DEFAULT;
         IndexFlags indexes = IndexFlags.DEFAULT;
         DatabaseFlags db = DatabaseFlags.NONE;
+        DataTransfer transfer = DataTransfer.NONE;
         CorArgs a = new CorArgs(args);
         for (String flag = a.next(); flag != null; flag = a.next()) {
             switch (flag) {
@@ -184,6 +188,10 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
                 case "--accessLog", "--logFormat" -> logs = logs.with(flag, a.value());
                 case "--temporal", "--temporalRetention", "--temporalMaxBytes", "--temporalPage" -> temporal = temporal.with(flag, a.value());
                 default -> {
+                    if (DataTransfer.takes(flag)) {
+                        transfer = transfer.with(flag, a.value());
+                        continue;
+                    }
                     if (DatabaseFlags.takes(flag)) {
                         db = db.with(flag, a.value());
                         continue;
@@ -214,7 +222,7 @@ record ServerOptions(String host, int port, int corPort, int httpLoops, int coro
         return new ServerOptions(host, port, corPort, loops, coroutines, workers, coStack, contextTimeout,
                 notificationTimeout, notificationQueue, forwardTimeout, brokerId, maxBody,
                 logLevel, store, dataDir, fsync, snapshotEvery, checkData, help, tls, corsOrigin, auth.checked(), drainMs,
-                logs, outbound.checked(), temporal, indexes, db.checked(store));
+                logs, outbound.checked(), temporal, indexes, db.checked(store), transfer.checked(store, checkData));
     }
 
     /** A {@code --brokerId}: visible ASCII without spaces, commas or quotes (it is one Via entry). */

@@ -177,6 +177,33 @@ class ServerOptionsTest {
     }
 
     @Test
+    void importAndExportGoOneAtATimeWithTheDatabaseAndNeverFromTheEnvironment() {
+        String[] db = {"--store", "postgres", "--db", "postgresql://u@h/d"};
+        assertEquals(new DataTransfer("old-data", null), ServerOptions.parse(with(db, "--import", "old-data")).transfer());
+        assertEquals(new DataTransfer(null, "new-data"), ServerOptions.parse(with(db, "--export", "new-data")).transfer());
+        assertFalse(ServerOptions.parse(db).transfer().asked(), "a broker, unless asked for");
+        assertEquals("--import goes with --store postgres --db URI: the database the data is copied into or out of",
+                refused("--import", "cor-data"));
+        assertEquals("--export goes with --store postgres --db URI: the database the data is copied into or out of",
+                refused("--store", "memory", "--export", "x"));
+        assertEquals("--import and --export go one at a time", refused(with(db, "--import", "a", "--export", "b")));
+        assertEquals("--check-data goes without --import and --export", refused(with(db, "--import", "a", "--check-data", "a")));
+        assertEquals("--import takes a directory, not an empty string", refused(with(db, "--import", "")));
+        assertTrue(refused("--export").contains("needs a value"), refused("--export"));
+        assertTrue(ServerOptions.USAGE.contains("\n  --import DIR ") && ServerOptions.USAGE.contains("\n  --export DIR "),
+                "indented as the other flags");
+        // a variable left set would make every start a one-shot
+        String[] args = EnvironmentFlags.prepend(java.util.Map.of("COR_IMPORT", "x", "COR_EXPORT", "y"), new String[0]);
+        assertEquals(0, args.length, String.join(" ", args));
+    }
+
+    private static String[] with(String[] first, String... more) {
+        String[] out = java.util.Arrays.copyOf(first, first.length + more.length);
+        System.arraycopy(more, 0, out, first.length, more.length);
+        return out;
+    }
+
+    @Test
     void theAuthFlagsAreReadAndWhatOneNeedsOfAnotherIsChecked() {
         ServerOptions o = ServerOptions.parse(new String[] {"--tokens", "t.txt", "--jwtKey", "k.pem", "--jwtIssuer", "iss",
                 "--jwtAudience", "aud", "--jwtTenantsClaim", "ngsild", "--corSecret", "s.txt"});

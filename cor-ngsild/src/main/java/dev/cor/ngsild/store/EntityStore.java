@@ -44,6 +44,17 @@ public interface EntityStore {
     /** The tenants that exist, the default one included. */
     Set<String> tenants();
 
+    /**
+     * Makes {@code tenant} exist, holding nothing, as a first write to it would: what a copy of a
+     * store ({@link StoreCopy}) calls for each tenant, so that one whose entities were all deleted
+     * - it stays a tenant - is one in the copy too. Nothing happens when it exists. May wait.
+     * Default: a write that changes nothing, which makes the tenant in a store that makes it with
+     * any write (the memory and durable ones); a store that makes it only with a change overrides it.
+     */
+    default void createTenant(String tenant) {
+        write(tenant, "", current -> current);
+    }
+
     /** The current record of an entity, or {@code null} (no such entity, or no such tenant). */
     Entity get(String tenant, String id);
 

@@ -347,6 +347,11 @@ public final class MemoryTemporalStore implements TemporalStore {
     }
 
     @Override
+    public java.util.Set<String> tenants() {
+        return java.util.Set.copyOf(tenants.keySet());
+    }
+
+    @Override
     public boolean hasTenant(String tenant) {
         return tenants.containsKey(tenant);
     }

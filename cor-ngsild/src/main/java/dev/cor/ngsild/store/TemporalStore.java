@@ -132,6 +132,16 @@ public interface TemporalStore {
      */
     boolean deleteInstance(String tenant, String entityId, String attribute, String instanceId);
 
+    /**
+     * The tenants that have had history recorded ({@link #hasTenant}), in no order: a tenant the
+     * temporal API made holds history and no entity, so the entity store's tenants do not name it.
+     * What a copy of a store ({@link StoreCopy}) walks. Default: refused - a store that cannot list
+     * them cannot be copied, rather than copied without some of its history.
+     */
+    default java.util.Set<String> tenants() {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not list its tenants");
+    }
+
     /** Whether the tenant has had history recorded (it stays a tenant when its evolutions are deleted). */
     boolean hasTenant(String tenant);
 

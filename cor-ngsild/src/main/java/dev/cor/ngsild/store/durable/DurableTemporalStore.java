@@ -322,6 +322,11 @@ public final class DurableTemporalStore implements TemporalStore {
     }
 
     @Override
+    public java.util.Set<String> tenants() {
+        return java.util.Set.copyOf(tenants.keySet());
+    }
+
+    @Override
     public boolean hasTenant(String tenant) {
         return tenants.containsKey(tenant);
     }

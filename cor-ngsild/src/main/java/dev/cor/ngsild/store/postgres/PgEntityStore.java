@@ -232,14 +232,7 @@ final class PgEntityStore implements EntityStore {
                 return new EntityWrite(before, after);
             }
             if (!DEFAULT_TENANT.equals(tenant) && !tenants.contains(tenant)) {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO cor_tenants VALUES (?) ON CONFLICT DO NOTHING")) {
-                    ps.setString(1, tenant);
-                    if (ps.executeUpdate() == 1) {
-                        if (follower != null) {
-                            follower.announce(c, PgFollower.Kind.TENANT, tenant, "");
-                        }
-                    }
-                }
+                insertTenant(c, tenant);
             }
             if (after == null) {
                 try (PreparedStatement ps = c.prepareStatement("DELETE FROM cor_entities WHERE tenant = ? AND id = ?")) {
@@ -271,6 +264,29 @@ final class PgEntityStore implements EntityStore {
             tenants.add(tenant); // committed: the tenant exists
         }
         return w;
+    }
+
+    /** The tenant's row, in the write's transaction, announced to the other brokers when it is new. */
+    private void insertTenant(Connection c, String tenant) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO cor_tenants VALUES (?) ON CONFLICT DO NOTHING")) {
+            ps.setString(1, tenant);
+            if (ps.executeUpdate() == 1 && follower != null) {
+                follower.announce(c, PgFollower.Kind.TENANT, tenant, "");
+            }
+        }
+    }
+
+    /** A write that changes nothing makes no tenant here: the row alone, in a transaction of its own. */
+    @Override
+    public void createTenant(String tenant) {
+        if (hasTenant(tenant)) {
+            return;
+        }
+        call(() -> db.inTransaction(c -> {
+            insertTenant(c, tenant);
+            return null;
+        }));
+        tenants.add(tenant); // committed: the tenant exists
     }
 
     @Override

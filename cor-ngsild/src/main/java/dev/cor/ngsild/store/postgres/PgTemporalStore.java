@@ -199,7 +199,7 @@ final class PgTemporalStore implements TemporalStore {
                 + " h AS (INSERT INTO cor_history_heads AS h (tenant, id, types, scopes, attributes, created_at, modified_at,"
                 + " deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, id) DO UPDATE SET " + set + ")"
                 + " SELECT n FROM i ORDER BY n"; // numbered in the order given: the unnest's order
-        long now = clock.getAsLong();
+        long now = recordedAt(instances, deletedAt);
         List<TemporalInstance> out = new ArrayList<>(size);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int p = 1;
@@ -231,6 +231,33 @@ final class PgTemporalStore implements TemporalStore {
             throw new SQLException("recorded " + out.size() + " instances of " + size, "XX000");
         }
         return out;
+    }
+
+    /**
+     * When a record happened, for its head: the latest of its instances' times and its deletion
+     * (a write's instances carry the write's time; a copied history its own), else the clock -
+     * as the durable store dates its heads.
+     */
+    private long recordedAt(List<TemporalInstance> instances, long deletedAt) {
+        long t = deletedAt;
+        for (TemporalInstance i : instances) {
+            t = Math.max(t, Math.max(i.value().createdAt(), i.value().modifiedAt()));
+        }
+        return t == TemporalInstance.NO_TIME ? clock.getAsLong() : t;
+    }
+
+    /** Every tenant with history, read from the database (a copy lists them; not asked on a loop). */
+    @Override
+    public Set<String> tenants() {
+        return call(() -> db.read(c -> {
+            Set<String> all = new java.util.TreeSet<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT tenant FROM cor_history_tenants"); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    all.add(rs.getString(1));
+                }
+            }
+            return Set.copyOf(all);
+        }));
     }
 
     /** Takes the entity's advisory lock for the transaction: the same key as {@link PgEntityStore#write}. */

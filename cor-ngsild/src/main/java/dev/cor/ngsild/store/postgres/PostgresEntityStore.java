@@ -198,6 +198,11 @@ public final class PostgresEntityStore implements EntityStore, AutoCloseable {
     }
 
     @Override
+    public void createTenant(String tenant) {
+        entities.createTenant(tenant);
+    }
+
+    @Override
     public Entity get(String tenant, String id) {
         return entities.get(tenant, id);
     }
