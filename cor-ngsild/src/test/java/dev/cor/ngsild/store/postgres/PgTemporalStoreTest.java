@@ -143,6 +143,13 @@ class PgTemporalStoreTest {
         /** Per tenant and entity, the wall-clock span of the step that created its head and of the last that changed it. */
         final Map<String, long[]> created = new HashMap<>();
         final Map<String, long[]> modified = new HashMap<>();
+        /**
+         * The same for the PostgreSQL store's head, which dates a record by its instances' times and
+         * its deletion (as the durable store does: a copied history keeps its dates), by the clock
+         * when they give none, and an edit by the clock.
+         */
+        final Map<String, long[]> createdPg = new HashMap<>();
+        final Map<String, long[]> modifiedPg = new HashMap<>();
         int step;
 
         Run(long seed, PgTemporalStore pg) {
@@ -182,10 +189,19 @@ class PgTemporalStoreTest {
                     assertEquals(TemporalInstance.idOf(TemporalInstance.numberOf(p.get(k).instanceId())), p.get(k).instanceId());
                     ids.put(m.get(k).instanceId(), p.get(k).instanceId());
                 }
-                if (fresh) {
-                    created.put(key, new long[] {t0, System.currentTimeMillis()});
+                long t1 = System.currentTimeMillis();
+                long dated = deletedAt;
+                for (TemporalInstance i : in) {
+                    dated = Math.max(dated, Math.max(i.value().createdAt(), i.value().modifiedAt()));
                 }
-                changed = true;
+                long[] pgSpan = dated == TemporalInstance.NO_TIME ? new long[] {t0, t1} : new long[] {dated, dated};
+                if (fresh) {
+                    created.put(key, new long[] {t0, t1});
+                    createdPg.put(key, pgSpan);
+                }
+                modified.put(key, new long[] {t0, t1});
+                modifiedPg.put(key, pgSpan);
+                changed = false; // its spans are set
             } else if (op < 14) {
                 String[] pick = pick(tenant, entity, attr);
                 Attribute v = randomValue(r);
@@ -209,7 +225,9 @@ class PgTemporalStoreTest {
                 changed = false;
             }
             if (changed) {
-                modified.put(key, new long[] {t0, System.currentTimeMillis()});
+                long[] span = {t0, System.currentTimeMillis()};
+                modified.put(key, span);
+                modifiedPg.put(key, span);
             }
         }
 
@@ -259,8 +277,8 @@ class PgTemporalStoreTest {
                     assertEquals(timeless(m), timeless(p), why() + ": head of " + entity);
                     if (m != null) {
                         String key = tenant + "|" + entity;
-                        assertWithin(created.get(key), m.createdAt(), p.createdAt(), "createdAt of " + key);
-                        assertWithin(modified.get(key), m.modifiedAt(), p.modifiedAt(), "modifiedAt of " + key);
+                        assertWithin(created.get(key), createdPg.get(key), m.createdAt(), p.createdAt(), "createdAt of " + key);
+                        assertWithin(modified.get(key), modifiedPg.get(key), m.modifiedAt(), p.modifiedAt(), "modifiedAt of " + key);
                     }
                     for (String attr : List.of(ATTRS[0], ATTRS[1], ATTRS[2], "https://example.org/none")) {
                         for (int k = 0; k < 6; k++) {
@@ -285,10 +303,10 @@ class PgTemporalStoreTest {
             assertFalse(pg.hasTenant("never"), why());
         }
 
-        void assertWithin(long[] span, long m, long p, String what) {
+        void assertWithin(long[] span, long[] pgSpan, long m, long p, String what) {
             assertNotNull(span, why() + ": " + what + " tracked");
             assertTrue(m >= span[0] && m <= span[1], why() + ": the memory store's " + what + " " + m + " in its step");
-            assertTrue(p >= span[0] && p <= span[1], why() + ": " + what + " " + p + " in the step " + span[0] + ".." + span[1]);
+            assertTrue(p >= pgSpan[0] && p <= pgSpan[1], why() + ": " + what + " " + p + " in " + pgSpan[0] + ".." + pgSpan[1]);
         }
 
         List<TemporalInstance> mapped(List<TemporalInstance> in) {
