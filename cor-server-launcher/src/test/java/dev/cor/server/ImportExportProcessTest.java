@@ -2,7 +2,6 @@ package dev.cor.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.ngsild.store.postgres.PostgresCluster;
-import dev.cor.ngsild.store.postgres.PostgresEntityStore;
 
 /**
  * An operator moves a broker's data from its data directory into PostgreSQL and back, with the
@@ -115,13 +113,8 @@ class ImportExportProcessTest {
     @Test
     void importThenExportAnswersAsTheOriginal() throws Exception {
         String db = cluster.createDatabase("cor_import");
-        boolean history;
-        try (PostgresEntityStore pg = PostgresEntityStore.builder(db).open()) {
-            // the PostgreSQL store keeps history once its temporal side lands; until then a data
-            // directory with history is refused (the next test), and this one is written without
-            history = pg.temporal().isPresent();
-        }
-        String temporal = history ? "on" : "off";
+        boolean history = true; // the history goes with the rest, both ways
+        String temporal = "on";
         Path work = Files.createDirectories(dir.resolve("work"));
         ServerProcess first = ServerProcess.start(work, "--temporal", temporal);
         String hostedId;
@@ -171,27 +164,6 @@ class ImportExportProcessTest {
             assertEquals(1, over.process.exitValue(), over.toString());
             assertTrue(over.stderr().contains("cor-server: --export exported: it exists and is not an empty directory"),
                     over.toString());
-        }
-    }
-
-    @Test
-    void aDataDirectoryWithHistoryIsRefusedByADatabaseThatKeepsNone() throws Exception {
-        String db = cluster.createDatabase("cor_no_history");
-        try (PostgresEntityStore pg = PostgresEntityStore.builder(db).open()) {
-            assumeFalse(pg.temporal().isPresent(), "the database keeps history: the test above copies it");
-        }
-        Path work = Files.createDirectories(dir.resolve("history"));
-        ServerProcess first = ServerProcess.start(work);
-        try {
-            status(201, send(first, "POST", "/entities", "{\"id\": \"urn:ngsi-ld:Room:1\", \"type\": \"Room\","
-                    + " \"temperature\": {\"type\": \"Property\", \"value\": 21}}"));
-        } finally {
-            stop(first);
-        }
-        try (ServerProcess in = run(work, "--store", "postgres", "--db", db, "--import", "cor-data")) {
-            assertEquals(1, in.process.exitValue(), in.toString());
-            assertTrue(in.stderr().contains("refused: the target keeps no history, which the source holds; nothing was copied"),
-                    in.toString());
         }
     }
 }
