@@ -16,8 +16,8 @@
 #   coroutines / worker hop per cell (the bar: >= 1.5x req/s with the lower p99).
 # Variables: ROUNDS (2), DURATION (5), WARM (2), SERVER_WARM (10), CONNS ("16 64"), OPS
 # ("get patch query create"), MODES ("coroutines hop"), DB_POOL (8), WORKERS (DB_POOL), ROOMS
-# (2000), MATCH (5), TIMEOUT_MS (60000: the query at 64 connections takes seconds - it reads every
-# Room: the store has no query push-down yet), PIN (1), DB_CPUS (1), JVM, PG_BIN, PG_SETTINGS.
+# (2000), MATCH (5), TIMEOUT_MS (60000: an answer later than this is an error), PIN (1), DB_CPUS (1),
+# JVM, PG_BIN, PG_SETTINGS.
 # Two brokers of one loop each (--httpLoops 1), one with coroutines and one with --coroutines 0,
 # side by side over the cluster, both on core 0, one idle while the other is measured (as
 # shapes.sh): each cell is measured on one and at once on the other, the first alternating from
