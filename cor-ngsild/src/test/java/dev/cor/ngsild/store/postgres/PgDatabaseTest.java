@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,7 +12,6 @@ import java.sql.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import dev.cor.base.CorCoLoop;
 
@@ -24,16 +22,11 @@ import dev.cor.base.CorCoLoop;
  * server (57014) and its connection serves the next transaction.
  */
 class PgDatabaseTest {
-    @TempDir
-    static Path tmp;
-    static PostgresCluster cluster;
     static PgDatabase db;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = PostgresCluster.start(tmp);
-        db = new PgDatabase("jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?sslmode=disable", "postgres", null, 2,
-                5_000, 300);
+        db = SharedPostgres.database(2, 5_000, 300); // a fresh database of the run's one cluster
         db.inTransaction(c -> {
             try (Statement st = c.createStatement()) {
                 st.execute("CREATE TABLE kept (k int)");
@@ -46,9 +39,6 @@ class PgDatabaseTest {
     static void stop() throws Exception {
         if (db != null) {
             db.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 

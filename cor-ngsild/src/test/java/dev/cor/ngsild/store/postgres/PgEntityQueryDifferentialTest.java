@@ -3,7 +3,6 @@ package dev.cor.ngsild.store.postgres;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -16,7 +15,6 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.locationtech.jts.geom.Envelope;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.geom.GeometryFactory;
@@ -59,17 +57,12 @@ class PgEntityQueryDifferentialTest {
     static final List<String> ATTRIBUTES = List.of(NUM, TEXT, BOOL, TIME, ARRAY, MULTI, LANG, REL, LOC, LONG);
     static final JsonNodeFactory J = JsonNodeFactory.instance;
 
-    @TempDir
-    static Path tmp;
-    static PostgresCluster cluster;
     static PgDatabase db;
     static PgEntityStore store;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = PostgresCluster.start(tmp);
-        db = new PgDatabase("jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?sslmode=disable", "postgres", null, 4,
-                5_000, 10_000);
+        db = SharedPostgres.database(4, 5_000, 10_000); // a fresh database of the run's one cluster
         db.inTransaction(c -> PgSchema.MIGRATIONS.migrate(c));
         store = new PgEntityStore(db);
     }
@@ -78,9 +71,6 @@ class PgEntityQueryDifferentialTest {
     static void stop() {
         if (db != null) {
             db.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +17,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,16 +41,11 @@ class PgEntityQueryPlanTest {
     static final String TENANT = "plan";
     static final int N = 20_000;
 
-    @TempDir
-    static Path tmp;
-    static PostgresCluster cluster;
     static PgDatabase db;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = PostgresCluster.start(tmp);
-        db = new PgDatabase("jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?sslmode=disable", "postgres", null, 2,
-                5_000, 60_000);
+        db = SharedPostgres.database(2, 5_000, 60_000); // a fresh database of the run's one cluster
         db.inTransaction(c -> PgSchema.MIGRATIONS.migrate(c));
         db.inTransaction(c -> {
             try (Statement st = c.createStatement()) {
@@ -88,9 +81,6 @@ class PgEntityQueryPlanTest {
     static void stop() {
         if (db != null) {
             db.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 

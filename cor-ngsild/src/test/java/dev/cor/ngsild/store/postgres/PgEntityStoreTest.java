@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
@@ -45,17 +43,12 @@ class PgEntityStoreTest {
     static final String TYPE_B = "https://example.org/B";
     static final String ATTR = "https://example.org/v";
 
-    @TempDir
-    static Path tmp;
-    static PostgresCluster cluster;
     static PgDatabase db;
     static PgEntityStore store;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = PostgresCluster.start(tmp);
-        db = new PgDatabase("jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?sslmode=disable", "postgres", null, 16,
-                5_000, 5_000);
+        db = SharedPostgres.database(16, 5_000, 5_000); // a fresh database of the run's one cluster
         db.inTransaction(c -> PgSchema.MIGRATIONS.migrate(c));
         store = new PgEntityStore(db);
     }
@@ -64,9 +57,6 @@ class PgEntityStoreTest {
     static void stop() {
         if (db != null) {
             db.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 

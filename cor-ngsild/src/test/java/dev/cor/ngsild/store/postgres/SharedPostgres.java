@@ -61,10 +61,15 @@ public final class SharedPostgres {
      * and statements of 10 s); the caller migrates it and closes it.
      */
     static PgDatabase database(int poolPerLoop) {
+        return database(poolPerLoop, 10_000, 10_000);
+    }
+
+    /** As {@link #database(int)}, with a test's own wait for a connection and statement deadline. */
+    static PgDatabase database(int poolPerLoop, long waitMs, long statementTimeoutMs) {
         try {
             String uri = cluster().createDatabase("cor_shared_" + DATABASES.incrementAndGet());
             PgAddress a = PgAddress.parse(uri);
-            return new PgDatabase(a.jdbcUrl("127.0.0.1"), a.user(), null, poolPerLoop, 10_000, 10_000);
+            return new PgDatabase(a.jdbcUrl("127.0.0.1"), a.user(), null, poolPerLoop, waitMs, statementTimeoutMs);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
