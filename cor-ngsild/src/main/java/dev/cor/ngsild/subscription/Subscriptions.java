@@ -762,19 +762,13 @@ public final class Subscriptions {
             return;
         }
         if (store.readsWait()) {
-            Runnable period = () -> {
+            mayWait(loop, () -> {
                 try {
                     period(loop, s);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "cor-ngsild: a period of subscription " + s.def.id() + " failed: " + e);
                 }
-            };
-            if (CorCo.start(() -> {
-                period.run();
-                return null;
-            }) == null) {
-                loop.blockingExecutor().execute(period);
-            }
+            });
         } else {
             period(loop, s);
         }
@@ -822,11 +816,16 @@ public final class Subscriptions {
 
     /** A tick's notification leaves from a coroutine of the loop, or from a helper thread when the loop's cap is reached. */
     private void send(CorCoLoop loop, LiveSubscription s) {
+        mayWait(loop, () -> deliver(s));
+    }
+
+    /** Runs {@code task}, which may wait, as a coroutine of {@code loop}, or on its helper threads when the loop's cap is reached. */
+    private static void mayWait(CorCoLoop loop, Runnable task) {
         if (CorCo.start(() -> {
-            deliver(s);
+            task.run();
             return null;
         }) == null) {
-            loop.blockingExecutor().execute(() -> deliver(s));
+            loop.blockingExecutor().execute(task);
         }
     }
 

@@ -143,7 +143,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
         public List<SubscriptionKeeper.Kept> attachSubscriptions(Supplier<Collection<SubscriptionKeeper.Kept>> current) {
             this.here = current;
             List<SubscriptionKeeper.Kept> all = new ArrayList<>();
-            for (byte[] record : rows(kind, null).values()) {
+            for (byte[] record : rows(kind).values()) {
                 all.add(decodeSubscription(record));
             }
             return all;
@@ -172,41 +172,13 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
         @Override
         public void follow(Consumer<SubscriptionKeeper.Kept> kept, BiConsumer<String, String> forgotten) {
             this.kept = kept;
-            follower.on(kind, (tenant, id) -> quietly(() -> {
-                byte[] record = row(kind, tenant, id);
-                if (record == null) {
-                    forgotten.accept(tenant, id);
-                } else {
-                    kept.accept(decodeSubscription(record));
-                }
-            }));
-            follower.onResync(() -> quietly(() -> {
-                Map<List<String>, byte[]> all = rows(kind, null);
-                Map<List<String>, Long> modified = new HashMap<>();
-                for (SubscriptionKeeper.Kept k : here.get()) {
-                    modified.put(List.of(k.tenant(), k.id()), k.status().modifiedAt());
-                }
-                for (var e : all.entrySet()) {
-                    SubscriptionKeeper.Kept k = decodeSubscription(e.getValue());
-                    Long was = modified.remove(e.getKey());
-                    if (was == null || was != k.status().modifiedAt()) {
-                        kept.accept(k);
-                    }
-                }
-                for (List<String> gone : modified.keySet()) {
-                    forgotten.accept(gone.get(0), gone.get(1));
-                }
-            }));
+            followKind(kind, PgKeepers::decodeSubscription, () -> here.get(), k -> List.of(k.tenant(), k.id()),
+                    k -> k.status().modifiedAt(), kept, forgotten);
         }
 
         @Override
         public boolean refresh(String tenant, String id) {
-            byte[] record = row(kind, tenant, id);
-            if (record == null) {
-                return false;
-            }
-            kept.accept(decodeSubscription(record));
-            return true;
+            return PgKeepers.this.refresh(kind, tenant, id, PgKeepers::decodeSubscription, kept);
         }
 
         @Override
@@ -232,7 +204,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     public List<RegistrationKeeper.Kept> attachRegistrations(Supplier<Collection<RegistrationKeeper.Kept>> current) {
         this.registrationsHere = current;
         List<RegistrationKeeper.Kept> all = new ArrayList<>();
-        for (byte[] record : rows(Kind.REGISTRATION, null).values()) {
+        for (byte[] record : rows(Kind.REGISTRATION).values()) {
             all.add(decodeRegistration(record));
         }
         return all;
@@ -261,40 +233,13 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     @Override
     public void followRegistrations(Consumer<RegistrationKeeper.Kept> kept, BiConsumer<String, String> forgotten) {
         this.registrationKept = kept;
-        follower.on(Kind.REGISTRATION, (tenant, id) -> quietly(() -> {
-            byte[] record = row(Kind.REGISTRATION, tenant, id);
-            if (record == null) {
-                forgotten.accept(tenant, id);
-            } else {
-                kept.accept(decodeRegistration(record));
-            }
-        }));
-        follower.onResync(() -> quietly(() -> {
-            Map<List<String>, Long> modified = new HashMap<>();
-            for (RegistrationKeeper.Kept k : registrationsHere.get()) {
-                modified.put(List.of(k.tenant(), k.id()), k.modifiedAt());
-            }
-            for (var e : rows(Kind.REGISTRATION, null).entrySet()) {
-                RegistrationKeeper.Kept k = decodeRegistration(e.getValue());
-                Long was = modified.remove(e.getKey());
-                if (was == null || was != k.modifiedAt()) {
-                    kept.accept(k);
-                }
-            }
-            for (List<String> gone : modified.keySet()) {
-                forgotten.accept(gone.get(0), gone.get(1));
-            }
-        }));
+        followKind(Kind.REGISTRATION, PgKeepers::decodeRegistration, () -> registrationsHere.get(),
+                k -> List.of(k.tenant(), k.id()), RegistrationKeeper.Kept::modifiedAt, kept, forgotten);
     }
 
     @Override
     public boolean refreshRegistration(String tenant, String id) {
-        byte[] record = row(Kind.REGISTRATION, tenant, id);
-        if (record == null) {
-            return false;
-        }
-        registrationKept.accept(decodeRegistration(record));
-        return true;
+        return refresh(Kind.REGISTRATION, tenant, id, PgKeepers::decodeRegistration, registrationKept);
     }
 
     // ---------------------------------------------------------------- the Hosted contexts
@@ -302,7 +247,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     @Override
     public List<HostedContext> attach(Supplier<Collection<HostedContext>> current) {
         List<HostedContext> all = new ArrayList<>();
-        for (byte[] record : rows(Kind.CONTEXT, null).values()) {
+        for (byte[] record : rows(Kind.CONTEXT).values()) {
             all.add(decodeContext(record));
         }
         contextsHere = current;
@@ -323,25 +268,57 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
 
     @Override
     public void followContexts(Consumer<HostedContext> hosted, Consumer<String> removed) {
-        follower.on(Kind.CONTEXT, (tenant, id) -> quietly(() -> {
-            byte[] record = row(Kind.CONTEXT, CONTEXTS_TENANT, id);
+        // a Hosted context never changes: its createdAt tells one apart from another of the same id
+        followKind(Kind.CONTEXT, PgKeepers::decodeContext, () -> contextsHere.get(), c -> List.of(CONTEXTS_TENANT, c.id()),
+                HostedContext::createdAt, hosted, (tenant, id) -> removed.accept(id));
+    }
+
+    // ---------------------------------------------------------------- following the other brokers
+
+    /**
+     * Has the follower keep this broker's copies of one kind current: an announced change read
+     * again from its row and handed to {@code kept} (or {@code forgotten} when the row is gone); a
+     * resync that reads every row and hands over those whose {@code modifiedAt} differs from the
+     * copy {@code here} holds, and forgets those the database no longer has. Both only while none
+     * of this broker's own changes is under way ({@link #quietly}).
+     */
+    private <T> void followKind(Kind kind, java.util.function.Function<byte[], T> decode, Supplier<Collection<T>> here,
+            java.util.function.Function<T, List<String>> key, java.util.function.ToLongFunction<T> modifiedAt, Consumer<T> kept,
+            BiConsumer<String, String> forgotten) {
+        follower.on(kind, (tenant, id) -> quietly(() -> {
+            byte[] record = row(kind, tenant, id);
             if (record == null) {
-                removed.accept(id);
+                forgotten.accept(tenant, id);
             } else {
-                hosted.accept(decodeContext(record));
+                kept.accept(decode.apply(record));
             }
         }));
         follower.onResync(() -> quietly(() -> {
-            Map<List<String>, byte[]> all = rows(Kind.CONTEXT, null);
-            for (HostedContext c : contextsHere.get()) {
-                if (all.remove(List.of(CONTEXTS_TENANT, c.id())) == null) {
-                    removed.accept(c.id());
+            Map<List<String>, Long> modified = new HashMap<>();
+            for (T k : here.get()) {
+                modified.put(key.apply(k), modifiedAt.applyAsLong(k));
+            }
+            for (byte[] record : rows(kind).values()) {
+                T k = decode.apply(record);
+                Long was = modified.remove(key.apply(k));
+                if (was == null || was != modifiedAt.applyAsLong(k)) {
+                    kept.accept(k);
                 }
             }
-            for (byte[] record : all.values()) {
-                hosted.accept(decodeContext(record));
+            for (List<String> gone : modified.keySet()) {
+                forgotten.accept(gone.get(0), gone.get(1));
             }
         }));
+    }
+
+    /** Reads one record again and, when it is there, hands it to {@code kept}: what a read that missed it asks. */
+    private <T> boolean refresh(Kind kind, String tenant, String id, java.util.function.Function<byte[], T> decode, Consumer<T> kept) {
+        byte[] record = row(kind, tenant, id);
+        if (record == null) {
+            return false;
+        }
+        kept.accept(decode.apply(record));
+        return true;
     }
 
     // ---------------------------------------------------------------- the rows
@@ -473,7 +450,7 @@ final class PgKeepers implements SubscriptionKeeper, RegistrationKeeper, Context
     }
 
     /** Every record of a kind, by (tenant, id), in id order. */
-    private Map<List<String>, byte[]> rows(Kind kind, String unused) {
+    private Map<List<String>, byte[]> rows(Kind kind) {
         return PgEntityStore.call(() -> db.read(c -> {
             Map<List<String>, byte[]> all = new java.util.LinkedHashMap<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT tenant, id, record FROM cor_kept WHERE kind = ? ORDER BY tenant, id")) {
